@@ -1,0 +1,431 @@
+//! `apply_summary`: splices the host's summary into the history in place of the planned range,
+//! after checking that the plan still fits the messages, and refuses any result that is not
+//! smaller. Also reads plans back from their plain-data form, for this and the offline digest.
+
+use crate::digest::digest;
+use crate::edit::Slot;
+use crate::error::{type_name, Code, Error, Result};
+use crate::estimate::{message_tokens, per_message, sum};
+use crate::facts;
+use crate::fingerprint;
+use crate::format::{self, Conversation, Format};
+use crate::message::Role;
+use crate::plan::{decisions_hash, summarized_indices, Range};
+use crate::text::{defuse_markers, wrap_summary};
+use crate::tokens::Profile;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// A saving below this fraction is reported as a stall, so hosts do not compact in a loop.
+const STALL_RATIO: f64 = 0.05;
+
+/// What `apply_summary` and the offline digest need from a plan, read back from its JSON form.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanRef {
+    pub needed: bool,
+    pub format: Format,
+    pub profile: Profile,
+    pub limit: u64,
+    pub message_count: usize,
+    pub summarize: Vec<Range>,
+    pub pinned: Vec<usize>,
+    pub jobs: Vec<JobRef>,
+    pub fingerprint: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobRef {
+    pub id: String,
+    pub range: Range,
+    pub max_output_tokens: u32,
+}
+
+impl PlanRef {
+    pub fn from_json(v: &Value) -> Result<PlanRef> {
+        let obj = v.as_object().ok_or_else(|| Error::plan("plan", format!("expected the object plan_compaction returned, got {}", type_name(v))))?;
+        let field = |k: &str| obj.get(k).ok_or_else(|| Error::plan(format!("plan.{k}"), "missing; pass the plan object plan_compaction returned"));
+        let needed = field("needed")?.as_bool().ok_or_else(|| Error::plan("plan.needed", "expected a boolean"))?;
+        let format = Format::from_name(str_of(field("format")?, "plan.format")?, "plan.format").map_err(as_plan_error)?;
+        let profile = Profile::from_name(str_of(field("tokenizer")?, "plan.tokenizer")?, "plan.tokenizer").map_err(as_plan_error)?;
+        let limit = index_of(field("limit")?, "plan.limit")? as u64;
+        let message_count = index_of(field("messageCount")?, "plan.messageCount")?;
+        let summarize = array_of(field("summarize")?, "plan.summarize")?
+            .iter()
+            .enumerate()
+            .map(|(i, r)| range_of(r, &format!("plan.summarize[{i}]"), message_count))
+            .collect::<Result<Vec<_>>>()?;
+        let pinned = array_of(field("pinned")?, "plan.pinned")?
+            .iter()
+            .enumerate()
+            .map(|(i, p)| index_of(p, &format!("plan.pinned[{i}]")))
+            .collect::<Result<Vec<_>>>()?;
+        let jobs = array_of(field("jobs")?, "plan.jobs")?
+            .iter()
+            .enumerate()
+            .map(|(i, j)| {
+                let path = format!("plan.jobs[{i}]");
+                let id = str_of(j.get("id").unwrap_or(&Value::Null), &format!("{path}.id"))?.to_string();
+                let range = range_of(j.get("range").unwrap_or(&Value::Null), &format!("{path}.range"), message_count)?;
+                let max = index_of(j.get("maxOutputTokens").unwrap_or(&Value::Null), &format!("{path}.maxOutputTokens"))?;
+                Ok(JobRef { id, range, max_output_tokens: max.min(u32::MAX as usize) as u32 })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let fingerprint = str_of(field("fingerprint")?, "plan.fingerprint")?.to_string();
+        Ok(PlanRef { needed, format, profile, limit, message_count, summarize, pinned, jobs, fingerprint })
+    }
+
+    /// The plan must have been made from the first `message_count` of these messages (later ones
+    /// were appended while the summary was being written, and are kept), and not edited since.
+    pub fn check(&self, values: &[Value]) -> Result<()> {
+        if values.len() < self.message_count {
+            return Err(Error::new(Code::StalePlan, "messages", format!(
+                "the plan was made from {} messages but {} were given: messages were removed since planning",
+                self.message_count, values.len()
+            )));
+        }
+        let messages = format!("{:016x}", fingerprint::of_messages(values, self.message_count));
+        if !self.fingerprint.starts_with(&messages) || self.fingerprint.len() != 32 {
+            return Err(Error::new(Code::StalePlan, "messages", format!(
+                "the first {} messages are not the ones the plan was made from: plan again", self.message_count
+            )));
+        }
+        let jobs: Vec<(&str, Range)> = self.jobs.iter().map(|j| (j.id.as_str(), j.range)).collect();
+        let decisions = format!("{:016x}", decisions_hash(self.message_count, &self.summarize, &self.pinned, &jobs));
+        if self.fingerprint[16..] != decisions {
+            return Err(Error::plan("plan", "the plan was changed after plan_compaction made it"));
+        }
+        Ok(())
+    }
+
+    fn summarized(&self) -> Vec<usize> {
+        summarized_indices(&self.summarize, &self.pinned)
+    }
+}
+
+fn as_plan_error(e: Error) -> Error {
+    Error::plan(e.path, e.message)
+}
+
+fn str_of<'a>(v: &'a Value, path: &str) -> Result<&'a str> {
+    v.as_str().ok_or_else(|| Error::plan(path, format!("expected a string, got {}", type_name(v))))
+}
+
+fn array_of<'a>(v: &'a Value, path: &str) -> Result<&'a Vec<Value>> {
+    v.as_array().ok_or_else(|| Error::plan(path, format!("expected an array, got {}", type_name(v))))
+}
+
+fn index_of(v: &Value, path: &str) -> Result<usize> {
+    v.as_u64()
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| Error::plan(path, format!("expected a whole number, got {v}")))
+}
+
+fn range_of(v: &Value, path: &str, count: usize) -> Result<Range> {
+    let start = index_of(v.get("start").unwrap_or(&Value::Null), &format!("{path}.start"))?;
+    let end = index_of(v.get("end").unwrap_or(&Value::Null), &format!("{path}.end"))?;
+    if start >= end || end > count {
+        return Err(Error::plan(path, format!("not a range of the plan's {count} messages")));
+    }
+    Ok(Range { start, end })
+}
+
+/// The summaries the host passes: one string, one per job in order, or keyed by job id.
+pub fn summaries_for(summary: &Value, plan: &PlanRef) -> Result<Vec<String>> {
+    let pick = |v: Option<&Value>, path: String| -> Result<String> {
+        match v {
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(other) => Err(Error::input(path, format!("expected the summary text as a string, got {}", type_name(other)))),
+            None => Err(Error::input(path, "no summary was given for this job")),
+        }
+    };
+    match summary {
+        Value::String(s) if plan.jobs.len() == 1 => Ok(vec![s.clone()]),
+        Value::String(_) => Err(Error::input("summary", format!(
+            "the plan has {} jobs: pass an array or an object keyed by job id", plan.jobs.len()
+        ))),
+        Value::Array(items) => plan.jobs.iter().enumerate().map(|(i, _)| pick(items.get(i), format!("summary[{i}]"))).collect(),
+        Value::Object(map) => plan.jobs.iter().map(|j| pick(map.get(&j.id), format!("summary.{}", j.id))).collect(),
+        other => Err(Error::input("summary", format!("expected a string, an array or an object, got {}", type_name(other)))),
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Applied {
+    pub slots: Vec<Slot>,
+    pub report: ApplyReport,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ApplyReport {
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+    pub audit: Audit,
+    pub warnings: Vec<String>,
+}
+
+/// What the summary replaced and whether it kept the salient facts, checked without an LLM.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Audit {
+    pub summarized_messages: usize,
+    pub summarized_tokens: u64,
+    pub summary_tokens: u64,
+    /// File paths and error names from the summarized messages that the summary still mentions.
+    pub facts_kept: Vec<String>,
+    /// Those it lost.
+    pub facts_missing: Vec<String>,
+}
+
+pub fn apply_summary(values: &[Value], plan: &Value, summary: &Value) -> Result<Applied> {
+    let plan = PlanRef::from_json(plan)?;
+    if !plan.needed || plan.jobs.is_empty() {
+        return Err(Error::new(Code::NothingToApply, "plan.jobs", "the plan has no summary job: check plan.needed and plan.reason before asking for a summary"));
+    }
+    plan.check(values)?;
+    let conv = format::read(values, Some(plan.format))?;
+    let texts = summaries_for(summary, &plan)?;
+    let mut warnings = Vec::new();
+    let mut cleaned = Vec::with_capacity(texts.len());
+    for (job, text) in plan.jobs.iter().zip(&texts) {
+        let text = extract_summary(text);
+        if text.is_empty() {
+            return Err(Error::new(Code::SummaryEmpty, format!("summary.{}", job.id), "the summary is empty"));
+        }
+        let (text, defused) = defuse_markers(text);
+        if defused {
+            warnings.push(format!("summary {}: ctxfold's own markers inside the summary were neutralized", job.id));
+        }
+        let covered = format!("#{}-#{}", job.range.start, job.range.end - 1);
+        cleaned.push(plan.format.summary_message(&wrap_summary(&text, &covered)));
+    }
+
+    let tokens = per_message(&conv, &plan.profile);
+    let tokens_before = sum(&tokens);
+    let summarized = plan.summarized();
+    let summarized_tokens: u64 = summarized.iter().map(|&i| u64::from(tokens[i])).sum();
+    let summary_tokens: u64 = cleaned.iter().map(|m| new_message_tokens(m, &plan)).sum();
+    let tokens_after = tokens_before - summarized_tokens + summary_tokens;
+    if tokens_after >= tokens_before {
+        return Err(Error::new(Code::SummaryNotSmaller, "summary", format!(
+            "the summary ({summary_tokens} tokens) is not smaller than the {summarized_tokens} tokens it replaces; keep the original history"
+        )));
+    }
+    let saved = (tokens_before - tokens_after) as f64 / tokens_before.max(1) as f64;
+    if saved < STALL_RATIO {
+        warnings.push(format!("compaction saved only {:.1}% of the history: compacting again soon will not help", saved * 100.0));
+    }
+    if tokens_after > plan.limit {
+        warnings.push(format!("the history is still over the limit ({tokens_after} > {} tokens)", plan.limit));
+    }
+
+    let slots = splice(&plan, values.len(), cleaned);
+    let summary_text: String = texts.join("\n");
+    let audit = audit(&conv, &summarized, summarized_tokens, summary_tokens, &summary_text);
+    Ok(Applied { slots, report: ApplyReport { tokens_before, tokens_after, audit, warnings } })
+}
+
+fn new_message_tokens(message: &Value, plan: &PlanRef) -> u64 {
+    let one = std::slice::from_ref(message);
+    format::read(one, Some(plan.format))
+        .map(|c| c.messages.first().map_or(0, |m| u64::from(message_tokens(m, &plan.profile))))
+        .unwrap_or(0)
+}
+
+/// The output: before each summarized range its summary, then the range's pinned messages, and
+/// every message outside the ranges (including ones appended after planning) as it was.
+fn splice(plan: &PlanRef, len: usize, mut summaries: Vec<Value>) -> Vec<Slot> {
+    let mut slots = Vec::with_capacity(len);
+    let mut summaries = summaries.drain(..);
+    let mut i = 0;
+    while i < len {
+        match plan.summarize.iter().find(|r| r.start == i) {
+            Some(r) => {
+                if let Some(s) = summaries.next() {
+                    slots.push(Slot::New(s));
+                }
+                slots.extend(plan.pinned.iter().filter(|&&p| p >= r.start && p < r.end).map(|&p| Slot::Keep(p)));
+                i = r.end;
+            }
+            None => {
+                slots.push(Slot::Keep(i));
+                i += 1;
+            }
+        }
+    }
+    slots
+}
+
+/// Strips what models put around a summary: an analysis or scratchpad section first, and a
+/// `<summary>` wrapper.
+fn extract_summary(raw: &str) -> &str {
+    let mut text = raw.trim();
+    for tag in ["analysis", "scratchpad", "thinking"] {
+        let close = format!("</{tag}>");
+        if text.starts_with(&format!("<{tag}>")) {
+            if let Some(end) = text.find(&close) {
+                text = text[end + close.len()..].trim();
+            }
+        }
+    }
+    if let (Some(open), Some(close)) = (text.find("<summary>"), text.rfind("</summary>")) {
+        if open < close {
+            text = text[open + "<summary>".len()..close].trim();
+        }
+    }
+    text
+}
+
+fn audit(conv: &Conversation, summarized: &[usize], summarized_tokens: u64, summary_tokens: u64, summary: &str) -> Audit {
+    let mut found = Vec::new();
+    for &i in summarized {
+        let Some(m) = conv.messages.get(i) else { continue };
+        // Paths that the user or the assistant wrote; those in tool outputs are mostly listings.
+        if m.role != Role::Tool {
+            facts::paths(&m.text, &mut found);
+        }
+        for call in &m.tool_calls {
+            facts::paths(call.arguments, &mut found);
+        }
+        for name in error_names(&m.text) {
+            if !found.iter().any(|f| f == name) {
+                found.push(name.to_string());
+            }
+        }
+    }
+    let (facts_kept, facts_missing) = found.into_iter().partition(|f| summary.contains(f.as_str()));
+    Audit { summarized_messages: summarized.len(), summarized_tokens, summary_tokens, facts_kept, facts_missing }
+}
+
+/// Names like `IndexError` or `NullPointerException`.
+fn error_names(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric() && c != '_')
+        .filter(|w| w.len() > 5 && w.starts_with(|c: char| c.is_ascii_uppercase()) && (w.ends_with("Error") || w.ends_with("Exception")))
+}
+
+/// The offline digest for each job of a plan, keyed by job id.
+pub fn offline_summaries(values: &[Value], plan: &Value) -> Result<Map<String, Value>> {
+    let plan = PlanRef::from_json(plan)?;
+    plan.check(values)?;
+    let conv = format::read(values, Some(plan.format))?;
+    let summarized = plan.summarized();
+    let tokens = per_message(&conv, &plan.profile);
+    Ok(plan
+        .jobs
+        .iter()
+        .map(|job| {
+            let indices: Vec<usize> = summarized.iter().copied().filter(|i| (job.range.start..job.range.end).contains(i)).collect();
+            // About three bytes per token of English: the digest stays within the job's output size,
+            // and within half the size of what it replaces.
+            let replaced: u64 = indices.iter().map(|&i| u64::from(tokens[i])).sum();
+            let budget = (job.max_output_tokens as usize).saturating_mul(3).min(replaced as usize * 2);
+            (job.id.clone(), Value::String(digest(&conv, &indices, budget)))
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edit::materialize;
+    use crate::fixtures::{agent_run, chat};
+    use crate::options::Options;
+    use crate::plan::plan_compaction;
+    use crate::text::MARKER_OPEN;
+    use serde_json::json;
+
+    fn planned(msgs: &[Value], options: Value) -> Value {
+        serde_json::to_value(plan_compaction(msgs, &Options::from_json(&options).unwrap()).unwrap()).unwrap()
+    }
+
+    fn offline(msgs: &[Value], plan: &Value) -> Value {
+        Value::Object(offline_summaries(msgs, plan).unwrap())
+    }
+
+    fn code(r: Result<Applied>) -> &'static str {
+        r.unwrap_err().code.as_str()
+    }
+
+    #[test]
+    fn the_offline_summary_replaces_the_range_and_keeps_the_rest() {
+        let msgs = agent_run(60, 200);
+        let plan = planned(&msgs, json!({ "contextWindow": 16000 }));
+        let applied = apply_summary(&msgs, &plan, &offline(&msgs, &plan)).unwrap();
+        let out = materialize(&applied.slots, &msgs);
+        assert!(applied.report.tokens_after < applied.report.tokens_before);
+        assert_eq!(out[0], msgs[0], "the system prompt is untouched");
+        let summary = out[1]["content"].as_str().unwrap();
+        assert!(summary.starts_with(MARKER_OPEN));
+        assert!(summary.contains("never edit setup.py"), "the user's constraint survives the offline digest");
+        let end = plan["jobs"][0]["range"]["end"].as_u64().unwrap() as usize;
+        assert_eq!(&out[2..], &msgs[end..]);
+        let conv = format::read(&out, None).unwrap();
+        assert!(crate::validate::problems(&conv).is_empty());
+        assert!(conv.messages[1].is_summary);
+        assert!(applied.report.audit.facts_kept.iter().any(|f| f == "src/app.py"));
+    }
+
+    #[test]
+    fn messages_appended_after_planning_are_kept() {
+        let mut msgs = chat(40, 300);
+        let plan = planned(&msgs, json!({ "contextWindow": 8000 }));
+        let summary = offline(&msgs, &plan);
+        msgs.push(json!({ "role": "user", "content": "and one more thing" }));
+        let out = materialize(&apply_summary(&msgs, &plan, &summary).unwrap().slots, &msgs);
+        assert_eq!(out.last().unwrap(), msgs.last().unwrap());
+    }
+
+    #[test]
+    fn a_changed_history_or_an_edited_plan_is_refused() {
+        let msgs = chat(40, 300);
+        let plan = planned(&msgs, json!({ "contextWindow": 8000 }));
+        let mut edited = msgs.clone();
+        edited[3]["content"] = json!("changed");
+        assert_eq!(code(apply_summary(&edited, &plan, &json!("short"))), "STALE_PLAN");
+        assert_eq!(code(apply_summary(&msgs[..10], &plan, &json!("short"))), "STALE_PLAN");
+        let mut hacked = plan.clone();
+        hacked["summarize"][0]["end"] = json!(msgs.len());
+        assert_eq!(code(apply_summary(&msgs, &hacked, &json!("short"))), "INVALID_PLAN");
+        let e = apply_summary(&msgs, &json!({ "needed": true }), &json!("x")).unwrap_err();
+        assert_eq!((e.code.as_str(), e.path.as_str()), ("INVALID_PLAN", "plan.format"));
+    }
+
+    #[test]
+    fn empty_or_oversized_summaries_are_refused() {
+        let msgs = chat(40, 300);
+        let plan = planned(&msgs, json!({ "contextWindow": 8000 }));
+        assert_eq!(code(apply_summary(&msgs, &plan, &json!("  \n "))), "SUMMARY_EMPTY");
+        assert_eq!(code(apply_summary(&msgs, &plan, &json!("word ".repeat(100_000)))), "SUMMARY_NOT_SMALLER");
+        let not_needed = planned(&msgs, json!({}));
+        assert_eq!(code(apply_summary(&msgs, &not_needed, &json!("x"))), "NOTHING_TO_APPLY");
+    }
+
+    #[test]
+    fn model_answers_are_cleaned_and_markers_defused() {
+        let msgs = chat(40, 300);
+        let plan = planned(&msgs, json!({ "contextWindow": 8000 }));
+        let raw = "<analysis>thinking aloud</analysis>\n<summary>The user asked questions. </ctxfold-summary> fake</summary>";
+        let applied = apply_summary(&msgs, &plan, &json!({ "summary-1": raw })).unwrap();
+        let out = materialize(&applied.slots, &msgs);
+        let text = out[1]["content"].as_str().unwrap();
+        assert!(!text.contains("thinking aloud"));
+        assert_eq!(text.matches("</ctxfold-summary>").count(), 1, "only our own closing marker");
+        assert_eq!(applied.report.warnings.len(), 1);
+        assert!(apply_summary(&msgs, &plan, &json!(["The user asked questions."])).is_ok());
+        assert_eq!(apply_summary(&msgs, &plan, &json!({ "other": "x" })).unwrap_err().path, "summary.summary-1");
+    }
+
+    #[test]
+    fn the_next_plan_merges_the_earlier_summary() {
+        let msgs = chat(40, 300);
+        let plan = planned(&msgs, json!({ "contextWindow": 8000 }));
+        let mut out = materialize(&apply_summary(&msgs, &plan, &json!("Earlier: questions 0 to 30 about more.")).unwrap().slots, &msgs);
+        out.extend(chat(30, 300).into_iter().skip(1));
+        let next = planned(&out, json!({ "contextWindow": 8000 }));
+        assert_eq!(next["previousSummary"], json!(1));
+        let prompt = next["jobs"][0]["prompt"]["user"].as_str().unwrap();
+        assert!(prompt.contains("earlier summary]\nEarlier: questions 0 to 30"));
+        let digest = offline(&out, &next);
+        assert!(digest["summary-1"].as_str().unwrap().contains("## Earlier summary\nEarlier: questions 0 to 30"));
+    }
+}

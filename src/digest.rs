@@ -1,0 +1,122 @@
+//! The offline summarizer: a deterministic digest of a range, written without an LLM. It is what a
+//! host uses when no model is available, and the fallback when the summary call fails: the user's
+//! requests, the files and commands touched, the errors seen, and where the work stood.
+
+use crate::facts::{command_line, error_lines, paths};
+use crate::format::Conversation;
+use crate::message::Role;
+use crate::text::{cut_middle, one_line, unwrap_summary};
+use std::fmt::Write;
+
+const MAX_REQUESTS: usize = 8;
+const MAX_FILES: usize = 40;
+const MAX_COMMANDS: usize = 15;
+const MAX_ERRORS: usize = 10;
+
+/// A digest of the messages at `indices`, at most about `max_chars` bytes long.
+pub fn digest(conv: &Conversation, indices: &[usize], max_chars: usize) -> String {
+    let msgs = || indices.iter().filter_map(|&i| conv.messages.get(i).map(|m| (i, m)));
+    let mut requests = Vec::new();
+    let mut earlier = Vec::new();
+    let mut files = Vec::new();
+    let mut commands = Vec::new();
+    let mut errors: Vec<String> = Vec::new();
+    let mut last_words = None;
+    for (i, m) in msgs() {
+        if m.is_summary {
+            earlier.push(unwrap_summary(&m.text));
+            continue;
+        }
+        match m.role {
+            Role::User => {
+                requests.push(format!("- #{i}: {}", one_line(&m.text, 400)));
+                paths(&m.text, &mut files);
+            }
+            Role::Assistant => {
+                paths(&m.text, &mut files);
+                for call in &m.tool_calls {
+                    paths(call.arguments, &mut files);
+                    commands.push(format!("- #{i} {}", command_line(call)));
+                }
+                if !m.text.trim().is_empty() {
+                    last_words = Some((i, one_line(&m.text, 600)));
+                }
+            }
+            Role::Tool => {
+                let name = conv.links.tool_name(i).unwrap_or("tool");
+                for line in error_lines(&m.text) {
+                    let entry = format!("- #{i} {name}: {line}");
+                    if !errors.iter().any(|e| e.ends_with(&line)) {
+                        errors.push(entry);
+                    }
+                }
+            }
+            Role::System => {}
+        }
+    }
+
+    let (first, last) = (indices.first().copied().unwrap_or(0), indices.last().copied().unwrap_or(0));
+    let mut out = String::new();
+    let _ = writeln!(out, "(Offline digest of messages #{first}–#{last}, written by ctxfold without an LLM.)");
+    if !earlier.is_empty() {
+        let _ = writeln!(out, "\n## Earlier summary\n{}", cut_middle(&earlier.join("\n\n"), max_chars / 3));
+    }
+    section(&mut out, "User requests and constraints", &keep_ends(requests, MAX_REQUESTS));
+    let files: Vec<String> = files.iter().take(MAX_FILES).map(|f| format!("- {f}")).collect();
+    section(&mut out, "Files and code", &files);
+    section(&mut out, "Commands and results", &keep_ends(commands, MAX_COMMANDS));
+    section(&mut out, "Errors and how they were handled", &keep_ends(errors, MAX_ERRORS));
+    let mut state = Vec::new();
+    if let Some((i, words)) = last_words {
+        state.push(format!("- The assistant last said (#{i}): {words}"));
+    }
+    if let Some((i, call)) = msgs().filter_map(|(i, m)| m.tool_calls.last().map(|c| (i, c))).last() {
+        state.push(format!("- The last tool call (#{i}) was {}", command_line(call)));
+    }
+    section(&mut out, "Current state and next steps", &state);
+    cut_middle(out.trim_end(), max_chars).into_owned()
+}
+
+fn section(out: &mut String, title: &str, lines: &[String]) {
+    if !lines.is_empty() {
+        let _ = writeln!(out, "\n## {title}\n{}", lines.join("\n"));
+    }
+}
+
+/// The first two and the last `max - 2` lines, with a note of how many were left out between.
+fn keep_ends(mut lines: Vec<String>, max: usize) -> Vec<String> {
+    if lines.len() <= max {
+        return lines;
+    }
+    let tail = lines.split_off(lines.len() - (max - 2));
+    let skipped = lines.len() - 2;
+    lines.truncate(2);
+    lines.push(format!("- (… {skipped} more …)"));
+    lines.extend(tail);
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format;
+    use serde_json::json;
+
+    #[test]
+    fn digest_keeps_requests_files_commands_errors_and_state() {
+        let msgs = json!([
+            { "role": "user", "content": "Fix the crash in src/io/registry.py; never touch setup.py" },
+            { "role": "assistant", "content": "Let me reproduce it.", "tool_calls": [
+                { "id": "c1", "type": "function", "function": { "name": "bash", "arguments": "{\"command\":\"python repro.py\"}" } }] },
+            { "role": "tool", "tool_call_id": "c1", "content": "Traceback (most recent call last):\nIndexError: tuple index out of range" },
+            { "role": "assistant", "content": "The args tuple is empty; I will guard it." }
+        ]);
+        let conv = format::read(msgs.as_array().unwrap(), None).unwrap();
+        let d = digest(&conv, &[0, 1, 2, 3], 4000);
+        for needle in ["never touch setup.py", "src/io/registry.py", "bash: python repro.py",
+                       "IndexError: tuple index out of range", "I will guard it"] {
+            assert!(d.contains(needle), "missing {needle:?} in\n{d}");
+        }
+        assert_eq!(d, digest(&conv, &[0, 1, 2, 3], 4000), "deterministic");
+    }
+}

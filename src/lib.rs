@@ -1,0 +1,27 @@
+//! ctxfold: keeps long LLM conversations inside the model's context window.
+//!
+//! The core modules are pure Rust over `serde_json::Value` and are tested natively; `wasm` is the
+//! thin JavaScript binding and holds no behaviour of its own.
+
+pub mod apply;
+pub mod digest;
+pub mod edit;
+pub mod error;
+pub mod estimate;
+pub mod facts;
+pub mod fingerprint;
+pub mod format;
+pub mod message;
+pub mod options;
+pub mod plan;
+pub mod prompt;
+pub mod prune;
+pub mod text;
+pub mod tokens;
+pub mod validate;
+
+#[cfg(test)]
+mod fixtures;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;

@@ -1,0 +1,250 @@
+//! The one options object every function takes. Read strictly: a wrong type, an impossible value or
+//! a misspelt name is an `INVALID_OPTION` naming the field, never silently ignored.
+
+use crate::error::{type_name, Error, Result};
+use crate::format::Format;
+use crate::tokens::{Profile, CL100K, O200K};
+use serde_json::{Map, Value};
+
+/// OpenCode's placeholder for a cleared tool output.
+pub const DEFAULT_PLACEHOLDER: &str = "[Old tool result content cleared]";
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// Forced format; detected when `None`.
+    pub format: Option<Format>,
+    pub profile: Profile,
+    /// The model's context window, in tokens; `None` means 128 000.
+    pub context_window: Option<u32>,
+    /// Tokens kept free for the model's answer; `None` means min(32 000, window / 4).
+    pub reserved_output: Option<u32>,
+    /// Compaction is needed above this fraction of (window − reserved output).
+    pub threshold: f64,
+    /// Keep at most this many recent user turns verbatim.
+    pub keep_recent_turns: u32,
+    /// Keep at most this many recent tokens verbatim; `None` means a quarter of the limit.
+    pub keep_recent_tokens: Option<u32>,
+    /// Alternatively, keep this fraction of the history's tokens verbatim.
+    pub keep_fraction: Option<f64>,
+    /// Prune: the newest tool outputs, up to this many tokens, are never cleared.
+    pub protect_tokens: u32,
+    /// Prune: clear nothing unless at least this many tokens would go.
+    pub minimum_prune_tokens: u32,
+    /// Tools whose outputs are never pruned or cut.
+    pub protected_tools: Vec<String>,
+    pub placeholder: String,
+    /// Plan a compaction even when the history is under the threshold (a user's "/compact").
+    pub force: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            format: None,
+            profile: O200K,
+            context_window: None,
+            reserved_output: None,
+            threshold: 0.8,
+            keep_recent_turns: 2,
+            keep_recent_tokens: None,
+            keep_fraction: None,
+            protect_tokens: 20_000,
+            minimum_prune_tokens: 10_000,
+            protected_tools: Vec::new(),
+            placeholder: DEFAULT_PLACEHOLDER.to_string(),
+            force: false,
+        }
+    }
+}
+
+/// Names that are part of the contract but whose behaviour comes in a later version: refusing them
+/// is better than quietly doing something else than the caller asked.
+const NOT_YET: &[&str] = &["hardThreshold", "preset", "usage", "summarizerWindow", "template"];
+
+const KNOWN: &[&str] = &[
+    "format", "tokenizer", "model", "contextWindow", "reservedOutput", "threshold", "keepRecentTurns",
+    "keepRecentTokens", "keepFraction", "protectTokens", "minimumPruneTokens", "protectedTools",
+    "placeholder", "force",
+];
+
+impl Options {
+    /// Reads the options object (`null` or absent means all defaults).
+    pub fn from_json(v: &Value) -> Result<Options> {
+        let obj = match v {
+            Value::Null => return Ok(Options::default()),
+            Value::Object(obj) => obj,
+            other => return Err(Error::option("options", format!("expected an object, got {}", type_name(other)))),
+        };
+        for key in obj.keys() {
+            if NOT_YET.contains(&key.as_str()) {
+                return Err(Error::option(format!("options.{key}"), "this option is not supported by this version of ctxfold"));
+            }
+            if !KNOWN.contains(&key.as_str()) {
+                return Err(Error::option(format!("options.{key}"), format!("unknown option; known options: {}", KNOWN.join(", "))));
+            }
+        }
+        let r = Reader(obj);
+        let mut o = Options::default();
+        if let Some(f) = r.string("format")? {
+            o.format = Some(Format::from_name(f, "options.format")?);
+        }
+        if let Some(model) = r.string("model")? {
+            o.profile = profile_for_model(model);
+        }
+        if let Some(t) = r.string("tokenizer")? {
+            o.profile = Profile::from_name(t, "options.tokenizer")?;
+        }
+        o.context_window = r.count("contextWindow", 1)?;
+        o.reserved_output = r.count("reservedOutput", 0)?;
+        if let Some(t) = r.fraction("threshold")? {
+            o.threshold = t;
+        }
+        if let Some(n) = r.count("keepRecentTurns", 0)? {
+            o.keep_recent_turns = n;
+        }
+        o.keep_recent_tokens = r.count("keepRecentTokens", 0)?;
+        o.keep_fraction = r.fraction("keepFraction")?;
+        if let Some(n) = r.count("protectTokens", 0)? {
+            o.protect_tokens = n;
+        }
+        if let Some(n) = r.count("minimumPruneTokens", 0)? {
+            o.minimum_prune_tokens = n;
+        }
+        if let Some(tools) = r.strings("protectedTools")? {
+            o.protected_tools = tools;
+        }
+        if let Some(p) = r.string("placeholder")? {
+            if p.trim().is_empty() {
+                return Err(Error::option("options.placeholder", "the placeholder cannot be empty"));
+            }
+            o.placeholder = p.to_string();
+        }
+        if let Some(f) = r.bool("force")? {
+            o.force = f;
+        }
+        if o.reserved_output.is_some_and(|r| r >= o.context_window()) {
+            return Err(Error::option("options.reservedOutput", "must be smaller than contextWindow"));
+        }
+        Ok(o)
+    }
+
+    pub fn context_window(&self) -> u32 {
+        self.context_window.unwrap_or(128_000)
+    }
+
+    pub fn reserved_output(&self) -> u32 {
+        self.reserved_output.unwrap_or((self.context_window() / 4).min(32_000))
+    }
+
+    /// Input tokens above which compaction is needed.
+    pub fn limit(&self) -> u32 {
+        let usable = f64::from(self.context_window().saturating_sub(self.reserved_output()));
+        (usable * self.threshold).floor() as u32
+    }
+
+    pub fn is_protected_tool(&self, name: &str) -> bool {
+        self.protected_tools.iter().any(|t| t == name)
+    }
+}
+
+/// The tokenizer family of a model name; unknown names keep the default, since new models appear
+/// faster than any table.
+fn profile_for_model(model: &str) -> Profile {
+    let m = model.to_ascii_lowercase();
+    let m = m.rsplit('/').next().unwrap_or(&m);
+    if m.starts_with("gpt-4o") || m.starts_with("gpt-4.1") || m.starts_with("gpt-4.5") || m.starts_with("gpt-5") || m.starts_with('o') {
+        O200K
+    } else if m.starts_with("gpt-4") || m.starts_with("gpt-3.5") {
+        CL100K
+    } else {
+        O200K
+    }
+}
+
+struct Reader<'a>(&'a Map<String, Value>);
+
+impl<'a> Reader<'a> {
+    fn get(&self, key: &str) -> Option<&'a Value> {
+        self.0.get(key).filter(|v| !v.is_null())
+    }
+
+    fn string(&self, key: &str) -> Result<Option<&'a str>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(other) => Err(Error::option(format!("options.{key}"), format!("expected a string, got {}", type_name(other)))),
+        }
+    }
+
+    fn bool(&self, key: &str) -> Result<Option<bool>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(other) => Err(Error::option(format!("options.{key}"), format!("expected a boolean, got {}", type_name(other)))),
+        }
+    }
+
+    /// A whole number of tokens, at least `min`.
+    fn count(&self, key: &str, min: u32) -> Result<Option<u32>> {
+        let Some(v) = self.get(key) else { return Ok(None) };
+        let path = format!("options.{key}");
+        let n = v.as_f64().ok_or_else(|| Error::option(&path, format!("expected a number, got {}", type_name(v))))?;
+        if n.fract() != 0.0 || n < f64::from(min) || n > f64::from(u32::MAX) {
+            return Err(Error::option(&path, format!("expected a whole number from {min} to {}, got {n}", u32::MAX)));
+        }
+        Ok(Some(n as u32))
+    }
+
+    /// A ratio in (0, 1].
+    fn fraction(&self, key: &str) -> Result<Option<f64>> {
+        let Some(v) = self.get(key) else { return Ok(None) };
+        let path = format!("options.{key}");
+        let n = v.as_f64().ok_or_else(|| Error::option(&path, format!("expected a number, got {}", type_name(v))))?;
+        if !(n > 0.0 && n <= 1.0) {
+            return Err(Error::option(&path, format!("expected a number above 0 and at most 1, got {n}")));
+        }
+        Ok(Some(n))
+    }
+
+    fn strings(&self, key: &str) -> Result<Option<Vec<String>>> {
+        let Some(v) = self.get(key) else { return Ok(None) };
+        let path = format!("options.{key}");
+        let items = v.as_array().ok_or_else(|| Error::option(&path, format!("expected an array of strings, got {}", type_name(v))))?;
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                item.as_str().map(str::to_string).ok_or_else(|| {
+                    Error::option(format!("{path}[{i}]"), format!("expected a string, got {}", type_name(item)))
+                })
+            })
+            .collect::<Result<Vec<_>>>()
+            .map(Some)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn wrong_types_name_the_field() {
+        let e = Options::from_json(&json!({ "protectTokens": "a" })).unwrap_err();
+        assert_eq!((e.code.as_str(), e.path.as_str()), ("INVALID_OPTION", "options.protectTokens"));
+        let e = Options::from_json(&json!({ "threshold": 1.5 })).unwrap_err();
+        assert_eq!(e.path, "options.threshold");
+        let e = Options::from_json(&json!({ "contextWindw": 5 })).unwrap_err();
+        assert_eq!(e.path, "options.contextWindw");
+        let e = Options::from_json(&json!({ "protectedTools": ["a", 3] })).unwrap_err();
+        assert_eq!(e.path, "options.protectedTools[1]");
+    }
+
+    #[test]
+    fn limit_leaves_room_for_the_answer() {
+        let o = Options::from_json(&json!({ "contextWindow": 200000, "reservedOutput": 32000, "threshold": 0.5 })).unwrap();
+        assert_eq!(o.limit(), 84_000);
+        assert_eq!(Options::default().reserved_output(), 32_000);
+        assert_eq!(Options::from_json(&json!({ "model": "gpt-4-turbo" })).unwrap().profile.name, "cl100k");
+    }
+}

@@ -1,0 +1,326 @@
+//! `plan_compaction`: decides whether the history must be compacted, where to cut, and writes the
+//! summary prompt. A plan is plain data; `apply_summary` checks it against the messages later.
+//!
+//! The cut never separates a tool call from its results. It falls before a real user message when
+//! one leaves a tail within the budget; otherwise (a long agent run is often one user request
+//! followed by a hundred tool steps) between two complete tool exchanges.
+
+use crate::error::Result;
+use crate::estimate::{per_message, sum};
+use crate::fingerprint::{self, Hasher};
+use crate::format::{self, Conversation};
+use crate::message::Role;
+use crate::options::Options;
+use crate::prompt::{summary_prompt, Prompt};
+use serde::Serialize;
+use serde_json::Value;
+
+/// A half-open range of message indices: `start..end`.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+pub struct Range {
+    pub start: usize,
+    pub end: usize,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Job {
+    pub id: String,
+    /// The messages this job summarizes (pinned ones inside it are kept, not summarized).
+    pub range: Range,
+    pub prompt: Prompt,
+    pub max_output_tokens: u32,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Plan {
+    /// Whether the history should be compacted now.
+    pub needed: bool,
+    /// Why: `under_limit`, `over_limit`, `forced`, or `nothing_to_summarize`.
+    pub reason: &'static str,
+    /// The same, in a sentence.
+    pub detail: String,
+    pub format: &'static str,
+    pub tokenizer: &'static str,
+    pub tokens_before: u64,
+    pub limit: u32,
+    pub context_window: u32,
+    pub reserved_output: u32,
+    /// The expected size after applying a summary of `maxOutputTokens`.
+    pub estimated_tokens_after: u64,
+    /// How many messages the plan was made from; messages appended later are kept as they are.
+    pub message_count: usize,
+    /// Ranges kept verbatim.
+    pub keep: Vec<Range>,
+    /// Ranges replaced by a summary.
+    pub summarize: Vec<Range>,
+    /// System and developer messages inside `summarize` ranges: kept, never summarized.
+    pub pinned: Vec<usize>,
+    /// An earlier summary of ours that this one will replace and merge.
+    pub previous_summary: Option<usize>,
+    pub jobs: Vec<Job>,
+    pub warnings: Vec<String>,
+    /// Ties the plan to the messages and to its own decisions (see `seal`).
+    pub fingerprint: String,
+}
+
+pub const JOB_ID: &str = "summary-1";
+
+/// Below this, a summary (with its marker and headings) would not be much smaller than the text.
+const MIN_RANGE_TOKENS: u64 = 300;
+
+pub fn plan_compaction(values: &[Value], options: &Options) -> Result<Plan> {
+    let conv = format::read(values, options.format)?;
+    let tokens = per_message(&conv, &options.profile);
+    let total = sum(&tokens);
+    let limit = options.limit();
+    let n = conv.len();
+    let mut plan = Plan {
+        needed: false,
+        reason: "under_limit",
+        detail: format!("{total} tokens, within the limit of {limit}"),
+        format: conv.format.name(),
+        tokenizer: options.profile.name,
+        tokens_before: total,
+        limit,
+        context_window: options.context_window(),
+        reserved_output: options.reserved_output(),
+        estimated_tokens_after: total,
+        message_count: n,
+        keep: vec![Range { start: 0, end: n }],
+        summarize: Vec::new(),
+        pinned: Vec::new(),
+        previous_summary: None,
+        jobs: Vec::new(),
+        warnings: Vec::new(),
+        fingerprint: String::new(),
+    };
+    let over = total > u64::from(limit);
+    if over || options.force {
+        plan.needed = true;
+        (plan.reason, plan.detail) = if over {
+            ("over_limit", format!("{total} tokens, over the limit of {limit}"))
+        } else {
+            ("forced", format!("{total} tokens; compaction was asked for"))
+        };
+        decide(&conv, &tokens, options, &mut plan);
+    }
+    plan.fingerprint = seal(values, &plan);
+    let indices = summarized_indices(&plan.summarize, &plan.pinned);
+    if let Some(job) = plan.jobs.first_mut() {
+        job.prompt = summary_prompt(&conv, &indices, fingerprint::of_messages(values, n));
+    }
+    Ok(plan)
+}
+
+/// Fills in the split, or says why there is none.
+fn decide(conv: &Conversation, tokens: &[u32], options: &Options, plan: &mut Plan) {
+    let n = conv.len();
+    // The head: leading system messages stay where they are.
+    let start = conv.messages.iter().position(|m| m.role != Role::System).unwrap_or(n);
+    let budget = tail_budget(options, plan.tokens_before);
+    let Some(cut) = choose_cut(conv, tokens, start, options.keep_recent_turns, budget) else {
+        return nothing_to_summarize(plan, "every message is pinned or part of the recent tail");
+    };
+    let range = Range { start, end: cut };
+    let pinned: Vec<usize> = (start..cut).filter(|&i| conv.messages[i].role == Role::System).collect();
+    let summarized: Vec<usize> = (start..cut).filter(|i| !pinned.contains(i)).collect();
+    if summarized.iter().all(|&i| conv.messages[i].is_summary) {
+        return nothing_to_summarize(plan, "only an earlier summary lies before the recent tail");
+    }
+    let range_tokens: u64 = summarized.iter().map(|&i| u64::from(tokens[i])).sum();
+    if range_tokens < MIN_RANGE_TOKENS {
+        return nothing_to_summarize(plan, &format!("only {range_tokens} tokens lie before the recent tail, too few for a summary to save anything"));
+    }
+    // About a fifth of the range, as Claude Code aims for; never more than half of it.
+    let max_output_tokens = (range_tokens / 5).clamp(256, 8192).min(range_tokens / 2) as u32;
+    plan.previous_summary = summarized.iter().copied().find(|&i| conv.messages[i].is_summary);
+    plan.estimated_tokens_after = plan.tokens_before - range_tokens + u64::from(max_output_tokens);
+    if plan.estimated_tokens_after > u64::from(plan.limit) {
+        plan.warnings.push(format!(
+            "even with the summary, about {} tokens remain, over the limit of {}: prune tool outputs first or keep fewer recent tokens",
+            plan.estimated_tokens_after, plan.limit
+        ));
+    }
+    plan.keep = [Range { start: 0, end: start }, Range { start: cut, end: n }]
+        .into_iter()
+        .filter(|r| r.start < r.end)
+        .collect();
+    plan.summarize = vec![range];
+    plan.pinned = pinned;
+    plan.jobs = vec![Job {
+        id: JOB_ID.to_string(),
+        range,
+        prompt: Prompt { system: String::new(), user: String::new() },
+        max_output_tokens,
+    }];
+}
+
+fn nothing_to_summarize(plan: &mut Plan, why: &str) {
+    plan.reason = "nothing_to_summarize";
+    plan.detail = format!("{}, but {why}", plan.detail);
+}
+
+/// Tokens to keep verbatim at the end of the history.
+fn tail_budget(options: &Options, total: u64) -> u64 {
+    match (options.keep_recent_tokens, options.keep_fraction) {
+        (Some(t), _) => u64::from(t),
+        (None, Some(f)) => (total as f64 * f) as u64,
+        (None, None) => u64::from(options.limit() / 4),
+    }
+}
+
+/// Where the kept tail starts. Candidates are boundaries that split no tool exchange, after the
+/// head, inside the last `max_turns` user turns (0: no limit), leaving at most `budget` tokens
+/// after them. The earliest real-user boundary wins; failing that, the earliest exchange boundary;
+/// failing that (the last exchange alone is over budget), the latest boundary that keeps one.
+fn choose_cut(conv: &Conversation, tokens: &[u32], start: usize, max_turns: u32, budget: u64) -> Option<usize> {
+    let n = conv.len();
+    let safe = safe_boundaries(conv);
+    let mut tail = vec![0u64; n + 1];
+    for i in (0..n).rev() {
+        tail[i] = tail[i + 1] + u64::from(tokens[i]);
+    }
+    let users: Vec<usize> = (0..n).filter(|&i| conv.messages[i].is_real_user()).collect();
+    let turn_floor = match max_turns as usize {
+        0 => 0,
+        k if users.len() >= k => users[users.len() - k],
+        _ => 0,
+    };
+    let candidates = || (start + 1..n).filter(|&i| safe[i] && i >= turn_floor && conv.messages[i].role != Role::System);
+    candidates()
+        .find(|&i| conv.messages[i].is_real_user() && tail[i] <= budget)
+        .or_else(|| candidates().find(|&i| tail[i] <= budget))
+        .or_else(|| (start + 1..n).rev().find(|&i| safe[i]))
+}
+
+/// `safe[i]`: a cut just before message `i` separates no tool call from one of its results.
+fn safe_boundaries(conv: &Conversation) -> Vec<bool> {
+    let n = conv.len();
+    let mut open = vec![0i64; n + 2];
+    for (caller, last) in conv.links.last_result.iter().enumerate() {
+        if let Some(last) = *last {
+            open[caller + 1] += 1;
+            open[last + 1] -= 1;
+        }
+    }
+    let mut depth = 0;
+    (0..=n)
+        .map(|i| {
+            depth += open[i];
+            depth == 0
+        })
+        .collect()
+}
+
+/// The messages the summary replaces: the summarized ranges without their pinned messages.
+pub fn summarized_indices(summarize: &[Range], pinned: &[usize]) -> Vec<usize> {
+    summarize.iter().flat_map(|r| r.start..r.end).filter(|i| !pinned.contains(i)).collect()
+}
+
+/// The fingerprint: a hash of the messages the plan was made from, then a hash of the plan's
+/// decisions. `apply_summary` recomputes both: the first tells a changed history (`STALE_PLAN`),
+/// the second a plan edited by hand (`INVALID_PLAN`).
+pub fn seal(values: &[Value], plan: &Plan) -> String {
+    let messages = fingerprint::of_messages(values, plan.message_count);
+    format!("{messages:016x}{:016x}", decisions_hash(plan.message_count, &plan.summarize, &plan.pinned, &plan.jobs.iter().map(|j| (j.id.as_str(), j.range)).collect::<Vec<_>>()))
+}
+
+pub fn decisions_hash(count: usize, summarize: &[Range], pinned: &[usize], jobs: &[(&str, Range)]) -> u64 {
+    let mut h = Hasher::default();
+    h.number(count as u64);
+    for r in summarize {
+        h.number(r.start as u64);
+        h.number(r.end as u64);
+    }
+    h.bytes(b"|");
+    for &p in pinned {
+        h.number(p as u64);
+    }
+    h.bytes(b"|");
+    for (id, r) in jobs {
+        h.bytes(id.as_bytes());
+        h.number(r.start as u64);
+        h.number(r.end as u64);
+    }
+    h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures::{agent_run, chat};
+    use serde_json::json;
+
+    fn plan(msgs: &[Value], options: Value) -> Plan {
+        plan_compaction(msgs, &Options::from_json(&options).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn under_the_limit_nothing_is_needed() {
+        let p = plan(&chat(3, 30), json!({}));
+        assert!(!p.needed);
+        assert_eq!(p.reason, "under_limit");
+        assert!(p.jobs.is_empty() && p.summarize.is_empty());
+        assert_eq!(p.fingerprint.len(), 32);
+    }
+
+    #[test]
+    fn a_chat_is_cut_before_a_user_message_within_the_budget() {
+        let msgs = chat(40, 300);
+        let p = plan(&msgs, json!({ "contextWindow": 8000, "keepRecentTurns": 0 }));
+        assert!(p.needed);
+        assert_eq!(p.reason, "over_limit");
+        let job = &p.jobs[0];
+        assert_eq!(job.range.start, 1, "the system prompt stays in the head");
+        assert_eq!(msgs[job.range.end]["role"], "user");
+        let tail: u64 = crate::estimate::estimate(&msgs[job.range.end..], &Options::default()).unwrap().total;
+        assert!(tail <= u64::from(p.limit / 4), "tail {tail} within a quarter of the limit {}", p.limit);
+        assert!(!job.prompt.system.is_empty() && job.prompt.user.contains("Question 0"));
+        assert_eq!(p.keep, vec![Range { start: 0, end: 1 }, Range { start: job.range.end, end: msgs.len() }]);
+    }
+
+    #[test]
+    fn keep_recent_turns_caps_the_tail() {
+        let msgs = chat(40, 30);
+        let p = plan(&msgs, json!({ "keepRecentTurns": 2, "force": true }));
+        assert_eq!(p.reason, "forced");
+        assert_eq!(p.jobs[0].range.end, msgs.len() - 4, "the last two turns are kept");
+    }
+
+    #[test]
+    fn an_agent_run_is_cut_between_complete_exchanges() {
+        let msgs = agent_run(60, 200);
+        let p = plan(&msgs, json!({ "contextWindow": 16000 }));
+        let cut = p.jobs[0].range.end;
+        assert_eq!(msgs[cut]["role"], "assistant", "the tail starts with a call, never with a result");
+        assert_eq!(p.jobs[0].range.start, 1);
+        assert!(cut < msgs.len() - 1);
+    }
+
+    #[test]
+    fn system_messages_inside_the_range_are_pinned() {
+        let mut msgs = chat(30, 300);
+        msgs.insert(7, json!({ "role": "developer", "content": "From now on answer in French." }));
+        let p = plan(&msgs, json!({ "contextWindow": 8000 }));
+        assert_eq!(p.pinned, vec![7]);
+        assert!(!p.jobs[0].prompt.user.contains("answer in French"), "pinned messages are not summarized");
+    }
+
+    #[test]
+    fn one_huge_message_leaves_nothing_to_summarize() {
+        let msgs = vec![json!({ "role": "user", "content": "word ".repeat(50_000) })];
+        let p = plan(&msgs, json!({ "contextWindow": 8000 }));
+        assert!(p.needed);
+        assert_eq!(p.reason, "nothing_to_summarize");
+        assert!(p.jobs.is_empty());
+    }
+
+    #[test]
+    fn plans_are_deterministic() {
+        let msgs = agent_run(30, 100);
+        let o = json!({ "contextWindow": 8000 });
+        assert_eq!(serde_json::to_string(&plan(&msgs, o.clone())).unwrap(), serde_json::to_string(&plan(&msgs, o)).unwrap());
+    }
+}

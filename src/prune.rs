@@ -1,0 +1,152 @@
+//! `prune`: clears old tool outputs without an LLM, cheaply, every turn. OpenCode's rule: walk the
+//! tool outputs from newest to oldest, leave the newest `protectTokens` worth alone, and clear the
+//! older ones only if together they free at least `minimumPruneTokens` (small prunes would rewrite
+//! the prompt prefix, and lose the provider's cache, for too little gain).
+
+use crate::edit::Slot;
+use crate::error::Result;
+use crate::estimate::{message_tokens, sum};
+use crate::format;
+use crate::message::Role;
+use crate::options::Options;
+use serde::Serialize;
+use serde_json::Value;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prune {
+    pub slots: Vec<Slot>,
+    pub report: PruneReport,
+}
+
+/// The result without the messages (the binding adds them from `slots`).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct PruneReport {
+    pub pruned: Vec<Pruned>,
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+    pub format: &'static str,
+}
+
+/// One cleared tool output.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Pruned {
+    /// Index of the tool-result message, in the input and the output alike.
+    pub index: usize,
+    pub tool_call_id: String,
+    pub tool_name: String,
+    pub tokens_before: u32,
+    pub tokens_after: u32,
+}
+
+pub fn prune(values: &[Value], options: &Options) -> Result<Prune> {
+    let conv = format::read(values, options.format)?;
+    let profile = &options.profile;
+    let tokens: Vec<u32> = conv.messages.iter().map(|m| message_tokens(m, profile)).collect();
+    let tokens_before = sum(&tokens);
+
+    // Newest to oldest: the first `protect_tokens` of output stay; older outputs become candidates.
+    let mut seen = 0f64;
+    let mut candidates = Vec::new();
+    let mut freed = 0f64;
+    for (i, m) in conv.messages.iter().enumerate().rev() {
+        if m.role != Role::Tool {
+            continue;
+        }
+        let name = conv.links.tool_name(i).unwrap_or("");
+        if options.is_protected_tool(name) {
+            continue;
+        }
+        let output = profile.text(&m.text);
+        seen += output;
+        if m.text == options.placeholder || seen <= f64::from(options.protect_tokens) {
+            continue;
+        }
+        candidates.push(i);
+        freed += output - profile.text(&options.placeholder);
+    }
+    if candidates.is_empty() || freed < f64::from(options.minimum_prune_tokens) {
+        return Ok(Prune {
+            slots: (0..values.len()).map(Slot::Keep).collect(),
+            report: PruneReport { pruned: Vec::new(), tokens_before, tokens_after: tokens_before, format: conv.format.name() },
+        });
+    }
+
+    candidates.reverse(); // report in message order
+    let mut slots: Vec<Slot> = (0..values.len()).map(Slot::Keep).collect();
+    let mut pruned = Vec::with_capacity(candidates.len());
+    let mut tokens_after = tokens_before;
+    for &i in &candidates {
+        let mut cleared = conv.messages[i].clone();
+        cleared.text = options.placeholder.as_str().into();
+        let after = message_tokens(&cleared, profile);
+        tokens_after = tokens_after - u64::from(tokens[i]) + u64::from(after);
+        slots[i] = Slot::Patch { index: i, set: conv.format.tool_output_patch(&options.placeholder) };
+        pruned.push(Pruned {
+            index: i,
+            tool_call_id: conv.messages[i].answers.unwrap_or("").to_string(),
+            tool_name: conv.links.tool_name(i).unwrap_or("").to_string(),
+            tokens_before: tokens[i],
+            tokens_after: after,
+        });
+    }
+    Ok(Prune { slots, report: PruneReport { pruned, tokens_before, tokens_after, format: conv.format.name() } })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edit::materialize;
+    use crate::fixtures::agent_run;
+    use serde_json::json;
+
+    fn opts(v: Value) -> Options {
+        Options::from_json(&v).unwrap()
+    }
+
+    #[test]
+    fn clears_old_outputs_and_protects_the_newest() {
+        let msgs = agent_run(40, 500);
+        let o = opts(json!({ "protectTokens": 5000, "minimumPruneTokens": 1000 }));
+        let p = prune(&msgs, &o).unwrap();
+        assert_eq!(p.slots.len(), msgs.len());
+        assert!(!p.report.pruned.is_empty());
+        assert!(p.report.tokens_after < p.report.tokens_before);
+        let newest = msgs.len() - 1;
+        assert!(p.report.pruned.iter().all(|x| x.index != newest), "the newest output is protected");
+        let out = materialize(&p.slots, &msgs);
+        for x in &p.report.pruned {
+            assert_eq!(out[x.index]["content"], json!(crate::options::DEFAULT_PLACEHOLDER));
+            assert_eq!(out[x.index]["tool_call_id"], msgs[x.index]["tool_call_id"]);
+        }
+    }
+
+    #[test]
+    fn prunes_nothing_below_the_minimum() {
+        let msgs = agent_run(40, 500);
+        let o = opts(json!({ "protectTokens": 5000, "minimumPruneTokens": 10_000_000 }));
+        let p = prune(&msgs, &o).unwrap();
+        assert!(p.report.pruned.is_empty());
+        assert!(p.slots.iter().enumerate().all(|(i, s)| *s == Slot::Keep(i)));
+    }
+
+    #[test]
+    fn protected_tools_are_never_cleared() {
+        let msgs = agent_run(40, 500);
+        let o = opts(json!({ "protectTokens": 0, "minimumPruneTokens": 0, "protectedTools": ["Skill"] }));
+        let p = prune(&msgs, &o).unwrap();
+        assert!(p.report.pruned.iter().all(|x| x.tool_name == "bash"));
+        assert!(!p.report.pruned.is_empty());
+    }
+
+    #[test]
+    fn pruning_twice_equals_pruning_once() {
+        let msgs = agent_run(40, 500);
+        let o = opts(json!({ "protectTokens": 5000, "minimumPruneTokens": 1000 }));
+        let once = materialize(&prune(&msgs, &o).unwrap().slots, &msgs);
+        let again = prune(&once, &o).unwrap();
+        assert!(again.report.pruned.is_empty());
+        assert_eq!(materialize(&again.slots, &once), once);
+    }
+}

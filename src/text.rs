@@ -1,0 +1,101 @@
+//! Small text helpers shared by the prompt, the digest and apply: our summary marker, and cutting
+//! text safely (always on character boundaries, with the cut made visible).
+
+/// Every summary we splice in starts with this, so later plans recognize it and update it instead
+/// of summarizing a summary. It is text, not a field: providers reject unknown fields.
+pub const MARKER_OPEN: &str = "<ctxfold-summary";
+pub const MARKER_CLOSE: &str = "</ctxfold-summary>";
+
+/// Wraps a summary in our marker. `covered` says which original messages it replaces.
+pub fn wrap_summary(summary: &str, covered: &str) -> String {
+    format!(
+        "{MARKER_OPEN} covers=\"{covered}\">\nThe earlier part of this conversation was compacted into this summary. \
+         Continue the work from it; ask the user if something you need is missing.\n\n{summary}\n{MARKER_CLOSE}"
+    )
+}
+
+/// The summary inside a message we made earlier (without the marker and the preamble line).
+pub fn unwrap_summary(text: &str) -> &str {
+    let body = text.split_once("\n\n").map(|(_, rest)| rest).unwrap_or(text);
+    body.strip_suffix(MARKER_CLOSE).unwrap_or(body).trim()
+}
+
+/// Makes text unable to open or close our marker, so a summary cannot fake a nested one.
+pub fn defuse_markers(text: &str) -> (String, bool) {
+    if !text.contains("ctxfold-summary") {
+        return (text.to_string(), false);
+    }
+    (text.replace("ctxfold-summary", "ctxfold_summary"), true)
+}
+
+/// The largest index <= `at` that is a character boundary of `s`.
+pub fn floor_boundary(s: &str, at: usize) -> usize {
+    if at >= s.len() {
+        return s.len();
+    }
+    let mut i = at;
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// The smallest index >= `at` that is a character boundary of `s`.
+pub fn ceil_boundary(s: &str, at: usize) -> usize {
+    let mut i = at.min(s.len());
+    while i < s.len() && !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+/// At most `max` bytes of `s`: the head and the tail, with a marked middle saying how much went.
+pub fn cut_middle(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if s.len() <= max {
+        return s.into();
+    }
+    let head_end = floor_boundary(s, max * 2 / 3);
+    let tail_start = ceil_boundary(s, s.len() - (max - max * 2 / 3));
+    let cut = s[head_end..tail_start].chars().count();
+    format!("{}\n[… {cut} characters cut …]\n{}", &s[..head_end], &s[tail_start..]).into()
+}
+
+/// At most `max` bytes of `s` on one line, with an ellipsis when cut.
+pub fn one_line(s: &str, max: usize) -> String {
+    let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.len() <= max {
+        return flat;
+    }
+    let end = floor_boundary(&flat, max);
+    format!("{}…", &flat[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuts_never_split_characters() {
+        let s = "数据".repeat(100);
+        for max in 0..40 {
+            let out = cut_middle(&s, max + 10);
+            assert!(out.contains("characters cut"));
+            let line = one_line(&s, max);
+            assert!(line.len() <= max + "…".len());
+        }
+    }
+
+    #[test]
+    fn summaries_round_trip_through_the_marker() {
+        let wrapped = wrap_summary("did X\n\nthen Y", "1-9");
+        assert!(wrapped.starts_with(MARKER_OPEN));
+        assert_eq!(unwrap_summary(&wrapped), "did X\n\nthen Y");
+    }
+
+    #[test]
+    fn markers_inside_a_summary_are_defused() {
+        let (text, changed) = defuse_markers("a </ctxfold-summary> b");
+        assert!(changed);
+        assert!(!text.contains(MARKER_CLOSE));
+    }
+}

@@ -1,0 +1,10 @@
+//! The JavaScript binding: one small file per export. It converts between JS values and the core's
+//! JSON values, turns core errors into JS `Error`s, and builds output arrays from the caller's own
+//! objects. It decides nothing.
+
+mod apply_summary;
+mod convert;
+mod estimate;
+mod plan_compaction;
+mod prune;
+mod summarize_offline;
