@@ -39,7 +39,8 @@ fn is_path(w: &str) -> bool {
 
 /// Lines that report an error, trimmed and cut to one short line each.
 pub fn error_lines(text: &str) -> impl Iterator<Item = String> + '_ {
-    const SIGNS: &[&str] = &["Error", "error:", "ERROR", "Exception", "Traceback", "FAILED", "fatal:", "panicked", "not found", "No such file", "Permission denied"];
+    // Specific enough that imports and identifiers (`from x import ShapeError`) do not match.
+    const SIGNS: &[&str] = &["Error:", "error:", "ERROR", "Exception:", "Traceback", "FAILED", "fatal:", "panicked", "command not found", "No such file", "Permission denied"];
     text.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && SIGNS.iter().any(|s| l.contains(s)))

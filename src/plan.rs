@@ -173,8 +173,9 @@ fn tail_budget(options: &Options, total: u64) -> u64 {
 
 /// Where the kept tail starts. Candidates are boundaries that split no tool exchange, after the
 /// head, inside the last `max_turns` user turns (0: no limit), leaving at most `budget` tokens
-/// after them. The earliest real-user boundary wins; failing that, the earliest exchange boundary;
-/// failing that (the last exchange alone is over budget), the latest boundary that keeps one.
+/// after them. The earliest such boundary keeps the most; the earliest one before a real user
+/// message is preferred when it is in reach, keeping at least half as much. When even the last
+/// exchange is over budget, the latest boundary that keeps something wins.
 fn choose_cut(conv: &Conversation, tokens: &[u32], start: usize, max_turns: u32, budget: u64) -> Option<usize> {
     let n = conv.len();
     let safe = safe_boundaries(conv);
@@ -188,11 +189,16 @@ fn choose_cut(conv: &Conversation, tokens: &[u32], start: usize, max_turns: u32,
         k if users.len() >= k => users[users.len() - k],
         _ => 0,
     };
-    let candidates = || (start + 1..n).filter(|&i| safe[i] && i >= turn_floor && conv.messages[i].role != Role::System);
-    candidates()
-        .find(|&i| conv.messages[i].is_real_user() && tail[i] <= budget)
-        .or_else(|| candidates().find(|&i| tail[i] <= budget))
-        .or_else(|| (start + 1..n).rev().find(|&i| safe[i]))
+    let mut fitting = (start + 1..n)
+        .filter(|&i| safe[i] && i >= turn_floor && conv.messages[i].role != Role::System && tail[i] <= budget);
+    let Some(widest) = fitting.next() else {
+        return (start + 1..n).rev().find(|&i| safe[i]);
+    };
+    let user_cut = std::iter::once(widest)
+        .chain(fitting)
+        .find(|&i| conv.messages[i].is_real_user())
+        .filter(|&u| tail[u] * 2 >= tail[widest]);
+    Some(user_cut.unwrap_or(widest))
 }
 
 /// `safe[i]`: a cut just before message `i` separates no tool call from one of its results.
@@ -287,6 +293,16 @@ mod tests {
         let p = plan(&msgs, json!({ "keepRecentTurns": 2, "force": true }));
         assert_eq!(p.reason, "forced");
         assert_eq!(p.jobs[0].range.end, msgs.len() - 4, "the last two turns are kept");
+    }
+
+    #[test]
+    fn a_user_message_too_close_to_the_end_does_not_shrink_the_tail() {
+        let mut msgs = agent_run(60, 200);
+        msgs.push(json!({ "role": "user", "content": "thanks" }));
+        let p = plan(&msgs, json!({ "contextWindow": 16000 }));
+        let cut = p.jobs[0].range.end;
+        assert_eq!(msgs[cut]["role"], "assistant");
+        assert!(cut < msgs.len() - 3, "recent exchanges are kept, not only the last user message");
     }
 
     #[test]

@@ -89,21 +89,26 @@ pub struct Profile {
     pub per_attachment: f64,
 }
 
-/// GPT-4o and later. Class costs chosen from samples of the corpus; refitting them against the
-/// real tokenizer is the job of the estimator work (each class is one number here).
+// The class costs below were fitted by least squares against gpt-tokenizer's o200k_base and
+// cl100k_base on every third conversation of ../shared/corpus (English agent runs, Chinese and
+// Japanese chats); on those, the summed estimate is within 5% of the real count for every group.
+// The corpus has almost no Hangul or emoji: those two costs are set by hand, on the high side.
+// The estimator work will ship the fitting script and refit per profile.
+
+/// GPT-4o and later.
 pub const O200K: Profile = Profile {
     name: "o200k",
-    word: 0.95,
-    letter: 0.035,
-    digit: 0.36,
-    punct: 0.55,
-    extra_space: 0.12,
-    newline: 0.45,
-    han: 0.8,
-    kana: 0.85,
-    hangul: 0.75,
-    emoji: 1.6,
-    other: 0.6,
+    word: 1.03,
+    letter: 0.018,
+    digit: 1.07,
+    punct: 0.45,
+    extra_space: 0.058,
+    newline: 0.75,
+    han: 0.75,
+    kana: 0.54,
+    hangul: 0.9,
+    emoji: 2.0,
+    other: 0.77,
     per_message: 4.0,
     per_tool_call: 4.0,
     per_attachment: 765.0,
@@ -112,17 +117,17 @@ pub const O200K: Profile = Profile {
 /// GPT-4 and GPT-3.5: a smaller vocabulary, so CJK text costs more.
 pub const CL100K: Profile = Profile {
     name: "cl100k",
-    word: 0.95,
-    letter: 0.04,
-    digit: 0.36,
-    punct: 0.6,
-    extra_space: 0.14,
-    newline: 0.45,
-    han: 1.3,
-    kana: 1.1,
-    hangul: 1.2,
-    emoji: 2.0,
-    other: 0.9,
+    word: 1.08,
+    letter: 0.009,
+    digit: 1.05,
+    punct: 0.44,
+    extra_space: 0.058,
+    newline: 0.71,
+    han: 1.2,
+    kana: 0.87,
+    hangul: 1.3,
+    emoji: 2.5,
+    other: 0.83,
     per_message: 4.0,
     per_tool_call: 4.0,
     per_attachment: 765.0,

@@ -1,0 +1,94 @@
+// The assertions, shared by every runtime: each test file produces a report (scenario.mjs run inside its
+// runtime) and hands it here, so Node ESM, Node CommonJS and workerd are held to exactly the same checks.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+
+const CONVERSATIONS = { tau: "tau-bench airline", swe: "mini-swe-agent (long)" };
+
+// What each error case in scenario.mjs must throw.
+const EXPECTED_ERRORS = {
+  "estimate(\"nope\")": { code: "INVALID_INPUT", path: "messages" },
+  "estimate([{ content: \"x\" }])": { code: "INVALID_INPUT", path: "messages[0].role" },
+  "prune(messages, { protectTokens: \"a\" })": { code: "INVALID_OPTION", path: "options.protectTokens" },
+  "estimate with a tool result for an unknown tool_call_id": { code: "INVALID_INPUT", path: "messages[3].tool_call_id" },
+};
+
+/** A step of the report that must have succeeded; a thrown error is shown in full. */
+function ok(step, what) {
+  assert.ok(step, `${what}: not run`);
+  assert.ok(step.ok, `${what} threw: ${JSON.stringify(step.error, null, 2)}`);
+  return step.value;
+}
+
+/** Registers the checks for one runtime; `produceReport` runs the scenario there and returns its report. */
+export function checkRuntime(runtime, produceReport) {
+  describe(runtime, () => {
+    // Producing the report is a test of its own (a runtime that fails to start counts as a failure in the
+    // summary, where a failing before() hook would only cancel); the checks after it skip without a report.
+    let report;
+    it("runs the scenario in the runtime and reports", async () => {
+      report = await produceReport();
+    });
+    const check = (name, fn) => it(name, (t) => (report ? fn() : t.skip("no report: the scenario did not run")));
+
+    for (const [key, label] of Object.entries(CONVERSATIONS)) {
+      const conv = () => report.conversations[key];
+
+      check(`${label}: estimate total equals the sum of perMessage and is > 0`, () => {
+        const e = ok(conv().estimate, "estimate");
+        assert.equal(e.perMessageLength, conv().messageCount, "one perMessage entry per message");
+        assert.equal(e.total, e.perMessageSum);
+        assert.ok(e.total > 0, `total ${e.total}`);
+        assert.equal(e.format, "openai-chat");
+      });
+
+      if (key === "swe") {
+        check(`${label}: prune clears old tool outputs, keeps the count and the unchanged objects`, () => {
+          const p = ok(conv().prune, "prune");
+          assert.ok(p.prunedCount > 0, "something was pruned");
+          assert.equal(p.messageCountAfter, conv().messageCount);
+          assert.ok(p.unchangedAreSameObjects, "unchanged messages are the input objects (===)");
+          assert.ok(p.changedAreCopies, "pruned messages are copies, not the input objects");
+          assert.ok(p.prunedAreToolResults, "every pruned entry is a tool result with its tool_call_id");
+          assert.ok(p.inputUntouched, "the input array and objects are not mutated");
+          assert.ok(p.tokensAfter < p.tokensBefore, `tokens ${p.tokensBefore} -> ${p.tokensAfter}`);
+          assert.ok(p.idempotent, "pruning the pruned messages again changes nothing");
+        });
+      }
+
+      check(`${label}: plan_compaction with a small window is needed, with one job`, () => {
+        const plan = ok(conv().plan, "plan_compaction");
+        assert.equal(plan.needed, true, `needed (reason: ${plan.reason})`);
+        assert.equal(plan.jobs.length, 1, `jobs: ${JSON.stringify(plan.jobs)}`);
+        const [job] = plan.jobs;
+        assert.ok(job.systemLength > 0 && job.userLength > 0, `prompt lengths ${job.systemLength}/${job.userLength}`);
+        assert.ok(job.maxOutputTokens > 0, `maxOutputTokens ${job.maxOutputTokens}`);
+        assert.equal(plan.fingerprintType, "string");
+        assert.ok(plan.fingerprintLength > 0, "fingerprint is not empty");
+        assert.ok(plan.deterministic, "planning twice gives byte-identical plans");
+      });
+
+      check(`${label}: apply_summary with summarize_offline shrinks and keeps the history valid`, () => {
+        const plan = ok(conv().plan, "plan_compaction");
+        const a = ok(conv().apply, "summarize_offline + apply_summary");
+        assert.deepEqual(a.summaryKeys, plan.jobs.map((j) => j.id), "one summary per job id");
+        assert.ok(a.summariesNonEmpty, "summaries are non-empty strings");
+        assert.ok(a.tokensAfter < a.tokensBefore, `tokens ${a.tokensBefore} -> ${a.tokensAfter}`);
+        assert.deepEqual(a.toolPairingProblems, [], "every tool call has exactly one result after it; no orphans");
+        assert.ok(a.systemCount > 0 && a.systemsKeptSameObjectsInOrder, "system messages kept as the same objects");
+        assert.ok(a.inputUntouched, "the input is not mutated");
+        assert.ok(a.hasAudit && a.warningsIsArray, "result has audit and warnings[]");
+      });
+    }
+
+    for (const [name, expected] of Object.entries(EXPECTED_ERRORS)) {
+      check(`error: ${name} throws ${expected.code} at ${expected.path}, then the next call works`, () => {
+        const c = report.errors[name];
+        assert.ok(c.threw, "it threw");
+        const { isError, code, path, message } = c.error;
+        assert.deepEqual({ isError, code, path }, { isError: true, ...expected }, `message: ${message}`);
+        assert.ok(c.recovered, "a valid estimate() right after the error still works");
+      });
+    }
+  });
+}

@@ -1,0 +1,160 @@
+// The calls made on the installed package, shared by every runtime (Node ESM, Node CommonJS, workerd) so
+// they all run exactly the same thing. It runs *inside* the runtime under test, because identity checks
+// (`===` on unchanged messages) only mean something there, and returns a plain JSON report that
+// checks.mjs asserts on the Node side. No imports: it must bundle into a Worker as is.
+
+// Options per conversation: windows small enough that compaction is surely needed, and a small
+// protected tail so pruning surely clears something on the long run.
+const OPTIONS = {
+  tau: { plan: { contextWindow: 8000 } },
+  swe: { prune: { protectTokens: 2000, minimumPruneTokens: 500 }, plan: { contextWindow: 32000 } },
+};
+
+/** `api` holds the package's functions; `input` is `{ tau: { id, messages }, swe: { id, messages } }`. */
+export function runScenario(api, input) {
+  const conversations = {};
+  for (const [key, { id, messages }] of Object.entries(input)) {
+    conversations[key] = { id, messageCount: messages.length, ...runConversation(api, messages, OPTIONS[key]) };
+  }
+  return { conversations, errors: runErrorCases(api, input.tau.messages) };
+}
+
+function runConversation(api, messages, options) {
+  const out = { estimate: attempt(() => estimateFacts(api, messages)) };
+  if (options.prune) out.prune = attempt(() => pruneFacts(api, messages, options.prune));
+  let plan;
+  out.plan = attempt(() => {
+    plan = api.plan_compaction(messages, options.plan);
+    return planFacts(api, messages, options.plan, plan);
+  });
+  if (out.plan.ok) out.apply = attempt(() => applyFacts(api, messages, plan));
+  return out;
+}
+
+function estimateFacts(api, messages) {
+  const est = api.estimate(messages);
+  return {
+    total: est.total,
+    format: est.format,
+    perMessageLength: est.perMessage.length,
+    perMessageSum: est.perMessage.reduce((a, b) => a + b, 0),
+  };
+}
+
+function pruneFacts(api, messages, options) {
+  const before = JSON.stringify(messages);
+  const res = api.prune(messages, options);
+  const prunedAt = new Set(res.pruned.map((p) => p.index));
+  const again = api.prune(res.messages, options);
+  return {
+    messageCountAfter: res.messages.length,
+    prunedCount: res.pruned.length,
+    tokensBefore: res.tokensBefore,
+    tokensAfter: res.tokensAfter,
+    unchangedAreSameObjects: res.messages.every((m, i) => prunedAt.has(i) || m === messages[i]),
+    changedAreCopies: [...prunedAt].every((i) => res.messages[i] !== messages[i]),
+    prunedAreToolResults: res.pruned.every(
+      (p) => messages[p.index]?.role === "tool" && messages[p.index].tool_call_id === p.toolCallId,
+    ),
+    inputUntouched: JSON.stringify(messages) === before,
+    // DESIGN invariant 4: pruning twice equals pruning once.
+    idempotent: JSON.stringify(again.messages) === JSON.stringify(res.messages),
+  };
+}
+
+function planFacts(api, messages, options, plan) {
+  const again = api.plan_compaction(messages, options);
+  return {
+    needed: plan.needed,
+    reason: plan.reason,
+    jobs: plan.jobs.map((j) => ({
+      id: j.id,
+      systemLength: typeof j.prompt?.system === "string" ? j.prompt.system.length : -1,
+      userLength: typeof j.prompt?.user === "string" ? j.prompt.user.length : -1,
+      maxOutputTokens: j.maxOutputTokens,
+    })),
+    fingerprintType: typeof plan.fingerprint,
+    fingerprintLength: String(plan.fingerprint ?? "").length,
+    // DESIGN: "the same input and options give byte-identical plans and prompts".
+    deterministic: JSON.stringify(again) === JSON.stringify(plan),
+  };
+}
+
+function applyFacts(api, messages, plan) {
+  const before = JSON.stringify(messages);
+  const summary = api.summarize_offline(messages, plan);
+  const res = api.apply_summary(messages, plan, summary);
+  const systems = messages.filter((m) => m.role === "system");
+  const systemsAfter = res.messages.filter((m) => systems.includes(m));
+  return {
+    summaryKeys: Object.keys(summary),
+    summariesNonEmpty: Object.values(summary).every((s) => typeof s === "string" && s.trim().length > 0),
+    tokensBefore: res.tokensBefore,
+    tokensAfter: res.tokensAfter,
+    messageCountAfter: res.messages.length,
+    toolPairingProblems: toolPairingProblems(res.messages),
+    systemCount: systems.length,
+    systemsKeptSameObjectsInOrder: systemsAfter.length === systems.length && systemsAfter.every((m, i) => m === systems[i]),
+    inputUntouched: JSON.stringify(messages) === before,
+    hasAudit: res.audit !== undefined && res.audit !== null,
+    warningsIsArray: Array.isArray(res.warnings),
+  };
+}
+
+/** OpenAI Chat validity: each tool call answered by exactly one later `role:"tool"`, no orphan results. */
+function toolPairingProblems(messages) {
+  const problems = [];
+  const called = new Set();
+  messages.forEach((m, i) => {
+    if (m.role === "tool" && !called.has(m.tool_call_id)) {
+      problems.push(`messages[${i}] answers tool_call_id ${m.tool_call_id}, which no earlier assistant called`);
+    }
+    for (const call of (m.role === "assistant" && m.tool_calls) || []) {
+      called.add(call.id);
+      const answers = messages.slice(i + 1).filter((r) => r.role === "tool" && r.tool_call_id === call.id).length;
+      if (answers !== 1) problems.push(`messages[${i}] calls ${call.id}, answered ${answers} times after it`);
+    }
+  });
+  return problems;
+}
+
+// Each case: what is called, then whether a valid call still works after the error.
+function runErrorCases(api, valid) {
+  const cases = {
+    "estimate(\"nope\")": () => api.estimate("nope"),
+    "estimate([{ content: \"x\" }])": () => api.estimate([{ content: "x" }]),
+    "prune(messages, { protectTokens: \"a\" })": () => api.prune(valid, { protectTokens: "a" }),
+    "estimate with a tool result for an unknown tool_call_id": () =>
+      api.estimate([
+        { role: "user", content: "hi" },
+        { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "f", arguments: "{}" } }] },
+        { role: "tool", tool_call_id: "call_1", content: "ok" },
+        { role: "tool", tool_call_id: "call_unknown", content: "?" },
+      ]),
+  };
+  return Object.fromEntries(
+    Object.entries(cases).map(([name, call]) => {
+      const thrown = attempt(call);
+      const recovered = attempt(() => api.estimate(valid).total > 0);
+      return [name, { threw: !thrown.ok, error: thrown.error ?? null, recovered: recovered.ok && recovered.value }];
+    }),
+  );
+}
+
+function attempt(fn) {
+  try {
+    return { ok: true, value: fn() };
+  } catch (e) {
+    return { ok: false, error: describeError(e) };
+  }
+}
+
+function describeError(e) {
+  return {
+    isError: e instanceof Error,
+    code: e?.code,
+    path: e?.path,
+    message: String(e?.message ?? e),
+    stack: String(e?.stack ?? "").split("\n").slice(0, 4).join("\n"),
+  };
+}

@@ -1,0 +1,107 @@
+// `npm run build`: the crate → dist/, the files the npm package ships (see DESIGN.md "Building").
+//   cargo (wasm32, release) → wasm-bindgen (--target web, --target nodejs) → wasm-opt -Oz → entry files.
+// Installs missing tools first (scripts/ensure-tools.mjs). `--if-needed` returns at once when dist/ is
+// complete and newer than its inputs (`npm run demo` uses it so a demo does not wait for a rebuild).
+import { createHash } from "node:crypto";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { execFileSync } from "node:child_process";
+import { ensureTools } from "./ensure-tools.mjs";
+import { run } from "./exec.mjs";
+import { reportSize } from "./size.mjs";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const dist = join(root, "dist");
+const entries = join(root, "scripts", "entries");
+const CRATE = "ctxfold";
+
+// Rust 1.95's wasm32-unknown-unknown emits these proposals by default. wasm-opt would also read them from
+// the module's target_features section, but naming them keeps the build working if that section goes.
+const WASM_FEATURES = ["bulk-memory", "sign-ext", "nontrapping-float-to-int", "reference-types", "multivalue", "mutable-globals"];
+// The features and producers sections only matter to tools; they are stripped from what ships.
+const WASM_OPT_ARGS = ["-Oz", ...WASM_FEATURES.map((f) => `--enable-${f}`), "--strip-producers", "--strip-target-features"];
+
+const OUTPUTS = [
+  "web/ctxfold.js", "web/ctxfold_bg.wasm", "node/ctxfold.js", "node/ctxfold_bg.wasm", "node/package.json",
+  "workerd.js", "node.mjs", "ctxfold.d.ts",
+];
+
+const newestMtime = (path) => {
+  const s = statSync(path);
+  if (!s.isDirectory()) return s.mtimeMs;
+  return Math.max(0, ...readdirSync(path).map((name) => newestMtime(join(path, name))));
+};
+
+function distIsFresh() {
+  const inputs = ["src", "Cargo.toml", "Cargo.lock", "scripts/build.mjs", "scripts/entries"].map((p) => join(root, p)).filter(existsSync);
+  const outputs = OUTPUTS.map((p) => join(dist, p));
+  if (!outputs.every(existsSync)) return false;
+  return Math.min(...outputs.map((p) => statSync(p).mtimeMs)) > Math.max(...inputs.map(newestMtime));
+}
+
+/** The cargo target dir, wherever CARGO_TARGET_DIR or .cargo/config put it. */
+function targetDir() {
+  const meta = execFileSync("cargo", ["metadata", "--format-version", "1", "--no-deps"], { cwd: root, encoding: "utf8", maxBuffer: 64 << 20 });
+  return JSON.parse(meta).target_directory;
+}
+
+const sha256 = (...parts) => parts.reduce((h, p) => h.update(p), createHash("sha256")).digest("hex");
+
+/** wasm-bindgen both targets, then wasm-opt; skipped when the cargo output and the tools are unchanged. */
+function bindAndOptimize(wasmBindgen, crateWasm, stampFile) {
+  const wasmOpt = join(root, "node_modules", "binaryen", "bin", "wasm-opt");
+  const binaryen = readFileSync(join(root, "node_modules", "binaryen", "package.json"));
+  const stamp = sha256(readFileSync(crateWasm), execFileSync(wasmBindgen, ["--version"]), binaryen, JSON.stringify(WASM_OPT_ARGS));
+  const bound = ["web/ctxfold.js", "web/ctxfold_bg.wasm", "node/ctxfold.js", "node/ctxfold_bg.wasm"];
+  if (existsSync(stampFile) && readFileSync(stampFile, "utf8") === stamp && bound.every((p) => existsSync(join(dist, p)))) {
+    console.log("wasm unchanged since the last build: wasm-bindgen and wasm-opt skipped");
+    return;
+  }
+  for (const [target, dir] of [["web", "web"], ["nodejs", "node"]]) {
+    rmSync(join(dist, dir), { recursive: true, force: true }); // no stale snippets from an older build
+    run(wasmBindgen, ["--target", target, "--no-typescript", "--out-dir", join(dist, dir), crateWasm]);
+  }
+  const web = join(dist, "web", `${CRATE}_bg.wasm`);
+  const node = join(dist, "node", `${CRATE}_bg.wasm`);
+  const sameModule = readFileSync(web).equals(readFileSync(node));
+  // binaryen's npm build is JavaScript: run it with this node, and only once when both targets got the same module.
+  run(process.execPath, [wasmOpt, ...WASM_OPT_ARGS, web, "-o", web]);
+  if (sameModule) copyFileSync(web, node);
+  else run(process.execPath, [wasmOpt, ...WASM_OPT_ARGS, node, "-o", node]);
+  writeFileSync(stampFile, stamp);
+}
+
+function writeEntries() {
+  copyFileSync(join(entries, "workerd.js"), join(dist, "workerd.js"));
+  copyFileSync(join(entries, "node.mjs"), join(dist, "node.mjs"));
+  // The root package.json says "type": "module"; without this, Node would load the CommonJS glue as ESM.
+  writeFileSync(join(dist, "node", "package.json"), '{"type":"commonjs"}\n');
+  copyFileSync(join(root, "src", "wasm", `${CRATE}.d.ts`), join(dist, `${CRATE}.d.ts`));
+}
+
+function main() {
+  if (process.argv.includes("--if-needed") && distIsFresh()) {
+    console.log("dist/ is up to date (--if-needed): build skipped");
+    return;
+  }
+  const started = Date.now();
+  const { wasmBindgen } = ensureTools(root);
+  run("cargo", ["build", "--release", "--target", "wasm32-unknown-unknown", "--lib"], { cwd: root });
+  const release = join(targetDir(), "wasm32-unknown-unknown", "release");
+  mkdirSync(dist, { recursive: true });
+  bindAndOptimize(wasmBindgen, join(release, `${CRATE}.wasm`), join(release, `${CRATE}.dist-stamp`));
+  writeEntries();
+  // Outputs skipped above keep old mtimes; touch them all so `--if-needed` sees dist/ as newer than src/.
+  const now = new Date();
+  for (const p of OUTPUTS) utimesSync(join(dist, p), now, now);
+  reportSize(join(dist, "web"));
+  console.log(`built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+try {
+  main();
+} catch (err) {
+  console.error(`build failed: ${err.message}`);
+  process.exit(1);
+}
