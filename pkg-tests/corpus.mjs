@@ -5,12 +5,11 @@ import { fileURLToPath } from "node:url";
 
 const corpusDir = fileURLToPath(new URL("../../shared/corpus/", import.meta.url));
 
-// Chosen once, by size, so the small windows in scenario.mjs are surely exceeded: the largest tau-bench
-// conversation whose tool-call ids are unique (42 messages, 12 tool calls, ~33 KB of JSON; 37 of the 152
-// reuse an id across turns, which providers and ctxfold reject) and a long mini-swe-agent run
-// (182 messages, 82 tool calls, ~270 KB of JSON).
+// Chosen so the small windows in scenario.mjs are surely exceeded: a tau-bench conversation that reuses a
+// tool-call id once its call was answered (as 37 of the 152 do; providers accept it), and a long
+// mini-swe-agent run (182 messages, 82 tool calls, ~270 KB of JSON).
 export const CHOSEN = {
-  tau: { file: "tau-bench-airline.jsonl", id: "tau-airline-33-3" },
+  tau: { file: "tau-bench-airline.jsonl", id: "tau-airline-0-0" },
   swe: { file: "mini-swe-agent-tools.jsonl", id: "mini-django__django-15554" },
 };
 

@@ -3,12 +3,16 @@
 // (`===` on unchanged messages) only mean something there, and returns a plain JSON report that
 // checks.mjs asserts on the Node side. No imports: it must bundle into a Worker as is.
 
-// Options per conversation: windows small enough that compaction is surely needed, and a small
-// protected tail so pruning surely clears something on the long run.
+// Options per conversation: a small protected tail so pruning surely clears something on the long run.
+// The plan's window is set from each conversation's own estimate (see runConversation), so compaction is
+// surely needed whatever the conversation's size.
 const OPTIONS = {
-  tau: { plan: { contextWindow: 8000 } },
-  swe: { prune: { protectTokens: 2000, minimumPruneTokens: 500 }, plan: { contextWindow: 32000 } },
+  tau: {},
+  swe: { prune: { protectTokens: 2000, minimumPruneTokens: 500 } },
 };
+// Three quarters of the estimate: with the default threshold (0.8) and reserved output (a quarter of the
+// window), the limit is 45% of the history.
+const WINDOW_FRACTION = 0.75;
 
 /** `api` holds the package's functions; `input` is `{ tau: { id, messages }, swe: { id, messages } }`. */
 export function runScenario(api, input) {
@@ -19,8 +23,10 @@ export function runScenario(api, input) {
   return { conversations, errors: runErrorCases(api, input.tau.messages) };
 }
 
-function runConversation(api, messages, options) {
+function runConversation(api, messages, { prune, plan: planOptions }) {
   const out = { estimate: attempt(() => estimateFacts(api, messages)) };
+  if (!out.estimate.ok) return out;
+  const options = { prune, plan: { contextWindow: Math.ceil(out.estimate.value.total * WINDOW_FRACTION), ...planOptions } };
   if (options.prune) out.prune = attempt(() => pruneFacts(api, messages, options.prune));
   let plan;
   out.plan = attempt(() => {
@@ -101,17 +107,22 @@ function applyFacts(api, messages, plan) {
   };
 }
 
-/** OpenAI Chat validity: each tool call answered by exactly one later `role:"tool"`, no orphan results. */
+/** OpenAI Chat validity: each tool call answered by exactly one `role:"tool"` message after it (and before
+ * the id is used again, as real histories do once a call is answered); no orphan results. */
 function toolPairingProblems(messages) {
   const problems = [];
   const called = new Set();
+  const callsOf = (m) => (m.role === "assistant" && m.tool_calls) || [];
   messages.forEach((m, i) => {
     if (m.role === "tool" && !called.has(m.tool_call_id)) {
       problems.push(`messages[${i}] answers tool_call_id ${m.tool_call_id}, which no earlier assistant called`);
     }
-    for (const call of (m.role === "assistant" && m.tool_calls) || []) {
+    for (const call of callsOf(m)) {
       called.add(call.id);
-      const answers = messages.slice(i + 1).filter((r) => r.role === "tool" && r.tool_call_id === call.id).length;
+      const rest = messages.slice(i + 1);
+      const reused = rest.findIndex((r) => callsOf(r).some((c) => c.id === call.id));
+      const window = reused < 0 ? rest : rest.slice(0, reused);
+      const answers = window.filter((r) => r.role === "tool" && r.tool_call_id === call.id).length;
       if (answers !== 1) problems.push(`messages[${i}] calls ${call.id}, answered ${answers} times after it`);
     }
   });
