@@ -5,11 +5,11 @@
 use crate::digest::digest;
 use crate::edit::Slot;
 use crate::error::{type_name, Code, Error, Result};
-use crate::estimate::{message_tokens, per_message, sum};
+use crate::estimate::{message_tokens, per_message, sum, system_tokens};
+use crate::input::Input;
 use crate::facts;
 use crate::fingerprint;
 use crate::format::{self, Conversation, Format};
-use crate::message::Role;
 use crate::plan::{decisions_hash, summarized_indices, Range};
 use crate::text::{defuse_markers, wrap_summary};
 use crate::tokens::Profile;
@@ -177,13 +177,13 @@ pub struct Audit {
     pub facts_missing: Vec<String>,
 }
 
-pub fn apply_summary(values: &[Value], plan: &Value, summary: &Value) -> Result<Applied> {
+pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<Applied> {
     let plan = PlanRef::from_json(plan)?;
     if !plan.needed || plan.jobs.is_empty() {
         return Err(Error::new(Code::NothingToApply, "plan.jobs", "the plan has no summary job: check plan.needed and plan.reason before asking for a summary"));
     }
-    plan.check(values)?;
-    let conv = format::read(values, Some(plan.format))?;
+    plan.check(input.items)?;
+    let conv = format::read(input, Some(plan.format))?;
     let texts = summaries_for(summary, &plan)?;
     let mut warnings = Vec::new();
     let mut cleaned = Vec::with_capacity(texts.len());
@@ -197,14 +197,14 @@ pub fn apply_summary(values: &[Value], plan: &Value, summary: &Value) -> Result<
             warnings.push(format!("summary {}: ctxfold's own markers inside the summary were neutralized", job.id));
         }
         let covered = format!("#{}-#{}", job.range.start, job.range.end - 1);
-        cleaned.push(plan.format.summary_message(&wrap_summary(&text, &covered)));
+        cleaned.push(wrap_summary(&text, &covered));
     }
 
     let tokens = per_message(&conv, &plan.profile);
-    let tokens_before = sum(&tokens);
+    let tokens_before = sum(&tokens) + u64::from(system_tokens(input, &plan.profile));
     let summarized = plan.summarized();
     let summarized_tokens: u64 = summarized.iter().map(|&i| u64::from(tokens[i])).sum();
-    let summary_tokens: u64 = cleaned.iter().map(|m| new_message_tokens(m, &plan)).sum();
+    let (slots, summary_tokens) = splice(&plan, &conv, input.items, &cleaned);
     let tokens_after = tokens_before - summarized_tokens + summary_tokens;
     if tokens_after >= tokens_before {
         return Err(Error::new(Code::SummaryNotSmaller, "summary", format!(
@@ -219,41 +219,56 @@ pub fn apply_summary(values: &[Value], plan: &Value, summary: &Value) -> Result<
         warnings.push(format!("the history is still over the limit ({tokens_after} > {} tokens)", plan.limit));
     }
 
-    let slots = splice(&plan, values.len(), cleaned);
     let summary_text: String = texts.join("\n");
     let audit = audit(&conv, &summarized, summarized_tokens, summary_tokens, &summary_text);
     Ok(Applied { slots, report: ApplyReport { tokens_before, tokens_after, audit, warnings } })
 }
 
-fn new_message_tokens(message: &Value, plan: &PlanRef) -> u64 {
-    let one = std::slice::from_ref(message);
-    format::read(one, Some(plan.format))
-        .map(|c| c.messages.first().map_or(0, |m| u64::from(message_tokens(m, &plan.profile))))
-        .unwrap_or(0)
+/// The output: in place of each summarized range its summary, then the range's pinned messages, and
+/// every message outside the ranges (including ones appended after planning) as it was. In formats
+/// whose turns alternate, a summary followed by a user turn goes into that turn. Also returns the
+/// summaries' tokens as spliced.
+fn splice(plan: &PlanRef, conv: &Conversation, items: &[Value], summaries: &[String]) -> (Vec<Slot>, u64) {
+    let profile = &plan.profile;
+    let mut slots = Vec::with_capacity(items.len());
+    let mut tokens = 0u64;
+    let mut summaries = summaries.iter();
+    let mut merge_into: Option<(usize, &String)> = None;
+    let mut i = 0;
+    while i < items.len() {
+        if let Some(r) = plan.summarize.iter().find(|r| r.start == i) {
+            let summary = summaries.next();
+            let next_is_user = conv.messages.get(r.end).is_some_and(|m| m.is_real_user());
+            let pinned = plan.pinned.iter().filter(|&&p| p >= r.start && p < r.end);
+            match summary {
+                Some(text) if plan.format.alternates() && next_is_user && pinned.clone().next().is_none() => {
+                    merge_into = Some((r.end, text));
+                    tokens += profile.text(text).ceil() as u64;
+                }
+                Some(text) => {
+                    let message = plan.format.summary_message(text);
+                    tokens += new_message_tokens(&message, plan);
+                    slots.push(Slot::New(message));
+                }
+                None => {}
+            }
+            slots.extend(pinned.map(|&p| Slot::Keep(p)));
+            i = r.end;
+            continue;
+        }
+        match merge_into.take() {
+            Some((at, text)) if at == i => slots.push(Slot::Patch { index: i, edits: plan.format.merge_summary(&items[i], text) }),
+            _ => slots.push(Slot::Keep(i)),
+        }
+        i += 1;
+    }
+    (slots, tokens)
 }
 
-/// The output: before each summarized range its summary, then the range's pinned messages, and
-/// every message outside the ranges (including ones appended after planning) as it was.
-fn splice(plan: &PlanRef, len: usize, mut summaries: Vec<Value>) -> Vec<Slot> {
-    let mut slots = Vec::with_capacity(len);
-    let mut summaries = summaries.drain(..);
-    let mut i = 0;
-    while i < len {
-        match plan.summarize.iter().find(|r| r.start == i) {
-            Some(r) => {
-                if let Some(s) = summaries.next() {
-                    slots.push(Slot::New(s));
-                }
-                slots.extend(plan.pinned.iter().filter(|&&p| p >= r.start && p < r.end).map(|&p| Slot::Keep(p)));
-                i = r.end;
-            }
-            None => {
-                slots.push(Slot::Keep(i));
-                i += 1;
-            }
-        }
-    }
-    slots
+fn new_message_tokens(message: &Value, plan: &PlanRef) -> u64 {
+    format::read_items(std::slice::from_ref(message), Some(plan.format))
+        .map(|c| c.messages.first().map_or(0, |m| u64::from(message_tokens(m, &plan.profile))))
+        .unwrap_or(0)
 }
 
 /// Strips what models put around a summary: an analysis or scratchpad section first, and a
@@ -281,15 +296,15 @@ fn audit(conv: &Conversation, summarized: &[usize], summarized_tokens: u64, summ
     for &i in summarized {
         let Some(m) = conv.messages.get(i) else { continue };
         // Paths that the user or the assistant wrote; those in tool outputs are mostly listings.
-        if m.role != Role::Tool {
-            facts::paths(&m.text, &mut found);
-        }
+        facts::paths(&m.text, &mut found);
         for call in &m.tool_calls {
-            facts::paths(call.arguments, &mut found);
+            facts::paths(&call.arguments, &mut found);
         }
-        for name in error_names(&m.text) {
-            if !found.iter().any(|f| f == name) {
-                found.push(name.to_string());
+        for text in std::iter::once(m.text.as_ref()).chain(m.tool_results.iter().map(|r| r.text.as_ref())) {
+            for name in error_names(text) {
+                if !found.iter().any(|f| f == name) {
+                    found.push(name.to_string());
+                }
             }
         }
     }
@@ -304,10 +319,10 @@ fn error_names(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// The offline digest for each job of a plan, keyed by job id.
-pub fn offline_summaries(values: &[Value], plan: &Value) -> Result<Map<String, Value>> {
+pub fn offline_summaries(input: &Input, plan: &Value) -> Result<Map<String, Value>> {
     let plan = PlanRef::from_json(plan)?;
-    plan.check(values)?;
-    let conv = format::read(values, Some(plan.format))?;
+    plan.check(input.items)?;
+    let conv = format::read(input, Some(plan.format))?;
     let summarized = plan.summarized();
     let tokens = per_message(&conv, &plan.profile);
     Ok(plan
@@ -335,11 +350,15 @@ mod tests {
     use serde_json::json;
 
     fn planned(msgs: &[Value], options: Value) -> Value {
-        serde_json::to_value(plan_compaction(msgs, &Options::from_json(&options).unwrap()).unwrap()).unwrap()
+        serde_json::to_value(plan_compaction(&Input::items(msgs), &Options::from_json(&options).unwrap()).unwrap()).unwrap()
     }
 
     fn offline(msgs: &[Value], plan: &Value) -> Value {
-        Value::Object(offline_summaries(msgs, plan).unwrap())
+        Value::Object(offline_summaries(&Input::items(msgs), plan).unwrap())
+    }
+
+    fn apply_summary(msgs: &[Value], plan: &Value, summary: &Value) -> Result<Applied> {
+        super::apply_summary(&Input::items(msgs), plan, summary)
     }
 
     fn code(r: Result<Applied>) -> &'static str {
@@ -359,7 +378,7 @@ mod tests {
         assert!(summary.contains("never edit setup.py"), "the user's constraint survives the offline digest");
         let end = plan["jobs"][0]["range"]["end"].as_u64().unwrap() as usize;
         assert_eq!(&out[2..], &msgs[end..]);
-        let conv = format::read(&out, None).unwrap();
+        let conv = format::read_items(&out, None).unwrap();
         assert!(crate::validate::problems(&conv).is_empty());
         assert!(conv.messages[1].is_summary);
         assert!(applied.report.audit.facts_kept.iter().any(|f| f == "src/app.py"));

@@ -5,7 +5,7 @@
 use crate::facts::{command_line, error_lines, paths};
 use crate::format::Conversation;
 use crate::message::Role;
-use crate::text::{cut_middle, one_line, unwrap_summary};
+use crate::text::{cut_middle, one_line, split_summary};
 use std::fmt::Write;
 
 const MAX_REQUESTS: usize = 8;
@@ -23,35 +23,40 @@ pub fn digest(conv: &Conversation, indices: &[usize], max_chars: usize) -> Strin
     let mut errors: Vec<String> = Vec::new();
     let mut last_words = None;
     for (i, m) in msgs() {
+        let mut text: &str = &m.text;
         if m.is_summary {
-            earlier.push(unwrap_summary(&m.text));
-            continue;
+            let (summary, rest) = split_summary(text);
+            earlier.push(summary);
+            text = rest;
         }
         match m.role {
-            Role::User => {
-                requests.push(format!("- #{i}: {}", one_line(&m.text, 400)));
-                paths(&m.text, &mut files);
+            Role::User if !text.is_empty() => {
+                requests.push(format!("- #{i}: {}", one_line(text, 400)));
+                paths(text, &mut files);
             }
             Role::Assistant => {
-                paths(&m.text, &mut files);
+                paths(text, &mut files);
                 for call in &m.tool_calls {
-                    paths(call.arguments, &mut files);
+                    paths(&call.arguments, &mut files);
                     commands.push(format!("- #{i} {}", command_line(call)));
                 }
-                if !m.text.trim().is_empty() {
-                    last_words = Some((i, one_line(&m.text, 600)));
+                if !text.trim().is_empty() {
+                    last_words = Some((i, one_line(text, 600)));
                 }
             }
-            Role::Tool => {
-                let name = conv.links.tool_name(i).unwrap_or("tool");
-                for line in error_lines(&m.text) {
-                    let entry = format!("- #{i} {name}: {line}");
-                    if !errors.iter().any(|e| e.ends_with(&line)) {
-                        errors.push(entry);
-                    }
+            _ => {}
+        }
+        for (k, result) in m.tool_results.iter().enumerate() {
+            let name = conv.links.tool_name(i, k).unwrap_or("tool");
+            let mut lines: Vec<String> = error_lines(&result.text).collect();
+            if result.is_error && lines.is_empty() {
+                lines.push(one_line(&result.text, 200));
+            }
+            for line in lines {
+                if !errors.iter().any(|e| e.ends_with(&line)) {
+                    errors.push(format!("- #{i} {name}: {line}"));
                 }
             }
-            Role::System => {}
         }
     }
 
@@ -111,7 +116,7 @@ mod tests {
             { "role": "tool", "tool_call_id": "c1", "content": "Traceback (most recent call last):\nIndexError: tuple index out of range" },
             { "role": "assistant", "content": "The args tuple is empty; I will guard it." }
         ]);
-        let conv = format::read(msgs.as_array().unwrap(), None).unwrap();
+        let conv = format::read_items(msgs.as_array().unwrap(), None).unwrap();
         let d = digest(&conv, &[0, 1, 2, 3], 4000);
         for needle in ["never touch setup.py", "src/io/registry.py", "bash: python repro.py",
                        "IndexError: tuple index out of range", "I will guard it"] {

@@ -1,16 +1,52 @@
-//! What an operation did to the history, as data: each output message is either the caller's own
-//! message (kept as the very same object by the binding), a copy of one with some fields set, or a
-//! new message. The core never rebuilds the host's objects itself.
+//! What an operation did to the history, as data: each output message is the caller's own message
+//! (kept as the very same object by the binding), a copy of one with edits at given paths, or a new
+//! message. Edits copy only the containers on their path, so every part the core did not touch
+//! stays the caller's own value, unknown fields and provider extensions included.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Key {
+    Field(String),
+    Index(usize),
+}
+
+impl Key {
+    pub fn field(name: &str) -> Key {
+        Key::Field(name.to_string())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    /// Set the field or array element at the path.
+    Set(Value),
+    /// Insert into the array at the path's last index (shifting later elements).
+    Insert(Value),
+    /// Remove the array element at the path's last index.
+    Remove,
+}
+
+/// One change inside a message. Edits of one message apply in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldEdit {
+    pub path: Vec<Key>,
+    pub op: Op,
+}
+
+impl FieldEdit {
+    pub fn set(path: Vec<Key>, value: Value) -> FieldEdit {
+        FieldEdit { path, op: Op::Set(value) }
+    }
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Slot {
     /// The input message at this index, unchanged.
     Keep(usize),
-    /// A copy of the input message at `index` with `set` fields replaced.
-    Patch { index: usize, set: Map<String, Value> },
-    /// A message that ctxfold made (a summary).
+    /// A copy of the input message at `index` with `edits` applied.
+    Patch { index: usize, edits: Vec<FieldEdit> },
+    /// A message that ctxfold made (a summary, a marked missing result).
     New(Value),
 }
 
@@ -21,16 +57,59 @@ pub fn materialize(slots: &[Slot], input: &[Value]) -> Vec<Value> {
         .iter()
         .filter_map(|slot| match slot {
             Slot::Keep(i) => input.get(*i).cloned(),
-            Slot::Patch { index, set } => input.get(*index).map(|orig| {
+            Slot::Patch { index, edits } => input.get(*index).map(|orig| {
                 let mut copy = orig.clone();
-                if let Value::Object(obj) = &mut copy {
-                    for (k, v) in set {
-                        obj.insert(k.clone(), v.clone());
-                    }
+                for edit in edits {
+                    apply(&mut copy, &edit.path, &edit.op);
                 }
                 copy
             }),
             Slot::New(v) => Some(v.clone()),
         })
         .collect()
+}
+
+fn apply(target: &mut Value, path: &[Key], op: &Op) {
+    let Some((last, parents)) = path.split_last() else { return };
+    let mut at = target;
+    for key in parents {
+        let next = match (key, at) {
+            (Key::Field(f), Value::Object(o)) => o.get_mut(f),
+            (Key::Index(i), Value::Array(a)) => a.get_mut(*i),
+            _ => None,
+        };
+        match next {
+            Some(v) => at = v,
+            None => return,
+        }
+    }
+    match (last, at, op) {
+        (Key::Field(f), Value::Object(o), Op::Set(v)) => {
+            o.insert(f.clone(), v.clone());
+        }
+        (Key::Index(i), Value::Array(a), Op::Set(v)) if *i < a.len() => a[*i] = v.clone(),
+        (Key::Index(i), Value::Array(a), Op::Insert(v)) if *i <= a.len() => a.insert(*i, v.clone()),
+        (Key::Index(i), Value::Array(a), Op::Remove) if *i < a.len() => {
+            a.remove(*i);
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn edits_reach_inside_and_leave_the_rest() {
+        let input = vec![json!({ "role": "user", "x": 1, "content": [{ "a": 1 }, { "b": 2, "content": "long" }] })];
+        let slots = [Slot::Patch { index: 0, edits: vec![
+            FieldEdit::set(vec![Key::field("content"), Key::Index(1), Key::field("content")], json!("short")),
+            FieldEdit { path: vec![Key::field("content"), Key::Index(0)], op: Op::Insert(json!({ "new": true })) },
+            FieldEdit { path: vec![Key::field("content"), Key::Index(1)], op: Op::Remove },
+        ] }];
+        let out = materialize(&slots, &input);
+        assert_eq!(out[0], json!({ "role": "user", "x": 1, "content": [{ "new": true }, { "b": 2, "content": "short" }] }));
+    }
 }

@@ -49,7 +49,7 @@ pub fn error_lines(text: &str) -> impl Iterator<Item = String> + '_ {
 
 /// A tool call as one short line: its shell command when it has one, else its arguments.
 pub fn command_line(call: &ToolCall) -> String {
-    let args = serde_json::from_str::<Value>(call.arguments).ok();
+    let args = serde_json::from_str::<Value>(&call.arguments).ok();
     let command = args.as_ref().and_then(|a| {
         ["command", "cmd", "code", "query", "path", "file_path", "url"]
             .iter()
@@ -57,7 +57,7 @@ pub fn command_line(call: &ToolCall) -> String {
     });
     match command {
         Some(c) => format!("{}: {}", call.name, one_line(c, 160)),
-        None => format!("{}({})", call.name, one_line(call.arguments, 160)),
+        None => format!("{}({})", call.name, one_line(&call.arguments, 160)),
     }
 }
 
@@ -81,7 +81,7 @@ mod tests {
 
     #[test]
     fn commands_are_one_line() {
-        let call = ToolCall { id: "1", name: "bash", arguments: r#"{"command":"cd /repo &&\n pytest -x"}"# };
+        let call = ToolCall { id: "1".into(), name: "bash", arguments: r#"{"command":"cd /repo &&\n pytest -x"}"#.into(), path: String::new() };
         assert_eq!(command_line(&call), "bash: cd /repo && pytest -x");
     }
 }

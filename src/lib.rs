@@ -11,6 +11,7 @@ pub mod estimate;
 pub mod facts;
 pub mod fingerprint;
 pub mod format;
+pub mod input;
 pub mod message;
 pub mod options;
 pub mod plan;
@@ -18,6 +19,7 @@ pub mod prompt;
 pub mod prune;
 pub mod text;
 pub mod tokens;
+pub mod repair;
 pub mod validate;
 
 #[cfg(test)]

@@ -6,7 +6,8 @@
 //! followed by a hundred tool steps) between two complete tool exchanges.
 
 use crate::error::Result;
-use crate::estimate::{per_message, sum};
+use crate::estimate::{per_message, sum, system_tokens};
+use crate::input::Input;
 use crate::fingerprint::{self, Hasher};
 use crate::format::{self, Conversation};
 use crate::message::Role;
@@ -70,10 +71,10 @@ pub const JOB_ID: &str = "summary-1";
 /// Below this, a summary (with its marker and headings) would not be much smaller than the text.
 const MIN_RANGE_TOKENS: u64 = 300;
 
-pub fn plan_compaction(values: &[Value], options: &Options) -> Result<Plan> {
-    let conv = format::read(values, options.format)?;
+pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
+    let conv = format::read(input, options.format)?;
     let tokens = per_message(&conv, &options.profile);
-    let total = sum(&tokens);
+    let total = sum(&tokens) + u64::from(system_tokens(input, &options.profile));
     let limit = options.limit();
     let n = conv.len();
     let mut plan = Plan {
@@ -106,10 +107,10 @@ pub fn plan_compaction(values: &[Value], options: &Options) -> Result<Plan> {
         };
         decide(&conv, &tokens, options, &mut plan);
     }
-    plan.fingerprint = seal(values, &plan);
+    plan.fingerprint = seal(input.items, &plan);
     let indices = summarized_indices(&plan.summarize, &plan.pinned);
     if let Some(job) = plan.jobs.first_mut() {
-        job.prompt = summary_prompt(&conv, &indices, fingerprint::of_messages(values, n));
+        job.prompt = summary_prompt(&conv, &indices, fingerprint::of_messages(input.items, n));
     }
     Ok(plan)
 }
@@ -136,7 +137,7 @@ fn decide(conv: &Conversation, tokens: &[u32], options: &Options, plan: &mut Pla
     // About a fifth of the range, as Claude Code aims for; never more than half of it.
     let max_output_tokens = (range_tokens / 5).clamp(256, 8192).min(range_tokens / 2) as u32;
     plan.previous_summary = summarized.iter().copied().find(|&i| conv.messages[i].is_summary);
-    plan.estimated_tokens_after = plan.tokens_before - range_tokens + u64::from(max_output_tokens);
+    plan.estimated_tokens_after = plan.tokens_before.saturating_sub(range_tokens) + u64::from(max_output_tokens);
     if plan.estimated_tokens_after > u64::from(plan.limit) {
         plan.warnings.push(format!(
             "even with the summary, about {} tokens remain, over the limit of {}: prune tool outputs first or keep fewer recent tokens",
@@ -201,7 +202,9 @@ fn choose_cut(conv: &Conversation, tokens: &[u32], start: usize, max_turns: u32,
     Some(user_cut.unwrap_or(widest))
 }
 
-/// `safe[i]`: a cut just before message `i` separates no tool call from one of its results.
+/// `safe[i]`: a cut just before message `i` separates no tool call from one of its results, no
+/// message from one it must stay next to, and no two assistant messages in a row (one model
+/// response, which Responses splits into a message item and call items).
 fn safe_boundaries(conv: &Conversation) -> Vec<bool> {
     let n = conv.len();
     let mut open = vec![0i64; n + 2];
@@ -215,7 +218,11 @@ fn safe_boundaries(conv: &Conversation) -> Vec<bool> {
     (0..=n)
         .map(|i| {
             depth += open[i];
-            depth == 0
+            let (prev, next) = (i.checked_sub(1).and_then(|p| conv.messages.get(p)), conv.messages.get(i));
+            let bound = prev.is_some_and(|p| p.binds_to_next)
+                || next.is_some_and(|m| m.binds_to_previous)
+                || (prev.is_some_and(|p| p.role == Role::Assistant) && next.is_some_and(|m| m.role == Role::Assistant));
+            depth == 0 && !bound
         })
         .collect()
 }
@@ -260,7 +267,7 @@ mod tests {
     use serde_json::json;
 
     fn plan(msgs: &[Value], options: Value) -> Plan {
-        plan_compaction(msgs, &Options::from_json(&options).unwrap()).unwrap()
+        plan_compaction(&Input::items(msgs), &Options::from_json(&options).unwrap()).unwrap()
     }
 
     #[test]
@@ -281,7 +288,7 @@ mod tests {
         let job = &p.jobs[0];
         assert_eq!(job.range.start, 1, "the system prompt stays in the head");
         assert_eq!(msgs[job.range.end]["role"], "user");
-        let tail: u64 = crate::estimate::estimate(&msgs[job.range.end..], &Options::default()).unwrap().total;
+        let tail: u64 = crate::estimate::estimate(&Input::items(&msgs[job.range.end..]), &Options::default()).unwrap().total;
         assert!(tail <= u64::from(p.limit / 4), "tail {tail} within a quarter of the limit {}", p.limit);
         assert!(!job.prompt.system.is_empty() && job.prompt.user.contains("Question 0"));
         assert_eq!(p.keep, vec![Range { start: 0, end: 1 }, Range { start: job.range.end, end: msgs.len() }]);

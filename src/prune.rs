@@ -7,10 +7,9 @@ use crate::edit::Slot;
 use crate::error::Result;
 use crate::estimate::{message_tokens, sum};
 use crate::format;
-use crate::message::Role;
+use crate::input::Input;
 use crate::options::Options;
 use serde::Serialize;
-use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prune {
@@ -28,68 +27,77 @@ pub struct PruneReport {
     pub format: &'static str,
 }
 
-/// One cleared tool output.
+/// One cleared tool output (a message can hold several: Anthropic, Gemini and AI SDK group results).
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Pruned {
-    /// Index of the tool-result message, in the input and the output alike.
+    /// Index of the message holding the result, in the input and the output alike.
     pub index: usize,
     pub tool_call_id: String,
     pub tool_name: String,
+    /// Tokens of the output before and after clearing.
     pub tokens_before: u32,
     pub tokens_after: u32,
 }
 
-pub fn prune(values: &[Value], options: &Options) -> Result<Prune> {
-    let conv = format::read(values, options.format)?;
+pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
+    let conv = format::read(input, options.format)?;
     let profile = &options.profile;
     let tokens: Vec<u32> = conv.messages.iter().map(|m| message_tokens(m, profile)).collect();
     let tokens_before = sum(&tokens);
+    let placeholder_tokens = profile.text(&options.placeholder);
 
     // Newest to oldest: the first `protect_tokens` of output stay; older outputs become candidates.
     let mut seen = 0f64;
-    let mut candidates = Vec::new();
+    let mut candidates: Vec<(usize, usize)> = Vec::new();
     let mut freed = 0f64;
     for (i, m) in conv.messages.iter().enumerate().rev() {
-        if m.role != Role::Tool {
-            continue;
+        for (k, result) in m.tool_results.iter().enumerate().rev() {
+            let name = conv.links.tool_name(i, k).unwrap_or("");
+            if options.is_protected_tool(name) || !result.clearable {
+                continue;
+            }
+            let output = profile.text(&result.text);
+            seen += output;
+            if result.text == options.placeholder || seen <= f64::from(options.protect_tokens) {
+                continue;
+            }
+            candidates.push((i, k));
+            freed += output - placeholder_tokens;
         }
-        let name = conv.links.tool_name(i).unwrap_or("");
-        if options.is_protected_tool(name) {
-            continue;
-        }
-        let output = profile.text(&m.text);
-        seen += output;
-        if m.text == options.placeholder || seen <= f64::from(options.protect_tokens) {
-            continue;
-        }
-        candidates.push(i);
-        freed += output - profile.text(&options.placeholder);
     }
+    let keep_all = || (0..conv.len()).map(Slot::Keep).collect::<Vec<_>>();
     if candidates.is_empty() || freed < f64::from(options.minimum_prune_tokens) {
-        return Ok(Prune {
-            slots: (0..values.len()).map(Slot::Keep).collect(),
-            report: PruneReport { pruned: Vec::new(), tokens_before, tokens_after: tokens_before, format: conv.format.name() },
-        });
+        let report = PruneReport { pruned: Vec::new(), tokens_before, tokens_after: tokens_before, format: conv.format.name() };
+        return Ok(Prune { slots: keep_all(), report });
     }
 
-    candidates.reverse(); // report in message order
-    let mut slots: Vec<Slot> = (0..values.len()).map(Slot::Keep).collect();
+    candidates.reverse(); // message order, and result order inside a message
+    let mut slots = keep_all();
     let mut pruned = Vec::with_capacity(candidates.len());
     let mut tokens_after = tokens_before;
-    for &i in &candidates {
+    for group in candidates.chunk_by(|a, b| a.0 == b.0) {
+        let i = group[0].0;
         let mut cleared = conv.messages[i].clone();
-        cleared.text = options.placeholder.as_str().into();
+        let mut edits = Vec::new();
+        for &(_, k) in group {
+            cleared.tool_results[k].text = options.placeholder.as_str().into();
+            edits.extend(conv.format.clear_result(&input.items[i], &conv.messages[i].tool_results[k], &options.placeholder));
+        }
         let after = message_tokens(&cleared, profile);
         tokens_after = tokens_after - u64::from(tokens[i]) + u64::from(after);
-        slots[i] = Slot::Patch { index: i, set: conv.format.tool_output_patch(&options.placeholder) };
-        pruned.push(Pruned {
-            index: i,
-            tool_call_id: conv.messages[i].answers.unwrap_or("").to_string(),
-            tool_name: conv.links.tool_name(i).unwrap_or("").to_string(),
-            tokens_before: tokens[i],
-            tokens_after: after,
-        });
+        slots[i] = Slot::Patch { index: i, edits };
+        for &(_, k) in group {
+            let result = &conv.messages[i].tool_results[k];
+            let before = profile.text(&result.text).ceil() as u32;
+            pruned.push(Pruned {
+                index: i,
+                tool_call_id: result.id.to_string(),
+                tool_name: conv.links.tool_name(i, k).unwrap_or("").to_string(),
+                tokens_before: before,
+                tokens_after: placeholder_tokens.ceil() as u32,
+            });
+        }
     }
     Ok(Prune { slots, report: PruneReport { pruned, tokens_before, tokens_after, format: conv.format.name() } })
 }
@@ -99,6 +107,7 @@ mod tests {
     use super::*;
     use crate::edit::materialize;
     use crate::fixtures::agent_run;
+    use serde_json::Value;
     use serde_json::json;
 
     fn opts(v: Value) -> Options {
@@ -109,7 +118,7 @@ mod tests {
     fn clears_old_outputs_and_protects_the_newest() {
         let msgs = agent_run(40, 500);
         let o = opts(json!({ "protectTokens": 5000, "minimumPruneTokens": 1000 }));
-        let p = prune(&msgs, &o).unwrap();
+        let p = prune(&Input::items(&msgs), &o).unwrap();
         assert_eq!(p.slots.len(), msgs.len());
         assert!(!p.report.pruned.is_empty());
         assert!(p.report.tokens_after < p.report.tokens_before);
@@ -126,7 +135,7 @@ mod tests {
     fn prunes_nothing_below_the_minimum() {
         let msgs = agent_run(40, 500);
         let o = opts(json!({ "protectTokens": 5000, "minimumPruneTokens": 10_000_000 }));
-        let p = prune(&msgs, &o).unwrap();
+        let p = prune(&Input::items(&msgs), &o).unwrap();
         assert!(p.report.pruned.is_empty());
         assert!(p.slots.iter().enumerate().all(|(i, s)| *s == Slot::Keep(i)));
     }
@@ -135,7 +144,7 @@ mod tests {
     fn protected_tools_are_never_cleared() {
         let msgs = agent_run(40, 500);
         let o = opts(json!({ "protectTokens": 0, "minimumPruneTokens": 0, "protectedTools": ["Skill"] }));
-        let p = prune(&msgs, &o).unwrap();
+        let p = prune(&Input::items(&msgs), &o).unwrap();
         assert!(p.report.pruned.iter().all(|x| x.tool_name == "bash"));
         assert!(!p.report.pruned.is_empty());
     }
@@ -144,8 +153,8 @@ mod tests {
     fn pruning_twice_equals_pruning_once() {
         let msgs = agent_run(40, 500);
         let o = opts(json!({ "protectTokens": 5000, "minimumPruneTokens": 1000 }));
-        let once = materialize(&prune(&msgs, &o).unwrap().slots, &msgs);
-        let again = prune(&once, &o).unwrap();
+        let once = materialize(&prune(&Input::items(&msgs), &o).unwrap().slots, &msgs);
+        let again = prune(&Input::items(&once), &o).unwrap();
         assert!(again.report.pruned.is_empty());
         assert_eq!(materialize(&again.slots, &once), once);
     }

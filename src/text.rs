@@ -14,10 +14,12 @@ pub fn wrap_summary(summary: &str, covered: &str) -> String {
     )
 }
 
-/// The summary inside a message we made earlier (without the marker and the preamble line).
-pub fn unwrap_summary(text: &str) -> &str {
-    let body = text.split_once("\n\n").map(|(_, rest)| rest).unwrap_or(text);
-    body.strip_suffix(MARKER_CLOSE).unwrap_or(body).trim()
+/// The summary inside a message we made earlier (without the marker and the preamble line), and
+/// any text after it (a user turn the summary was merged into, in formats whose turns alternate).
+pub fn split_summary(text: &str) -> (&str, &str) {
+    let (body, rest) = text.split_once(MARKER_CLOSE).unwrap_or((text, ""));
+    let body = body.split_once("\n\n").map(|(_, b)| b).unwrap_or(body);
+    (body.trim(), rest.trim())
 }
 
 /// Makes text unable to open or close our marker, so a summary cannot fake a nested one.
@@ -89,7 +91,8 @@ mod tests {
     fn summaries_round_trip_through_the_marker() {
         let wrapped = wrap_summary("did X\n\nthen Y", "1-9");
         assert!(wrapped.starts_with(MARKER_OPEN));
-        assert_eq!(unwrap_summary(&wrapped), "did X\n\nthen Y");
+        assert_eq!(split_summary(&wrapped), ("did X\n\nthen Y", ""));
+        assert_eq!(split_summary(&format!("{wrapped}\nand now this")), ("did X\n\nthen Y", "and now this"));
     }
 
     #[test]

@@ -1,56 +1,148 @@
 //! Message formats: reading the host's objects into the message view, and writing our edits back
-//! in the same format. Only OpenAI Chat Completions for now; every other format plugs in here.
+//! in the same format. One module per format; detection, linking and the dispatch live here.
 
+mod ai_sdk;
+mod anthropic;
+mod common;
+mod detect;
+mod gemini;
+mod links;
 mod openai_chat;
+mod openai_responses;
 
+pub use links::LinkProblem;
+
+use crate::edit::FieldEdit;
 use crate::error::{Error, Result};
-use crate::message::{Message, ToolLinks};
-use serde_json::{Map, Value};
+use crate::input::Input;
+use crate::message::{Message, ToolLinks, ToolResult};
+use serde_json::Value;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     OpenAiChat,
+    OpenAiResponses,
+    Anthropic,
+    Gemini,
+    AiSdk,
+}
+
+/// Where a format requires tool results to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResultPlacement {
+    /// In the messages right after the calling one, before anything else (OpenAI Chat, AI SDK).
+    FollowingMessages,
+    /// In the very next message, a user turn (Anthropic, Gemini).
+    NextTurn,
+    /// Anywhere after the call (OpenAI Responses).
+    AnywhereAfter,
 }
 
 impl Format {
+    pub const ALL: [Format; 5] = [Format::OpenAiChat, Format::Anthropic, Format::AiSdk, Format::OpenAiResponses, Format::Gemini];
+
     /// The name used in options and results.
     pub fn name(self) -> &'static str {
         match self {
             Format::OpenAiChat => "openai-chat",
+            Format::OpenAiResponses => "openai-responses",
+            Format::Anthropic => "anthropic",
+            Format::Gemini => "gemini",
+            Format::AiSdk => "ai-sdk",
         }
     }
 
     pub fn from_name(name: &str, path: &str) -> Result<Format> {
-        match name {
-            "openai-chat" | "openai" => Ok(Format::OpenAiChat),
-            other => Err(Error::option(
-                path,
-                format!("unknown format {other:?}; this version reads \"openai-chat\""),
-            )),
-        }
+        Format::ALL.into_iter().find(|f| f.name() == name).ok_or_else(|| {
+            let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+            Error::option(path, format!("unknown format {name:?}; expected one of {}", names.join(", ")))
+        })
     }
 
-    /// Fields to set on a copy of a tool-result message so its output reads `text`.
-    pub fn tool_output_patch(self, text: &str) -> Map<String, Value> {
+    pub fn placement(self) -> ResultPlacement {
         match self {
-            Format::OpenAiChat => openai_chat::tool_output_patch(text),
+            Format::OpenAiChat | Format::AiSdk => ResultPlacement::FollowingMessages,
+            Format::Anthropic | Format::Gemini => ResultPlacement::NextTurn,
+            Format::OpenAiResponses => ResultPlacement::AnywhereAfter,
         }
     }
 
-    /// A new message holding a summary (its text already carries our marker).
+    /// Whether user and assistant turns must alternate (so a summary merges into a user turn).
+    pub fn alternates(self) -> bool {
+        matches!(self, Format::Anthropic | Format::Gemini)
+    }
+
+    /// Edits on a copy of `item` that replace the output of its tool result `result` with text.
+    pub fn clear_result(self, item: &Value, result: &ToolResult, placeholder: &str) -> Vec<FieldEdit> {
+        let part = result.part.unwrap_or(0);
+        match self {
+            Format::OpenAiChat => openai_chat::clear_result(placeholder),
+            Format::OpenAiResponses => openai_responses::clear_result(placeholder),
+            Format::Anthropic => anthropic::clear_result(part, placeholder),
+            Format::Gemini => gemini::clear_result(part, placeholder),
+            Format::AiSdk => {
+                let part_value = item.get("content").and_then(|c| c.get(part)).unwrap_or(&Value::Null);
+                ai_sdk::clear_result(part_value, part, placeholder)
+            }
+        }
+    }
+
+    /// A new user message holding `text` (a summary, already wrapped in our marker).
     pub fn summary_message(self, text: &str) -> Value {
         match self {
             Format::OpenAiChat => openai_chat::summary_message(text),
+            Format::OpenAiResponses => openai_responses::summary_message(text),
+            Format::Anthropic => anthropic::summary_message(text),
+            Format::Gemini => gemini::summary_message(text),
+            Format::AiSdk => ai_sdk::summary_message(text),
         }
     }
+
+    /// Edits that put `text` at the start of the user message `next` (formats that alternate).
+    pub fn merge_summary(self, next: &Value, text: &str) -> Vec<FieldEdit> {
+        match self {
+            Format::Gemini => gemini::merge_summary(text),
+            _ => anthropic::merge_summary(next, text),
+        }
+    }
+
+    /// A message holding one result marked as missing, for the call `id` to tool `name`.
+    pub fn missing_result_message(self, id: &str, name: &str, text: &str) -> Value {
+        match self {
+            Format::OpenAiChat if id.starts_with("function_call@") => serde_json::json!({ "role": "function", "name": name, "content": text }),
+            Format::OpenAiChat => openai_chat::result_message(id, text),
+            Format::OpenAiResponses => openai_responses::result_message(id, text),
+            Format::Anthropic => anthropic::result_message(id, text),
+            Format::Gemini => serde_json::json!({ "role": "user", "parts": [gemini::result_part(name, explicit_id(id), text)] }),
+            Format::AiSdk => ai_sdk::result_message(id, name, text),
+        }
+    }
+
+    /// For formats that group results in one turn: the part to add to that turn, and its field.
+    pub fn missing_result_part(self, id: &str, name: &str, text: &str) -> Option<(&'static str, Value)> {
+        match self {
+            Format::Anthropic => Some(("content", anthropic::result_block(id, text))),
+            Format::Gemini => Some(("parts", gemini::result_part(name, explicit_id(id), text))),
+            _ => None,
+        }
+    }
+}
+
+/// Gemini ids made from positions are ours, not the API's: a marked result pairs by name instead.
+fn explicit_id(id: &str) -> Option<&str> {
+    (!id.contains('@')).then_some(id)
 }
 
 /// A conversation read into the view, with its tool calls linked to their results.
 #[derive(Debug)]
 pub struct Conversation<'a> {
     pub format: Format,
+    /// The items' path in errors (`messages`, `contents`, `input`).
+    pub root: &'static str,
     pub messages: Vec<Message<'a>>,
     pub links: ToolLinks<'a>,
+    /// Calls and results that do not pair up; every operation but `validate` refuses them.
+    pub link_problems: Vec<LinkProblem>,
 }
 
 impl<'a> Conversation<'a> {
@@ -60,32 +152,43 @@ impl<'a> Conversation<'a> {
     pub fn is_empty(&self) -> bool {
         self.messages.is_empty()
     }
-}
 
-/// Reads `messages` in the given format, or detects it.
-pub fn read(messages: &[Value], format: Option<Format>) -> Result<Conversation<'_>> {
-    let format = match format {
-        Some(f) => f,
-        None => detect(messages)?,
-    };
-    let (messages, links) = match format {
-        Format::OpenAiChat => openai_chat::read(messages)?,
-    };
-    Ok(Conversation { format, messages, links })
-}
-
-/// Every message with a `role` is OpenAI Chat for now; anything else is reported, not guessed.
-fn detect(messages: &[Value]) -> Result<Format> {
-    for (i, m) in messages.iter().enumerate() {
-        let Some(obj) = m.as_object() else {
-            return Err(Error::input(format!("messages[{i}]"), format!(
-                "expected a message object, got {}", crate::error::type_name(m)
-            )));
-        };
-        if obj.contains_key("parts") || obj.contains_key("type") && !obj.contains_key("role") {
-            return Err(Error::input(format!("messages[{i}]"),
-                "this looks like a Gemini or OpenAI Responses item; this version reads OpenAI Chat Completions messages (objects with a \"role\")"));
+    /// The first pairing problem as an error: prune, plan and apply decide what travels with what
+    /// from the links, so they cannot work on a history whose links are broken.
+    pub fn require_links(&self) -> Result<()> {
+        match self.link_problems.first() {
+            Some(p) => Err(Error::input(&p.path, format!("{} (validate and repair can find and fix these)", p.message))),
+            None => Ok(()),
         }
     }
-    Ok(Format::OpenAiChat)
+}
+
+/// Reads the input's items in the given format, or detects it; pairing problems are recorded.
+pub fn read_unchecked<'a>(input: &Input<'a>, format: Option<Format>) -> Result<Conversation<'a>> {
+    let format = match format {
+        Some(f) => f,
+        None => detect::detect(input)?,
+    };
+    let (items, root) = (input.items, input.root);
+    let messages = match format {
+        Format::OpenAiChat => openai_chat::read(items, root)?,
+        Format::OpenAiResponses => openai_responses::read(items, root)?,
+        Format::Anthropic => anthropic::read(items, root)?,
+        Format::Gemini => gemini::read(items, root)?,
+        Format::AiSdk => ai_sdk::read(items, root)?,
+    };
+    let (links, link_problems) = links::link(&messages);
+    Ok(Conversation { format, root, messages, links, link_problems })
+}
+
+/// Reads the input and requires its calls and results to pair up.
+pub fn read<'a>(input: &Input<'a>, format: Option<Format>) -> Result<Conversation<'a>> {
+    let conv = read_unchecked(input, format)?;
+    conv.require_links()?;
+    Ok(conv)
+}
+
+/// Reads a bare array of messages (tests and one-off reads).
+pub fn read_items(items: &[Value], format: Option<Format>) -> Result<Conversation<'_>> {
+    read(&Input::items(items), format)
 }

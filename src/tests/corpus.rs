@@ -1,10 +1,15 @@
-//! Every operation on every conversation of ../shared/corpus: the outputs stay valid for the
-//! provider, system messages are untouched, unchanged messages are kept, and tokens go down.
+//! Every operation on every conversation of ../shared/corpus, in every format: the outputs stay valid
+//! for the provider, system prompts are untouched, unchanged messages are kept, tokens go down, and
+//! the plan cuts the same conversation at the same place whatever its format.
 
+mod convert;
+
+use convert::{convert, FORMATS};
 use ctxfold::apply::{apply_summary, offline_summaries};
 use ctxfold::edit::{materialize, Slot};
 use ctxfold::estimate::estimate;
-use ctxfold::format;
+use ctxfold::format::{self, Format};
+use ctxfold::input::Input;
 use ctxfold::options::Options;
 use ctxfold::plan::plan_compaction;
 use ctxfold::prune::prune;
@@ -12,16 +17,8 @@ use ctxfold::validate::problems;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
-const FILES: &[&str] = &[
-    "tau-bench-airline.jsonl",
-    "mini-swe-agent-tools.jsonl",
-    "swe-agent.jsonl",
-    "toolbench.jsonl",
-    "mini-swe-agent-text.jsonl",
-    "medicalgpt-zh.jsonl",
-    "kdconv-zh.jsonl",
-    "jmultiwoz-ja.jsonl",
-];
+const TOOL_FILES: &[&str] = &["tau-bench-airline.jsonl", "mini-swe-agent-tools.jsonl", "swe-agent.jsonl", "toolbench.jsonl"];
+const CHAT_FILES: &[&str] = &["mini-swe-agent-text.jsonl", "medicalgpt-zh.jsonl", "kdconv-zh.jsonl", "jmultiwoz-ja.jsonl"];
 
 fn corpus(file: &str) -> Vec<(String, Vec<Value>)> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus").join(file);
@@ -41,70 +38,96 @@ fn has_tool_calls(msgs: &[Value]) -> bool {
     msgs.iter().any(|m| m.get("tool_calls").is_some_and(|c| c.as_array().is_some_and(|a| !a.is_empty())))
 }
 
-fn systems(msgs: &[Value]) -> Vec<&Value> {
-    msgs.iter().filter(|m| m["role"] == "system" || m["role"] == "developer").collect()
+fn options(v: Value) -> Options {
+    Options::from_json(&v).unwrap()
 }
 
-/// The output is valid for the provider and every kept message is an input message, in order.
-fn check_output(id: &str, what: &str, input: &[Value], slots: &[Slot]) -> Vec<Value> {
-    let out = materialize(slots, input);
-    let conv = format::read(&out, None).unwrap_or_else(|e| panic!("{id}: {what} output unreadable: {e}"));
-    assert_eq!(problems(&conv), vec![], "{id}: {what} output is invalid");
-    assert_eq!(systems(&out), systems(input), "{id}: {what} changed a system message");
+/// The output is valid for the provider, pinned messages are untouched, and every kept message is an
+/// input message, in order.
+fn check_output(what: &str, input: &Input, format: Format, slots: &[Slot]) -> Vec<Value> {
+    let out = materialize(slots, input.items);
+    let conv = format::read_items(&out, Some(format)).unwrap_or_else(|e| panic!("{what}: output unreadable: {e}"));
+    assert_eq!(problems(&conv), vec![], "{what}: the output is invalid");
+    let systems = |items: &[Value]| items.iter().filter(|m| m["role"] == "system").cloned().collect::<Vec<_>>();
+    assert_eq!(systems(&out), systems(input.items), "{what}: a system message changed");
     let kept: Vec<usize> = slots.iter().filter_map(|s| if let Slot::Keep(i) = s { Some(*i) } else { None }).collect();
-    assert!(kept.windows(2).all(|w| w[0] < w[1]), "{id}: {what} reordered messages");
+    assert!(kept.windows(2).all(|w| w[0] < w[1]), "{what}: messages were reordered");
     out
 }
 
 #[test]
-fn every_corpus_conversation_prunes_plans_and_applies() {
-    let mut applied = 0;
-    let mut pruned = 0;
-    let mut tool_conversations = 0;
-    let mut too_small = 0;
-    for file in FILES {
+fn every_tool_conversation_in_every_format() {
+    let (mut conversations, mut compacted, mut too_small, mut pruned) = (0, 0, 0, 0);
+    for file in TOOL_FILES {
         for (id, msgs) in corpus(file) {
-            let conv = format::read(&msgs, None).unwrap_or_else(|e| panic!("{id}: {e}"));
-            assert_eq!(problems(&conv), vec![], "{id}: the corpus conversation itself is invalid");
-            let tools = has_tool_calls(&msgs);
-            tool_conversations += usize::from(tools);
-            let total = estimate(&msgs, &Options::default()).unwrap().total;
-
-            let options = Options::from_json(&json!({ "protectTokens": 2000, "minimumPruneTokens": 500 })).unwrap();
-            let p = prune(&msgs, &options).unwrap();
-            assert_eq!(p.slots.len(), msgs.len(), "{id}: prune changed the message count");
-            check_output(&id, "prune", &msgs, &p.slots);
-            for (i, slot) in p.slots.iter().enumerate() {
-                match slot {
-                    Slot::Keep(k) => assert_eq!(*k, i),
-                    Slot::Patch { index, .. } => assert_eq!(msgs[*index]["role"], "tool", "{id}: prune touched a non-tool message"),
-                    Slot::New(_) => panic!("{id}: prune added a message"),
-                }
-            }
-            if !p.report.pruned.is_empty() {
-                pruned += 1;
-                assert!(p.report.tokens_after < p.report.tokens_before, "{id}: prune did not save tokens");
-            }
-
-            // Compact now, keeping a quarter of what is not the system prompt.
-            let system: u64 = estimate(&msgs, &Options::default()).unwrap().per_message.iter().zip(&msgs)
-                .filter(|(_, m)| m["role"] == "system").map(|(&t, _)| u64::from(t)).sum();
-            let options = Options::from_json(&json!({ "force": true, "keepRecentTokens": (total - system) / 4 })).unwrap();
-            let plan = serde_json::to_value(plan_compaction(&msgs, &options).unwrap()).unwrap();
-            if plan["jobs"].as_array().unwrap().is_empty() {
-                assert_eq!(plan["reason"], "nothing_to_summarize");
-                assert!(total - system < 2000, "{id}: {total} tokens but nothing to summarize: {}", plan["detail"]);
-                too_small += usize::from(tools);
+            if !has_tool_calls(&msgs) {
                 continue;
             }
-            let summary = Value::Object(offline_summaries(&msgs, &plan).unwrap());
-            let a = apply_summary(&msgs, &plan, &summary).unwrap_or_else(|e| panic!("{id}: apply failed: {e}"));
-            check_output(&id, "apply_summary", &msgs, &a.slots);
-            assert!(a.report.tokens_after < a.report.tokens_before, "{id}: apply did not save tokens");
-            applied += usize::from(tools);
+            conversations += 1;
+            let chat = Input::items(&msgs);
+            let est = estimate(&chat, &Options::default()).unwrap();
+            let system: u64 = est.per_message.iter().zip(&msgs).filter(|(_, m)| m["role"] == "system").map(|(&t, _)| u64::from(t)).sum();
+            // Compact now, keeping a quarter of what is not the system prompt: the same budget in every format.
+            let plan_options = options(json!({ "force": true, "keepRecentTokens": (est.total - system) / 4 }));
+            let mut cut_in_chat = None;
+            for name in FORMATS {
+                let what = format!("{id} as {name}");
+                let converted = convert(name, &msgs);
+                let input = Input::read(&converted.input).unwrap();
+                let conv = format::read(&input, None).unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert_eq!(conv.format.name(), name, "{what}: detected as {}", conv.format.name());
+                assert_eq!(problems(&conv), vec![], "{what}: the converted input is invalid");
+
+                let p = prune(&input, &options(json!({ "protectTokens": 2000, "minimumPruneTokens": 500 }))).unwrap();
+                check_output(&format!("{what}: prune"), &input, conv.format, &p.slots);
+                assert_eq!(p.slots.len(), input.items.len(), "{what}: prune changed the message count");
+                if !p.report.pruned.is_empty() {
+                    pruned += usize::from(name == "openai-chat");
+                    assert!(p.report.tokens_after < p.report.tokens_before, "{what}: prune did not save tokens");
+                }
+
+                let plan = serde_json::to_value(plan_compaction(&input, &plan_options).unwrap()).unwrap();
+                let cut = plan["jobs"][0]["range"]["end"].as_u64().map(|c| converted.origin[c as usize]);
+                match (name, cut_in_chat) {
+                    ("openai-chat", _) => cut_in_chat = Some(cut),
+                    (_, Some(expected)) => assert_eq!(cut, expected, "{what}: the split differs from openai-chat's"),
+                    _ => unreachable!(),
+                }
+                if cut.is_none() {
+                    assert_eq!(plan["reason"], "nothing_to_summarize", "{what}");
+                    too_small += usize::from(name == "openai-chat");
+                    continue;
+                }
+                let summary = Value::Object(offline_summaries(&input, &plan).unwrap());
+                let a = apply_summary(&input, &plan, &summary).unwrap_or_else(|e| panic!("{what}: apply failed: {e}"));
+                check_output(&format!("{what}: apply_summary"), &input, conv.format, &a.slots);
+                assert!(a.report.tokens_after < a.report.tokens_before, "{what}: apply did not save tokens");
+                compacted += usize::from(name == "openai-chat");
+            }
         }
     }
-    println!("{tool_conversations} conversations with tool calls: {pruned} pruned, {applied} compacted with the offline digest, {too_small} too short to compact");
-    assert_eq!(applied + too_small, tool_conversations);
-    assert!(tool_conversations >= 240 && pruned > 0 && too_small * 10 < tool_conversations);
+    println!("{conversations} conversations with tool calls, in {} formats each: {pruned} pruned, {compacted} compacted with the offline digest, {too_small} too short to compact", FORMATS.len());
+    assert_eq!(compacted + too_small, conversations);
+    assert!(conversations >= 240 && pruned > 0 && too_small * 10 < conversations);
+}
+
+#[test]
+fn every_chat_conversation_plans_and_applies() {
+    let mut compacted = 0;
+    for file in CHAT_FILES {
+        for (id, msgs) in corpus(file) {
+            let input = Input::items(&msgs);
+            let total = estimate(&input, &Options::default()).unwrap().total;
+            let plan = plan_compaction(&input, &options(json!({ "force": true, "keepRecentTokens": total / 4 }))).unwrap();
+            if plan.jobs.is_empty() {
+                continue;
+            }
+            let plan = serde_json::to_value(plan).unwrap();
+            let summary = Value::Object(offline_summaries(&input, &plan).unwrap());
+            let a = apply_summary(&input, &plan, &summary).unwrap_or_else(|e| panic!("{id}: {e}"));
+            check_output(&id, &input, Format::OpenAiChat, &a.slots);
+            compacted += 1;
+        }
+    }
+    assert!(compacted > 1000, "{compacted}");
 }

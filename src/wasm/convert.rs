@@ -5,7 +5,7 @@
 //! reports circular structures instead of recursing forever. Options, plans and summaries are small
 //! and read field by field, so NaN and Infinity are caught (JSON.stringify would turn them into null).
 
-use crate::edit::Slot;
+use crate::edit::{FieldEdit, Key, Op, Slot};
 use crate::error::{Code, Error};
 use js_sys::{Array, Object, Reflect, JSON};
 use serde::Serialize;
@@ -15,15 +15,27 @@ use wasm_bindgen::{JsCast, JsValue};
 /// Deeper than any real options object or plan; guards the recursion below.
 const MAX_DEPTH: usize = 64;
 
-pub fn messages_from_js(messages: &JsValue) -> Result<Vec<Value>, Error> {
-    if !Array::is_array(messages) {
-        return Err(Error::input("messages", format!("expected an array of messages, got {}", js_type(messages))));
+/// The `messages` argument: an array of messages, or a request body holding one.
+pub fn messages_from_js(messages: &JsValue) -> Result<Value, Error> {
+    if !Array::is_array(messages) && !is_plain_object(messages) {
+        return Err(Error::input("messages", format!("expected an array of messages or a request body, got {}", js_type(messages))));
     }
     let json = JSON::stringify(messages).map_err(|e| {
         Error::input("messages", format!("cannot be read as JSON ({}); messages must be plain data", error_text(&e)))
     })?;
     let text: String = json.into();
     serde_json::from_str(&text).map_err(|e| Error::input("messages", format!("cannot be read: {e}")))
+}
+
+fn is_plain_object(v: &JsValue) -> bool {
+    v.is_object() && !v.is_function()
+}
+
+/// The options argument, read strictly.
+pub fn options_from_js(options: &JsValue) -> Result<crate::options::Options, JsValue> {
+    value_from_js(options, "options", Code::InvalidOption)
+        .and_then(|o| crate::options::Options::from_json(&o))
+        .map_err(error_to_js)
 }
 
 /// A small JS value (options, plan, summary) as JSON; `undefined` reads as null.
@@ -84,31 +96,102 @@ pub fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
     JSON::parse(&text)
 }
 
-/// The output array: the caller's own objects where kept, shallow copies where patched (every
-/// field the core did not set stays exactly as the caller had it), new objects for summaries.
-pub fn slots_to_js(slots: &[Slot], messages: &JsValue) -> Result<Array, JsValue> {
-    let input: &Array = messages.unchecked_ref();
+/// The output: the caller's own objects where kept, copies where edited (only the containers on an
+/// edit's path are copied, so every part the core did not touch stays the caller's own value), new
+/// objects for what ctxfold wrote. A request body comes back as a copy with its array replaced.
+pub fn output_to_js(slots: &[Slot], messages: &JsValue, key: Option<&str>) -> Result<JsValue, JsValue> {
+    let items: Array = match key {
+        Some(k) => Reflect::get(messages, &JsValue::from_str(k))?.unchecked_into(),
+        None => messages.clone().unchecked_into(),
+    };
     let out = Array::new_with_length(slots.len() as u32);
     for (k, slot) in slots.iter().enumerate() {
         let item = match slot {
-            Slot::Keep(i) => input.get(*i as u32),
-            Slot::Patch { index, set } => {
-                let original: Object = input.get(*index as u32).unchecked_into();
-                let copy = Object::assign(&Object::new(), &original);
-                for (key, value) in set {
-                    Reflect::set(&copy, &JsValue::from_str(key), &to_js(value)?)?;
+            Slot::Keep(i) => items.get(*i as u32),
+            Slot::Patch { index, edits } => {
+                let copy = shallow_copy(&items.get(*index as u32));
+                let copies = js_sys::Set::new(&JsValue::UNDEFINED);
+                copies.add(&copy);
+                for edit in edits {
+                    apply_edit(&copy, edit, &copies)?;
                 }
-                copy.into()
+                copy
             }
             Slot::New(value) => to_js(value)?,
         };
         out.set(k as u32, item);
     }
-    Ok(out)
+    match key {
+        Some(k) => {
+            let body = shallow_copy(messages);
+            Reflect::set(&body, &JsValue::from_str(k), &out)?;
+            Ok(body)
+        }
+        None => Ok(out.into()),
+    }
 }
 
-/// `result` with its `messages` field set to the output array.
-pub fn with_messages(result: JsValue, messages: Array) -> Result<JsValue, JsValue> {
+fn shallow_copy(v: &JsValue) -> JsValue {
+    if Array::is_array(v) {
+        Array::from(v).into()
+    } else {
+        Object::assign(&Object::new(), v.unchecked_ref()).into()
+    }
+}
+
+/// Walks `edit.path` from `root`, copying each container on the way the first time it is reached
+/// (`copies` holds the ones already copied for this message), then applies the edit.
+fn apply_edit(root: &JsValue, edit: &FieldEdit, copies: &js_sys::Set) -> Result<(), JsValue> {
+    let Some((last, parents)) = edit.path.split_last() else { return Ok(()) };
+    let mut at = root.clone();
+    for key in parents {
+        let key = key_to_js(key);
+        let child = Reflect::get(&at, &key)?;
+        if !child.is_object() {
+            return Ok(()); // the core only edits paths it read; nothing to follow otherwise
+        }
+        let child = if copies.has(&child) {
+            child
+        } else {
+            let copy = shallow_copy(&child);
+            copies.add(&copy);
+            Reflect::set(&at, &key, &copy)?;
+            copy
+        };
+        at = child;
+    }
+    match (&edit.op, last) {
+        (Op::Set(value), key) => {
+            Reflect::set(&at, &key_to_js(key), &to_js(value)?)?;
+        }
+        (Op::Insert(value), Key::Index(i)) => {
+            at.unchecked_ref::<Array>().splice(*i as u32, 0, &to_js(value)?);
+        }
+        (Op::Remove, Key::Index(i)) => {
+            // Array::splice always inserts an item; shift the tail down instead.
+            let array: &Array = at.unchecked_ref();
+            let len = array.length();
+            for j in (*i as u32)..len.saturating_sub(1) {
+                array.set(j, array.get(j + 1));
+            }
+            if (*i as u32) < len {
+                array.pop();
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+fn key_to_js(key: &Key) -> JsValue {
+    match key {
+        Key::Field(f) => JsValue::from_str(f),
+        Key::Index(i) => JsValue::from_f64(*i as f64),
+    }
+}
+
+/// `result` with its `messages` field set to the output.
+pub fn with_messages(result: JsValue, messages: JsValue) -> Result<JsValue, JsValue> {
     Reflect::set(&result, &JsValue::from_str("messages"), &messages)?;
     Ok(result)
 }

@@ -7,4 +7,6 @@ mod convert;
 mod estimate;
 mod plan_compaction;
 mod prune;
+mod repair;
 mod summarize_offline;
+mod validate;

@@ -1,0 +1,97 @@
+//! The Vercel AI SDK's `ModelMessage`: roles system/user/assistant/tool; content as a string or
+//! parts: `text`, `image`, `file`, `reasoning`, `tool-call` (`toolCallId`, `toolName`, `input`, or
+//! `args` before v5), `tool-result` (`output`, or `result` before v5), and the tool approval parts.
+
+use super::common::{as_text, object, part_type, req_id, req_str};
+use crate::edit::{FieldEdit, Key};
+use crate::error::{type_name, Error, Result};
+use crate::message::{join, Message, Role, ToolCall, ToolResult};
+use crate::text::MARKER_OPEN;
+use serde_json::{json, Value};
+use std::borrow::Cow;
+
+pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
+    items.iter().enumerate().map(|(i, v)| read_message(v, &format!("{root}[{i}]"))).collect()
+}
+
+fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
+    let obj = object(v, path, "a message")?;
+    let role = match req_str(obj, "role", path)? {
+        "system" => Role::System,
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        "tool" => Role::Tool,
+        other => return Err(Error::input(format!("{path}.role"), format!("unknown role {other:?}; expected system, user, assistant or tool"))),
+    };
+    let mut m = Message::new(role);
+    let mut texts = Vec::new();
+    let mut hidden = Vec::new();
+    match obj.get("content") {
+        Some(Value::String(s)) => texts.push(Cow::Borrowed(s.as_str())),
+        Some(Value::Array(parts)) => {
+            for (k, part) in parts.iter().enumerate() {
+                let at = format!("{path}.content[{k}]");
+                let p = object(part, &at, "a content part")?;
+                match part_type(p, &at)? {
+                    "text" => texts.push(Cow::Borrowed(req_str(p, "text", &at)?)),
+                    "reasoning" => hidden.push(Cow::Borrowed(req_str(p, "text", &at)?)),
+                    "image" | "file" => m.attachments = m.attachments.saturating_add(1),
+                    "tool-call" => m.tool_calls.push(ToolCall {
+                        id: req_id(p, "toolCallId", &at)?.into(),
+                        name: req_str(p, "toolName", &at)?,
+                        arguments: p.get("input").or_else(|| p.get("args")).map(as_text).unwrap_or_default(),
+                        path: format!("{at}.toolCallId"),
+                    }),
+                    "tool-result" => m.tool_results.push(ToolResult {
+                        id: req_id(p, "toolCallId", &at)?.into(),
+                        text: result_text(p.get("output").or_else(|| p.get("result"))),
+                        is_error: p.get("isError").and_then(Value::as_bool).unwrap_or(false)
+                            || p.get("output").and_then(|o| o.get("type")).and_then(Value::as_str).is_some_and(|t| t.starts_with("error")),
+                        part: Some(k),
+                        clearable: true,
+                        path: format!("{at}.toolCallId"),
+                    }),
+                    "tool-approval-response" => {
+                        // Answers the approval request in the assistant message before it.
+                        m.binds_to_previous = true;
+                        hidden.push(Cow::Owned(part.to_string()));
+                    }
+                    _ => hidden.push(Cow::Owned(part.to_string())),
+                }
+            }
+        }
+        Some(other) => return Err(Error::input(format!("{path}.content"), format!("expected a string or an array of parts, got {}", type_name(other)))),
+        None => return Err(Error::input(format!("{path}.content"), "missing content")),
+    }
+    m.is_summary = role == Role::User && texts.first().is_some_and(|t| t.starts_with(MARKER_OPEN));
+    m.text = join(texts);
+    m.hidden = join(hidden);
+    Ok(m)
+}
+
+/// A v5 `output` (`{ type: "text" | "json" | "error-text" | ..., value }`) or a v4 `result`.
+fn result_text(v: Option<&Value>) -> Cow<'_, str> {
+    match v {
+        Some(o) if o.get("type").is_some() && o.get("value").is_some() => o.get("value").map(as_text).unwrap_or_default(),
+        Some(other) => as_text(other),
+        None => Cow::Borrowed(""),
+    }
+}
+
+/// Replaces a tool-result part's output, in the shape that part uses (v5 `output` or v4 `result`).
+pub fn clear_result(part: &Value, index: usize, placeholder: &str) -> Vec<FieldEdit> {
+    let at = |field: &str| vec![Key::field("content"), Key::Index(index), Key::field(field)];
+    if part.get("result").is_some() && part.get("output").is_none() {
+        vec![FieldEdit::set(at("result"), json!(placeholder))]
+    } else {
+        vec![FieldEdit::set(at("output"), json!({ "type": "text", "value": placeholder }))]
+    }
+}
+
+pub fn summary_message(text: &str) -> Value {
+    json!({ "role": "user", "content": text })
+}
+
+pub fn result_message(id: &str, name: &str, text: &str) -> Value {
+    json!({ "role": "tool", "content": [{ "type": "tool-result", "toolCallId": id, "toolName": name, "output": { "type": "error-text", "value": text } }] })
+}

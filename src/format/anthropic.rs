@@ -1,0 +1,125 @@
+//! Anthropic Messages: roles user/assistant (the system prompt is the request's top-level `system`),
+//! `content` as a string or blocks: `text`, `image`, `document`, `tool_use`, `tool_result` (string
+//! or block content, `is_error`), `thinking` and `redacted_thinking` (signed: never edited),
+//! server tool blocks; any block may carry `cache_control`, which is left as it is.
+
+use super::common::{as_text, object, part_type, req_id, req_str};
+use crate::edit::{FieldEdit, Key, Op};
+use crate::error::{type_name, Error, Result};
+use crate::message::{join, Message, Role, ToolCall, ToolResult};
+use crate::text::MARKER_OPEN;
+use serde_json::{json, Value};
+use std::borrow::Cow;
+
+pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
+    items.iter().enumerate().map(|(i, v)| read_message(v, &format!("{root}[{i}]"))).collect()
+}
+
+fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
+    let obj = object(v, path, "a message")?;
+    let role = match req_str(obj, "role", path)? {
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        other => return Err(Error::input(format!("{path}.role"), format!(
+            "unknown role {other:?}: Anthropic messages are user or assistant (the system prompt goes in the request's `system`)"
+        ))),
+    };
+    let mut m = Message::new(role);
+    let mut texts = Vec::new();
+    let mut hidden = Vec::new();
+    match obj.get("content") {
+        Some(Value::String(s)) => texts.push(Cow::Borrowed(s.as_str())),
+        Some(Value::Array(blocks)) => {
+            for (k, block) in blocks.iter().enumerate() {
+                let at = format!("{path}.content[{k}]");
+                let b = object(block, &at, "a content block")?;
+                match part_type(b, &at)? {
+                    "text" => texts.push(Cow::Borrowed(req_str(b, "text", &at)?)),
+                    "image" | "document" => m.attachments = m.attachments.saturating_add(1),
+                    "tool_use" | "server_tool_use" | "mcp_tool_use" => m.tool_calls.push(ToolCall {
+                        id: req_id(b, "id", &at)?.into(),
+                        name: req_str(b, "name", &at)?,
+                        arguments: b.get("input").map(as_text).unwrap_or_default(),
+                        path: format!("{at}.id"),
+                    }),
+                    "tool_result" | "mcp_tool_result" => {
+                        let (text, attachments) = result_content(b.get("content"), &at)?;
+                        m.attachments = m.attachments.saturating_add(attachments);
+                        m.tool_results.push(ToolResult {
+                            id: req_id(b, "tool_use_id", &at)?.into(),
+                            text,
+                            is_error: b.get("is_error").and_then(Value::as_bool).unwrap_or(false),
+                            part: Some(k),
+                            clearable: true,
+                            path: format!("{at}.tool_use_id"),
+                        });
+                    }
+                    "thinking" => hidden.push(Cow::Borrowed(req_str(b, "thinking", &at)?)),
+                    // Redacted thinking, server tool results and blocks of newer API versions: counted
+                    // as the JSON the model is sent, never shown or edited.
+                    _ => hidden.push(Cow::Owned(block.to_string())),
+                }
+            }
+        }
+        Some(other) => return Err(Error::input(format!("{path}.content"), format!(
+            "expected a string or an array of content blocks, got {}", type_name(other)
+        ))),
+        None => return Err(Error::input(format!("{path}.content"), "missing content")),
+    }
+    m.is_summary = role == Role::User && texts.first().is_some_and(|t| t.starts_with(MARKER_OPEN));
+    m.text = join(texts);
+    m.hidden = join(hidden);
+    Ok(m)
+}
+
+/// A tool result's content: a string, or blocks (text read, images counted).
+fn result_content<'a>(content: Option<&'a Value>, path: &str) -> Result<(Cow<'a, str>, u32)> {
+    match content {
+        None | Some(Value::Null) => Ok((Cow::Borrowed(""), 0)),
+        Some(Value::String(s)) => Ok((Cow::Borrowed(s), 0)),
+        Some(Value::Array(blocks)) => {
+            let mut texts = Vec::new();
+            let mut attachments = 0u32;
+            for (k, block) in blocks.iter().enumerate() {
+                let at = format!("{path}.content[{k}]");
+                let b = object(block, &at, "a content block")?;
+                match part_type(b, &at)? {
+                    "text" => texts.push(Cow::Borrowed(req_str(b, "text", &at)?)),
+                    _ => attachments = attachments.saturating_add(1),
+                }
+            }
+            Ok((join(texts), attachments))
+        }
+        Some(other) => Err(Error::input(format!("{path}.content"), format!("expected a string or blocks, got {}", type_name(other)))),
+    }
+}
+
+/// Replaces the output of the tool_result block `part`; its id, `is_error` and `cache_control` stay.
+pub fn clear_result(part: usize, placeholder: &str) -> Vec<FieldEdit> {
+    vec![FieldEdit::set(vec![Key::field("content"), Key::Index(part), Key::field("content")], json!(placeholder))]
+}
+
+pub fn summary_message(text: &str) -> Value {
+    json!({ "role": "user", "content": [{ "type": "text", "text": text }] })
+}
+
+/// Roles must alternate: when the summary lands just before a user message, it becomes that
+/// message's first block instead of a second user turn in a row.
+pub fn merge_summary(next: &Value, text: &str) -> Vec<FieldEdit> {
+    let block = json!({ "type": "text", "text": text });
+    match next.get("content") {
+        Some(Value::String(s)) => vec![FieldEdit::set(
+            vec![Key::field("content")],
+            json!([block, { "type": "text", "text": s }]),
+        )],
+        _ => vec![FieldEdit { path: vec![Key::field("content"), Key::Index(0)], op: Op::Insert(block) }],
+    }
+}
+
+pub fn result_block(id: &str, text: &str) -> Value {
+    json!({ "type": "tool_result", "tool_use_id": id, "content": text, "is_error": true })
+}
+
+pub fn result_message(id: &str, text: &str) -> Value {
+    json!({ "role": "user", "content": [result_block(id, text)] })
+}

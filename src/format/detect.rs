@@ -1,0 +1,109 @@
+//! Detects the format from the shapes of the items. Each item admits some formats; the input's format
+//! is one that every item admits. A history that several formats read alike (plain text turns) is
+//! read as the first of them in `Format::ALL`; pass `format` to choose. Items that no one format
+//! admits are reported with what was seen, never guessed at.
+
+use super::Format;
+use crate::error::{Error, Result};
+use crate::input::Input;
+use serde_json::{Map, Value};
+
+type Set = [bool; 5];
+
+fn only(formats: &[Format]) -> Set {
+    let mut s = [false; 5];
+    for f in formats {
+        s[index(*f)] = true;
+    }
+    s
+}
+
+fn index(f: Format) -> usize {
+    Format::ALL.iter().position(|x| *x == f).unwrap_or(0)
+}
+
+pub fn detect(input: &Input) -> Result<Format> {
+    use Format::*;
+    let mut admitted = match input.key {
+        Some("contents") => only(&[Gemini]),
+        Some("input") => only(&[OpenAiResponses]),
+        Some(_) if input.system.is_some() => only(&[Anthropic, AiSdk]),
+        _ => [true; 5],
+    };
+    let mut first_seen: Option<(usize, Set)> = None;
+    for (i, item) in input.items.iter().enumerate() {
+        let Some(obj) = item.as_object() else {
+            return Err(Error::input(format!("{}[{i}]", input.root), format!("expected a message object, got {}", crate::error::type_name(item))));
+        };
+        let set = admits(obj);
+        let narrowed: Set = std::array::from_fn(|k| admitted[k] && set[k]);
+        if narrowed.iter().all(|x| !x) {
+            let seen = |s: &Set| Format::ALL.iter().zip(s).filter(|(_, on)| **on).map(|(f, _)| f.name()).collect::<Vec<_>>().join(" or ");
+            let before = match first_seen {
+                Some((j, s)) => format!("; earlier items (from {}[{j}]) read as {}", input.root, seen(&s)),
+                None => String::new(),
+            };
+            return Err(Error::input(format!("{}[{i}]", input.root), format!(
+                "this item reads as {}{before}: one history must use one format (or pass options.format)",
+                if set.iter().any(|x| *x) { seen(&set) } else { "no supported format".to_string() }
+            )));
+        }
+        first_seen.get_or_insert((i, admitted));
+        admitted = narrowed;
+    }
+    Ok(Format::ALL.into_iter().zip(admitted).find(|(_, on)| *on).map(|(f, _)| f).unwrap_or(OpenAiChat))
+}
+
+/// The formats an item could belong to, from its keys, role and content part types.
+fn admits(obj: &Map<String, Value>) -> Set {
+    use Format::*;
+    if obj.contains_key("parts") {
+        return only(&[Gemini]);
+    }
+    // Only Responses items carry a `type` at the top level.
+    if obj.get("type").is_some_and(Value::is_string) {
+        return only(&[OpenAiResponses]);
+    }
+    if obj.contains_key("tool_calls") || obj.contains_key("tool_call_id") || obj.contains_key("function_call") {
+        return only(&[OpenAiChat]);
+    }
+    let role = obj.get("role").and_then(Value::as_str).unwrap_or("");
+    let mut set = match role {
+        "model" => return only(&[Gemini]),
+        "function" => return only(&[OpenAiChat]),
+        "tool" => return only(&[OpenAiChat, AiSdk]),
+        "developer" => only(&[OpenAiChat, OpenAiResponses]),
+        "system" => only(&[OpenAiChat, OpenAiResponses, AiSdk]),
+        "user" | "assistant" => [true, true, true, true, false],
+        // A missing or unknown role: let the most common reader report it with its path.
+        _ => return only(&[OpenAiChat]),
+    };
+    match obj.get("content") {
+        Some(Value::Array(parts)) => {
+            for part in parts {
+                let part_set = part_admits(part);
+                set = std::array::from_fn(|k| set[k] && part_set[k]);
+            }
+        }
+        Some(Value::Null) | None => set = std::array::from_fn(|k| set[k] && k == index(OpenAiChat)),
+        _ => {}
+    }
+    set
+}
+
+fn part_admits(part: &Value) -> Set {
+    use Format::*;
+    let has = |k: &str| part.get(k).is_some();
+    match part.get("type").and_then(Value::as_str).unwrap_or("") {
+        "text" => only(&[OpenAiChat, Anthropic, AiSdk]),
+        "image_url" | "input_audio" | "refusal" => only(&[OpenAiChat]),
+        "file" if has("file") => only(&[OpenAiChat]),
+        "file" => only(&[AiSdk]),
+        "image" if has("source") => only(&[Anthropic]),
+        "image" => only(&[AiSdk]),
+        "tool-call" | "tool-result" | "reasoning" | "tool-approval-request" | "tool-approval-response" => only(&[AiSdk]),
+        "input_text" | "output_text" | "input_image" | "input_file" => only(&[OpenAiResponses]),
+        // tool_use, tool_result, thinking, redacted_thinking, document, server tool blocks, ...
+        _ => only(&[Anthropic]),
+    }
+}

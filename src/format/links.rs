@@ -1,0 +1,67 @@
+//! Pairs tool results with the calls they answer. Ids are matched among calls still waiting for a
+//! result: real histories reuse an id once its call is answered (providers accept that). A result
+//! for an id no earlier message called, a second result for one call, or two waiting calls with one
+//! id are pairing problems.
+
+use crate::message::{Message, ToolLinks};
+use std::collections::HashMap;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkProblem {
+    /// Stable kind: `orphan_result`, `duplicate_result`, `duplicate_call_id`.
+    pub kind: &'static str,
+    /// Index of the message it is in.
+    pub index: usize,
+    pub path: String,
+    pub message: String,
+}
+
+pub fn link<'a>(messages: &[Message<'a>]) -> (ToolLinks<'a>, Vec<LinkProblem>) {
+    // id → (calling message, tool name, answered?)
+    let mut calls: HashMap<&str, (usize, &'a str, bool)> = HashMap::new();
+    let mut links = ToolLinks { callers: Vec::with_capacity(messages.len()), last_result: vec![None; messages.len()] };
+    let mut problems = Vec::new();
+    for (i, m) in messages.iter().enumerate() {
+        for call in &m.tool_calls {
+            if let Some((j, _, false)) = calls.insert(&call.id, (i, call.name, false)) {
+                problems.push(LinkProblem {
+                    kind: "duplicate_call_id",
+                    index: i,
+                    path: call.path.clone(),
+                    message: format!("tool call id {:?} is already used by message {j}, whose call has no result yet", call.id),
+                });
+            }
+        }
+        let mut callers = Vec::with_capacity(m.tool_results.len());
+        for result in &m.tool_results {
+            let caller = match calls.get_mut(result.id.as_ref()) {
+                None => {
+                    problems.push(LinkProblem {
+                        kind: "orphan_result",
+                        index: i,
+                        path: result.path.clone(),
+                        message: format!("no earlier tool call has the id {:?}", result.id),
+                    });
+                    None
+                }
+                Some(entry) if entry.2 => {
+                    problems.push(LinkProblem {
+                        kind: "duplicate_result",
+                        index: i,
+                        path: result.path.clone(),
+                        message: format!("the tool call {:?} of message {} already has a result", result.id, entry.0),
+                    });
+                    None
+                }
+                Some(entry) => {
+                    entry.2 = true;
+                    links.last_result[entry.0] = Some(links.last_result[entry.0].map_or(i, |r| r.max(i)));
+                    Some((entry.0, entry.1))
+                }
+            };
+            callers.push(caller);
+        }
+        links.callers.push(callers);
+    }
+    (links, problems)
+}

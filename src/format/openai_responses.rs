@@ -1,0 +1,124 @@
+//! OpenAI Responses input items: `message` items (or `{ role, content }`), `function_call` and
+//! `function_call_output` paired by `call_id`, custom and computer tool calls likewise, and
+//! `reasoning` items, which stay next to the item they led to and are never edited. The system
+//! prompt is the request's `instructions` (or a system/developer message).
+
+use super::common::{as_text, object, opt_str, part_type, req_id, req_str};
+use crate::edit::{FieldEdit, Key};
+use crate::error::{type_name, Error, Result};
+use crate::message::{join, Message, Role, ToolCall, ToolResult};
+use crate::text::MARKER_OPEN;
+use serde_json::{json, Value};
+use std::borrow::Cow;
+
+pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
+    items.iter().enumerate().map(|(i, v)| read_item(v, &format!("{root}[{i}]"))).collect()
+}
+
+fn read_item<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
+    let obj = object(v, path, "an input item")?;
+    let kind = opt_str(obj, "type", path)?.unwrap_or("message");
+    let call = |name: &'a str, args: &str| -> Result<Message<'a>> {
+        let mut m = Message::new(Role::Assistant);
+        m.tool_calls.push(ToolCall {
+            id: req_id(obj, "call_id", path)?.into(),
+            name,
+            arguments: obj.get(args).map(as_text).unwrap_or_default(),
+            path: format!("{path}.call_id"),
+        });
+        Ok(m)
+    };
+    let output = || -> Result<Message<'a>> {
+        let mut m = Message::new(Role::Tool);
+        let (text, attachments) = output_text(obj.get("output"));
+        m.attachments = attachments;
+        m.tool_results.push(ToolResult {
+            id: req_id(obj, "call_id", path)?.into(),
+            text,
+            is_error: false,
+            part: None,
+            clearable: kind != "computer_call_output",
+            path: format!("{path}.call_id"),
+        });
+        Ok(m)
+    };
+    match kind {
+        "message" => read_message(obj, path),
+        "function_call" => call(req_str(obj, "name", path)?, "arguments"),
+        "custom_tool_call" => call(req_str(obj, "name", path)?, "input"),
+        "computer_call" => call("computer", "action"),
+        "function_call_output" | "custom_tool_call_output" | "computer_call_output" => output(),
+        "reasoning" => {
+            let mut m = Message::new(Role::Assistant);
+            m.hidden = match obj.get("summary") {
+                Some(Value::Array(parts)) => join(parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).map(Cow::Borrowed).collect()),
+                _ => Cow::Borrowed(""),
+            };
+            // A reasoning item must be sent back together with the item that follows it.
+            m.binds_to_next = true;
+            Ok(m)
+        }
+        // Built-in tool calls (web search, file search, ...) and item references: counted as the
+        // JSON the model is sent, never edited.
+        _ => {
+            let mut m = Message::new(Role::Assistant);
+            m.hidden = Cow::Owned(v.to_string());
+            Ok(m)
+        }
+    }
+}
+
+fn read_message<'a>(obj: &'a serde_json::Map<String, Value>, path: &str) -> Result<Message<'a>> {
+    let role = match req_str(obj, "role", path)? {
+        "system" | "developer" => Role::System,
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        other => return Err(Error::input(format!("{path}.role"), format!("unknown role {other:?}; expected system, developer, user or assistant"))),
+    };
+    let mut m = Message::new(role);
+    let mut texts = Vec::new();
+    match obj.get("content") {
+        Some(Value::String(s)) => texts.push(Cow::Borrowed(s.as_str())),
+        Some(Value::Array(parts)) => {
+            for (k, part) in parts.iter().enumerate() {
+                let at = format!("{path}.content[{k}]");
+                let p = object(part, &at, "a content part")?;
+                match part_type(p, &at)? {
+                    "input_text" | "output_text" | "text" => texts.push(Cow::Borrowed(req_str(p, "text", &at)?)),
+                    "refusal" => texts.push(Cow::Borrowed(req_str(p, "refusal", &at)?)),
+                    _ => m.attachments = m.attachments.saturating_add(1),
+                }
+            }
+        }
+        Some(other) => return Err(Error::input(format!("{path}.content"), format!("expected a string or an array of parts, got {}", type_name(other)))),
+        None => return Err(Error::input(format!("{path}.content"), "missing content")),
+    }
+    m.is_summary = role == Role::User && texts.first().is_some_and(|t| t.starts_with(MARKER_OPEN));
+    m.text = join(texts);
+    Ok(m)
+}
+
+/// A tool output: a string, or content parts (text read, images and files counted).
+fn output_text(v: Option<&Value>) -> (Cow<'_, str>, u32) {
+    match v {
+        Some(Value::Array(parts)) => {
+            let texts = parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).map(Cow::Borrowed).collect();
+            let others = parts.iter().filter(|p| p.get("text").is_none()).count() as u32;
+            (join(texts), others)
+        }
+        Some(other) => (as_text(other), 0),
+        None => (Cow::Borrowed(""), 0),
+    }
+}
+
+pub fn clear_result(placeholder: &str) -> Vec<FieldEdit> {
+    vec![FieldEdit::set(vec![Key::field("output")], json!(placeholder))]
+}
+
+pub fn summary_message(text: &str) -> Value {
+    json!({ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": text }] })
+}
+
+pub fn result_message(id: &str, text: &str) -> Value {
+    json!({ "type": "function_call_output", "call_id": id, "output": text })
+}

@@ -1,0 +1,71 @@
+//! What the caller passed: an array of messages, or a request body that holds one (`{ system,
+//! messages }`, `{ systemInstruction, contents }`, `{ instructions, input }`). The body's other
+//! fields are never read or changed; its system prompt is counted.
+
+use crate::error::{type_name, Error, Result};
+use serde_json::Value;
+
+#[derive(Debug, Clone, Copy)]
+pub struct Input<'a> {
+    pub items: &'a [Value],
+    /// The body's separate system prompt, if any.
+    pub system: Option<&'a Value>,
+    /// The body field holding the items (None: the input is the array itself).
+    pub key: Option<&'static str>,
+    /// The items' path in errors: `messages`, `contents` or `input`.
+    pub root: &'static str,
+}
+
+/// Body fields that hold the items, and the system prompt field that goes with each.
+const BODY_FIELDS: [(&str, &[&str]); 3] =
+    [("messages", &["system"]), ("contents", &["systemInstruction", "system_instruction"]), ("input", &["instructions"])];
+
+impl<'a> Input<'a> {
+    pub fn items(items: &'a [Value]) -> Input<'a> {
+        Input { items, system: None, key: None, root: "messages" }
+    }
+
+    pub fn read(v: &'a Value) -> Result<Input<'a>> {
+        match v {
+            Value::Array(items) => Ok(Input::items(items)),
+            Value::Object(body) => {
+                for (key, systems) in BODY_FIELDS {
+                    match body.get(key) {
+                        Some(Value::Array(items)) => {
+                            let system = systems.iter().find_map(|s| body.get(*s)).filter(|s| !s.is_null());
+                            return Ok(Input { items, system, key: Some(key), root: key });
+                        }
+                        Some(other) => return Err(Error::input(key, format!("expected an array, got {}", type_name(other)))),
+                        None => {}
+                    }
+                }
+                Err(Error::input("messages", "expected an array of messages, or a request body with `messages`, `contents` or `input`"))
+            }
+            other => Err(Error::input("messages", format!("expected an array of messages, got {}", type_name(other)))),
+        }
+    }
+
+    /// The system prompt's text, whatever its shape (a string, text blocks, or `{ parts }`).
+    pub fn system_text(&self) -> String {
+        fn collect(v: &Value, out: &mut Vec<String>) {
+            match v {
+                Value::String(s) => out.push(s.clone()),
+                Value::Array(items) => items.iter().for_each(|i| collect(i, out)),
+                Value::Object(o) => {
+                    if let Some(t) = o.get("text") {
+                        collect(t, out);
+                    }
+                    if let Some(p) = o.get("parts") {
+                        collect(p, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        if let Some(s) = self.system {
+            collect(s, &mut out);
+        }
+        out.join("\n")
+    }
+}
