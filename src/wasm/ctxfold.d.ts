@@ -1,13 +1,27 @@
 // Types of the ctxfold package. Hand-written next to the Rust binding (src/wasm/) so every option
 // and result field carries its documentation; the package tests call every export through them.
 
-/** A message in one of the supported formats (this version: OpenAI Chat Completions). */
+/** A message (or Responses input item, or Gemini content) in one of the supported formats. */
 export type Message = Record<string, unknown>;
+
+/**
+ * What every function takes as `messages`: the host's own array, or the request body that holds it
+ * (`{ system, messages }` for Anthropic, `{ systemInstruction, contents }` for Gemini,
+ * `{ instructions, input }` for OpenAI Responses). A body comes back as a copy with its array
+ * replaced; its other fields are never read or changed, and its system prompt is counted.
+ */
+export type Messages = Message[] | Record<string, unknown>;
+
+/** The supported formats, detected from the messages' shape unless `options.format` names one. */
+export type Format = "openai-chat" | "openai-responses" | "anthropic" | "gemini" | "ai-sdk";
 
 /** Options shared by every function. Unknown names are rejected with `INVALID_OPTION`. */
 export interface Options {
-  /** The input format; detected when omitted. This version reads `"openai-chat"`. */
-  format?: "openai-chat";
+  /**
+   * The input format; detected when omitted. A history of plain text turns reads alike in several
+   * formats and is read as `"openai-chat"`: name `"anthropic"` to get Anthropic's alternation rules.
+   */
+  format?: Format;
   /** Tokenizer profile for estimates: `"o200k"` (GPT-4o and later, the default) or `"cl100k"` (GPT-4, GPT-3.5). */
   tokenizer?: "o200k" | "cl100k";
   /** A model name, used to pick the tokenizer profile when `tokenizer` is not given (e.g. `"gpt-4.1"` → o200k). */
@@ -51,10 +65,12 @@ export interface Budget {
 }
 
 export interface EstimateResult {
-  /** Estimated tokens of the whole history: the sum of `perMessage`. */
+  /** Estimated tokens of the whole history: the sum of `perMessage`, plus `systemTokens`. */
   total: number;
   /** Estimated tokens of each input message, in order. */
   perMessage: number[];
+  /** Estimated tokens of a request body's separate system prompt (0 for a bare array). */
+  systemTokens: number;
   /** The format the messages were read as. */
   format: string;
   /** The tokenizer profile used. */
@@ -63,23 +79,23 @@ export interface EstimateResult {
   budget?: Budget;
 }
 
-/** One cleared tool output. */
+/** One cleared tool output. A message can hold several (Anthropic, Gemini and AI SDK group results). */
 export interface PrunedOutput {
-  /** Index of the tool-result message (the same in input and output). */
+  /** Index of the message holding the result (the same in input and output). */
   index: number;
   /** The id of the tool call it answered. */
   toolCallId: string;
   /** The tool's name. */
   toolName: string;
-  /** Tokens of the message before clearing. */
+  /** Tokens of the output before clearing. */
   tokensBefore: number;
-  /** Tokens of the message after clearing. */
+  /** Tokens of the placeholder that replaced it. */
   tokensAfter: number;
 }
 
 export interface PruneResult {
-  /** The history: the caller's own objects where unchanged, copies where an output was cleared. Same length as the input. */
-  messages: Message[];
+  /** The history, in the input's shape: the caller's own objects where unchanged, copies where an output was cleared (only the containers on the way are copied). Same length as the input. */
+  messages: Messages;
   /** What was cleared, in message order (empty when less than `minimumPruneTokens` would go). */
   pruned: PrunedOutput[];
   /** Estimated tokens before pruning. */
@@ -165,8 +181,8 @@ export interface Audit {
 }
 
 export interface ApplyResult {
-  /** The compacted history: the caller's own objects where kept, a new summary message in place of each summarized range. */
-  messages: Message[];
+  /** The compacted history, in the input's shape: the caller's own objects where kept, a new summary message in place of each summarized range (in Anthropic and Gemini, merged into the user turn that follows, so turns still alternate). */
+  messages: Messages;
   /** Estimated tokens before. */
   tokensBefore: number;
   /** Estimated tokens after (always fewer). */
@@ -179,6 +195,48 @@ export interface ApplyResult {
 
 /** A summary for a plan: one string (one job), one per job in order, or keyed by job id. */
 export type Summary = string | string[] | Record<string, string>;
+
+/** Something a provider would reject. */
+export interface Problem {
+  /** `orphan_result`, `duplicate_result`, `duplicate_call_id`, `missing_result`, `misplaced_result` or `alternation`. */
+  kind: string;
+  /** Index of the message it is in. */
+  index: number;
+  /** Where, e.g. `messages[2].content[0].tool_use_id`. */
+  path: string;
+  /** What is wrong, in a sentence. */
+  message: string;
+}
+
+export interface ValidateResult {
+  /** True when nothing was found. */
+  valid: boolean;
+  /** The format the messages were read as. */
+  format: string;
+  /** Every problem found, in message order. */
+  problems: Problem[];
+}
+
+/** One fix `repair` made. */
+export interface Repaired {
+  /** `dropped_result` (a result that answered no call, or a call a second time) or `inserted_missing_result`. */
+  action: "dropped_result" | "inserted_missing_result";
+  /** The problem's path in the input. */
+  path: string;
+  /** The problem, in a sentence. */
+  message: string;
+}
+
+export interface RepairResult {
+  /** The repaired history, in the input's shape; unchanged messages are the caller's own objects. */
+  messages: Messages;
+  /** The format the messages were read as. */
+  format: string;
+  /** What was done, in message order. */
+  repairs: Repaired[];
+  /** What is still wrong (misplaced results, broken alternation): reported, never guessed at. */
+  remaining: Problem[];
+}
 
 /**
  * Errors are thrown as `Error`s (name `CtxfoldError`) with a stable `code` — `INVALID_INPUT`,
@@ -193,15 +251,19 @@ export interface CtxfoldError extends Error {
 }
 
 /** Estimates tokens per message and in total. */
-export function estimate(messages: Message[], options?: Options): EstimateResult;
+export function estimate(messages: Messages, options?: Options): EstimateResult;
 /** Clears old tool outputs (no LLM): OpenCode's rule by default. */
-export function prune(messages: Message[], options?: Options): PruneResult;
+export function prune(messages: Messages, options?: Options): PruneResult;
 /** Decides whether and what to summarize, and writes the summary prompt. */
-export function plan_compaction(messages: Message[], options?: Options): Plan;
+export function plan_compaction(messages: Messages, options?: Options): Plan;
 /** A deterministic digest for each job of the plan, written without an LLM: usable as the summary, or as the fallback when the LLM call fails. */
-export function summarize_offline(messages: Message[], plan: Plan): Record<string, string>;
+export function summarize_offline(messages: Messages, plan: Plan): Record<string, string>;
 /** Splices the summary in place of the planned range; messages appended since planning are kept. */
-export function apply_summary(messages: Message[], plan: Plan, summary: Summary): ApplyResult;
+export function apply_summary(messages: Messages, plan: Plan, summary: Summary): ApplyResult;
+/** Finds every problem a provider would reject (it does not throw for them, only for unreadable input). */
+export function validate(messages: Messages, options?: Options): ValidateResult;
+/** The minimal fix: drops results that answer no call, inserts clearly marked results for calls whose result is missing. */
+export function repair(messages: Messages, options?: Options): RepairResult;
 
 /** Browsers: loads the WebAssembly module (from a URL relative to this module by default). Idempotent. */
 export default function init(input?: unknown): Promise<unknown>;

@@ -1,0 +1,213 @@
+//! Each format on a conversation written after its provider's documented examples
+//! (pkg-tests/formats/): detection, validation, prune in the format's own shape, compaction that
+//! respects alternation, thinking and signatures untouched, and validate/repair on broken copies.
+
+use ctxfold::apply::{apply_summary, offline_summaries};
+use ctxfold::edit::{materialize, Slot};
+use ctxfold::estimate::estimate;
+use ctxfold::input::Input;
+use ctxfold::options::{Options, DEFAULT_PLACEHOLDER};
+use ctxfold::plan::plan_compaction;
+use ctxfold::prune::prune;
+use ctxfold::repair::repair;
+use ctxfold::validate::validate;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+
+fn fixture(name: &str) -> Value {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("pkg-tests/formats").join(format!("{name}.json"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn options(v: Value) -> Options {
+    Options::from_json(&v).unwrap()
+}
+
+/// The body with its items replaced, as the binding returns it.
+fn output(input_value: &Value, slots: &[Slot]) -> Value {
+    let input = Input::read(input_value).unwrap();
+    let items = Value::Array(materialize(slots, input.items));
+    match input.key {
+        Some(key) => {
+            let mut body = input_value.clone();
+            body[key] = items;
+            body
+        }
+        None => items,
+    }
+}
+
+fn problems(v: &Value) -> Vec<String> {
+    validate(&Input::read(v).unwrap(), &Options::default()).unwrap().problems.into_iter().map(|p| format!("{} {}", p.kind, p.path)).collect()
+}
+
+const ALL: [&str; 5] = ["openai-chat", "anthropic", "gemini", "openai-responses", "ai-sdk"];
+
+#[test]
+fn each_example_is_detected_valid_and_counted() {
+    for name in ALL {
+        let v = fixture(name);
+        let input = Input::read(&v).unwrap();
+        let e = estimate(&input, &Options::default()).unwrap();
+        assert_eq!(e.format, name);
+        assert_eq!(problems(&v), Vec::<String>::new(), "{name}");
+        assert!(e.per_message.iter().all(|&t| t > 0));
+        assert_eq!(e.system_tokens > 0, input.system.is_some(), "{name}: a body's system prompt is counted");
+    }
+}
+
+/// Where each format keeps a tool's output, after pruning: (item, path to the output).
+fn cleared_output(name: &str, out: &Value) -> Vec<Value> {
+    let items = match name {
+        "anthropic" => &out["messages"],
+        "gemini" => &out["contents"],
+        "openai-responses" => &out["input"],
+        _ => out,
+    };
+    match name {
+        "openai-chat" => vec![items[3]["content"].clone(), items[4]["content"].clone()],
+        "anthropic" => vec![items[2]["content"][0]["content"].clone(), items[2]["content"][1]["content"].clone()],
+        "gemini" => vec![items[2]["parts"][0]["functionResponse"]["response"].clone(), items[2]["parts"][1]["functionResponse"]["response"].clone()],
+        "openai-responses" => vec![items[4]["output"].clone(), items[5]["output"].clone()],
+        "ai-sdk" => vec![items[3]["content"][0]["output"].clone(), items[3]["content"][1]["output"].clone()],
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn prune_writes_each_format_s_own_shape_and_nothing_else() {
+    let opts = options(json!({ "protectTokens": 0, "minimumPruneTokens": 0 }));
+    for name in ALL {
+        let v = fixture(name);
+        let p = prune(&Input::read(&v).unwrap(), &opts).unwrap();
+        assert_eq!(p.report.pruned.len(), 2, "{name}: both outputs cleared");
+        let out = output(&v, &p.slots);
+        let expected = match name {
+            "gemini" => json!({ "content": DEFAULT_PLACEHOLDER }),
+            "ai-sdk" => json!({ "type": "text", "value": DEFAULT_PLACEHOLDER }),
+            _ => json!(DEFAULT_PLACEHOLDER),
+        };
+        assert_eq!(cleared_output(name, &out), vec![expected.clone(), expected], "{name}");
+        assert_eq!(problems(&out), Vec::<String>::new(), "{name}: still valid");
+        // Everything but the outputs is as it was: ids, error flags, cache_control, signatures.
+        let mut restored = out.clone();
+        let original = cleared_output(name, &v);
+        let items = match name { "anthropic" => &mut restored["messages"], "gemini" => &mut restored["contents"], "openai-responses" => &mut restored["input"], _ => &mut restored };
+        match name {
+            "openai-chat" => { items[3]["content"] = original[0].clone(); items[4]["content"] = original[1].clone(); }
+            "anthropic" => { items[2]["content"][0]["content"] = original[0].clone(); items[2]["content"][1]["content"] = original[1].clone(); }
+            "gemini" => { items[2]["parts"][0]["functionResponse"]["response"] = original[0].clone(); items[2]["parts"][1]["functionResponse"]["response"] = original[1].clone(); }
+            "openai-responses" => { items[4]["output"] = original[0].clone(); items[5]["output"] = original[1].clone(); }
+            _ => { items[3]["content"][0]["output"] = original[0].clone(); items[3]["content"][1]["output"] = original[1].clone(); }
+        }
+        assert_eq!(restored, v, "{name}: prune changed something besides the outputs");
+        let again = prune(&Input::read(&out).unwrap(), &opts).unwrap();
+        assert!(again.report.pruned.is_empty(), "{name}: pruning twice equals pruning once");
+    }
+}
+
+#[test]
+fn compaction_keeps_alternation_and_signed_blocks() {
+    for name in ALL {
+        let v = fixture(name);
+        let input = Input::read(&v).unwrap();
+        let plan = serde_json::to_value(plan_compaction(&input, &options(json!({ "force": true, "keepRecentTurns": 1 }))).unwrap()).unwrap();
+        assert_eq!(plan["needed"], true, "{name}");
+        let summary = Value::Object(offline_summaries(&input, &plan).unwrap());
+        let applied = apply_summary(&input, &plan, &summary).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let out = output(&v, &applied.slots);
+        assert_eq!(problems(&out), Vec::<String>::new(), "{name}: the compacted history is valid");
+        let items = Input::read(&out).unwrap().items.to_vec();
+        let text = serde_json::to_string(&items).unwrap();
+        assert!(text.contains("<ctxfold-summary"), "{name}");
+        assert!(text.contains("compare with Lyon"), "{name}: the follow-up question is kept");
+        match name {
+            // Alternating formats: the summary joins the follow-up's user turn instead of preceding it.
+            "anthropic" | "gemini" => assert_eq!(items.len(), 1, "{name}: {text}"),
+            "openai-chat" | "ai-sdk" => assert_eq!(items.len(), 3, "{name}: system, summary, follow-up"),
+            _ => assert_eq!(items.len(), 2, "{name}: summary, follow-up"),
+        }
+        assert!(applied.report.tokens_after < applied.report.tokens_before);
+    }
+}
+
+#[test]
+fn thinking_blocks_that_stay_are_never_edited() {
+    let v = fixture("anthropic");
+    let input = Input::read(&v).unwrap();
+    // Summarize only the first user turn: the assistant turn with the signed thinking block stays.
+    let plan = serde_json::to_value(plan_compaction(&input, &options(json!({ "force": true, "keepRecentTokens": 100000, "keepRecentTurns": 0 }))).unwrap()).unwrap();
+    assert_eq!(plan["summarize"], json!([{ "start": 0, "end": 1 }]));
+    let summary = Value::Object(offline_summaries(&input, &plan).unwrap());
+    let applied = apply_summary(&input, &plan, &summary).unwrap();
+    assert_eq!(&applied.slots[1..], &[Slot::Keep(1), Slot::Keep(2), Slot::Keep(3), Slot::Keep(4)]);
+    let p = prune(&input, &options(json!({ "protectTokens": 0, "minimumPruneTokens": 0 }))).unwrap();
+    assert_eq!(p.slots[1], Slot::Keep(1), "prune never touches the assistant turn either");
+}
+
+#[test]
+fn validate_finds_and_repair_fixes_missing_and_orphan_results() {
+    // Anthropic: drop the second result, and point the first at a call that does not exist.
+    let mut v = fixture("anthropic");
+    v["messages"][2]["content"].as_array_mut().unwrap().remove(1);
+    v["messages"][2]["content"][0]["tool_use_id"] = json!("toolu_nope");
+    assert_eq!(problems(&v), [
+        "missing_result messages[1].content[2].id",
+        "missing_result messages[1].content[3].id",
+        "orphan_result messages[2].content[0].tool_use_id",
+    ]);
+    let r = repair(&Input::read(&v).unwrap(), &Options::default()).unwrap();
+    assert_eq!(r.report.repairs.len(), 3);
+    assert!(r.report.remaining.is_empty(), "{:?}", r.report.remaining);
+    let out = output(&v, &r.slots);
+    assert_eq!(problems(&out), Vec::<String>::new());
+    assert_eq!(out["messages"][2]["content"].as_array().unwrap().len(), 2, "two marked results, the orphan gone");
+
+    // OpenAI Chat: a result missing in the middle gets a marked tool message right after its call's results.
+    let mut v = fixture("openai-chat");
+    v.as_array_mut().unwrap().remove(4);
+    assert_eq!(problems(&v), ["missing_result messages[2].tool_calls[1].id"]);
+    let r = repair(&Input::read(&v).unwrap(), &Options::default()).unwrap();
+    let out = output(&v, &r.slots);
+    assert_eq!(out[4]["tool_call_id"], "call_B");
+    assert!(out[4]["content"].as_str().unwrap().contains("missing"));
+    assert_eq!(problems(&out), Vec::<String>::new());
+
+    // Two user turns in a row: reported, not guessed at.
+    let mut v = fixture("gemini");
+    v["contents"].as_array_mut().unwrap().remove(3);
+    assert_eq!(problems(&v), ["alternation contents[3].role"]);
+    let r = repair(&Input::read(&v).unwrap(), &Options::default()).unwrap();
+    assert!(r.report.repairs.is_empty() && r.report.remaining.len() == 1);
+}
+
+#[test]
+fn other_operations_refuse_broken_links_with_the_path() {
+    let mut v = fixture("openai-responses");
+    v["input"][4]["call_id"] = json!("call_nope");
+    let e = prune(&Input::read(&v).unwrap(), &Options::default()).unwrap_err();
+    assert_eq!((e.code.as_str(), e.path.as_str()), ("INVALID_INPUT", "input[4].call_id"));
+}
+
+#[test]
+fn mixed_or_unknown_shapes_are_reported_not_guessed() {
+    let mixed = json!([{ "role": "user", "content": "hi" }, { "role": "model", "parts": [{ "text": "hello" }] }]);
+    let e = estimate(&Input::read(&mixed).unwrap(), &Options::default()).unwrap_err();
+    assert_eq!(e.path, "messages[1]");
+    assert!(e.message.contains("gemini"), "{}", e.message);
+    let e = Input::read(&json!({ "prompt": "x" })).unwrap_err();
+    assert_eq!((e.code.as_str(), e.path.as_str()), ("INVALID_INPUT", "messages"));
+}
+
+#[test]
+fn legacy_function_calls_pair_by_position() {
+    let v = json!([
+        { "role": "user", "content": "weather?" },
+        { "role": "assistant", "content": null, "function_call": { "name": "get_weather", "arguments": "{\"city\":\"Oslo\"}" } },
+        { "role": "function", "name": "get_weather", "content": "Oslo: -3°C, light snow, wind 12 km/h from the north, visibility 4 km; tomorrow -5°C and clear." },
+        { "role": "assistant", "content": "It is -3°C in Oslo." }
+    ]);
+    assert_eq!(problems(&v), Vec::<String>::new());
+    let p = prune(&Input::read(&v).unwrap(), &options(json!({ "protectTokens": 0, "minimumPruneTokens": 0 }))).unwrap();
+    assert_eq!(p.report.pruned[0].tool_name, "get_weather");
+}
