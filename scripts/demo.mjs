@@ -1,6 +1,7 @@
 // `npm run demo [-- FILE.json] [--context-window N] [--out DIR]`: the main job, offline, on the bundled
-// agent run (www/samples/agent-run.json) or on your own JSON file (an array of messages, or an object
-// with `messages`). Prints the estimate, what prune cleared, the plan; writes the summary prompt; applies
+// agent run (www/samples/agent-run.json) or on your own JSON file: an array of messages in any supported
+// format, or a request body holding one (`messages`, `contents` or `input`). Prints the estimate, what
+// prune cleared, the plan; writes the summary prompt; applies
 // the offline digest as the summary; prints tokens before and after.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
@@ -17,28 +18,29 @@ const contextWindow = Number(flag("--context-window", "64000"));
 const outDir = resolve(flag("--out", join(root, "target", "demo")));
 const file = resolve(args[0] ?? join(root, "www", "samples", "agent-run.json"));
 
-const loaded = JSON.parse(readFileSync(file, "utf8"));
-const messages = Array.isArray(loaded) ? loaded : loaded.messages;
+// Every function takes the array or the body that holds it; `items` is for printing.
+const messages = JSON.parse(readFileSync(file, "utf8"));
+const items = (v) => (Array.isArray(v) ? v : v.messages ?? v.contents ?? v.input ?? []);
 // OpenCode's prune defaults (protect 20K, prune at least 10K) suit 200K windows; the demo scales them down.
 const options = { contextWindow, protectTokens: 8000, minimumPruneTokens: 4000 };
 const n = (x) => x.toLocaleString("en-US");
 const show = (p) => relative(process.cwd(), p) || p;
 
 try {
-  console.log(`ctxfold demo: ${show(file)} (${messages.length} messages), context window ${n(contextWindow)} tokens\n`);
+  console.log(`ctxfold demo: ${show(file)} (${items(messages).length} messages), context window ${n(contextWindow)} tokens\n`);
 
   const est = estimate(messages, options);
-  console.log(`estimate: ${n(est.total)} tokens (${est.tokenizer} profile), limit ${n(est.budget.limit)} ` +
+  console.log(`estimate: ${n(est.total)} tokens (${est.format}, ${est.tokenizer} profile), limit ${n(est.budget.limit)} ` +
     `(window − ${n(est.budget.reservedOutput)} reserved for the answer, × threshold): ${(est.budget.used * 100).toFixed(0)}% used`);
   const biggest = est.perMessage.map((t, i) => [t, i]).sort((a, b) => b[0] - a[0]).slice(0, 3);
-  console.log(`  largest messages: ${biggest.map(([t, i]) => `#${i} ${messages[i].role} ${n(t)}`).join(", ")}\n`);
+  console.log(`  largest messages: ${biggest.map(([t, i]) => `#${i} ${items(messages)[i].role ?? items(messages)[i].type} ${n(t)}`).join(", ")}\n`);
 
   const pruned = prune(messages, options);
   const tools = new Set(pruned.pruned.map((p) => p.toolName));
   console.log(`prune (newest ${n(options.protectTokens)} tokens of output protected): cleared ${pruned.pruned.length} old tool outputs (${[...tools].join(", ") || "none"}), ` +
     `${n(pruned.tokensBefore)} → ${n(pruned.tokensAfter)} tokens`);
-  const unchanged = pruned.messages.filter((m, i) => m === messages[i]).length;
-  console.log(`  ${unchanged} of ${messages.length} messages are the very same objects as the input\n`);
+  const unchanged = items(pruned.messages).filter((m, i) => m === items(messages)[i]).length;
+  console.log(`  ${unchanged} of ${items(messages).length} messages are the very same objects as the input\n`);
 
   const history = pruned.messages;
   const plan = plan_compaction(history, options);
@@ -63,7 +65,7 @@ try {
   const result = apply_summary(history, plan, summary);
   const historyFile = join(outDir, "compacted.json");
   writeFileSync(historyFile, JSON.stringify(result.messages, null, 1));
-  console.log(`apply_summary (offline digest): ${history.length} → ${result.messages.length} messages, ` +
+  console.log(`apply_summary (offline digest): ${items(history).length} → ${items(result.messages).length} messages, ` +
     `${n(result.tokensBefore)} → ${n(result.tokensAfter)} tokens`);
   const { audit } = result;
   console.log(`  audit: ${audit.summarizedMessages} messages (${n(audit.summarizedTokens)} tokens) became ${n(audit.summaryTokens)} tokens; ` +
