@@ -3,7 +3,7 @@
 //! or block content, `is_error`), `thinking` and `redacted_thinking` (signed: never edited),
 //! server tool blocks; any block may carry `cache_control`, which is left as it is.
 
-use super::common::{as_text, object, part_type, req_id, req_str};
+use super::common::{as_text, object, part_type, req_id, req_str, text_parts};
 use crate::edit::{FieldEdit, Key, Op};
 use crate::error::{type_name, Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
@@ -43,7 +43,7 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
                         path: format!("{at}.id"),
                     }),
                     "tool_result" | "mcp_tool_result" => {
-                        let (text, attachments) = result_content(b.get("content"), &at)?;
+                        let (text, attachments) = text_parts(b.get("content"), &at, &["text"])?;
                         m.attachments = m.attachments.saturating_add(attachments);
                         m.tool_results.push(ToolResult {
                             id: req_id(b, "tool_use_id", &at)?.into(),
@@ -70,28 +70,6 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
     m.text = join(texts);
     m.hidden = join(hidden);
     Ok(m)
-}
-
-/// A tool result's content: a string, or blocks (text read, images counted).
-fn result_content<'a>(content: Option<&'a Value>, path: &str) -> Result<(Cow<'a, str>, u32)> {
-    match content {
-        None | Some(Value::Null) => Ok((Cow::Borrowed(""), 0)),
-        Some(Value::String(s)) => Ok((Cow::Borrowed(s), 0)),
-        Some(Value::Array(blocks)) => {
-            let mut texts = Vec::new();
-            let mut attachments = 0u32;
-            for (k, block) in blocks.iter().enumerate() {
-                let at = format!("{path}.content[{k}]");
-                let b = object(block, &at, "a content block")?;
-                match part_type(b, &at)? {
-                    "text" => texts.push(Cow::Borrowed(req_str(b, "text", &at)?)),
-                    _ => attachments = attachments.saturating_add(1),
-                }
-            }
-            Ok((join(texts), attachments))
-        }
-        Some(other) => Err(Error::input(format!("{path}.content"), format!("expected a string or blocks, got {}", type_name(other)))),
-    }
 }
 
 /// Replaces the output of the tool_result block `part`; its id, `is_error` and `cache_control` stay.

@@ -1,6 +1,7 @@
 //! Small readers shared by the formats: typed field access that fails with the field's path.
 
 use crate::error::{type_name, Error, Result};
+use crate::message::join;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 
@@ -46,5 +47,32 @@ pub fn part_type<'a>(obj: &'a Map<String, Value>, path: &str) -> Result<&'a str>
     match obj.get("type") {
         Some(Value::String(t)) => Ok(t),
         _ => Err(Error::input(format!("{path}.type"), "a content part needs a string type")),
+    }
+}
+
+/// `content` as a string, null, or an array of parts: the text of the parts whose type is one of
+/// `text_types` (read from `text`, or from `refusal` for refusals), and how many other parts there
+/// are (images, audio, files: counted, never read).
+pub fn text_parts<'a>(content: Option<&'a Value>, path: &str, text_types: &[&str]) -> Result<(Cow<'a, str>, u32)> {
+    match content {
+        None | Some(Value::Null) => Ok((Cow::Borrowed(""), 0)),
+        Some(Value::String(s)) => Ok((Cow::Borrowed(s), 0)),
+        Some(Value::Array(parts)) => {
+            let mut texts = Vec::new();
+            let mut others = 0u32;
+            for (k, part) in parts.iter().enumerate() {
+                let at = format!("{path}.content[{k}]");
+                let obj = object(part, &at, "a content part")?;
+                match part_type(obj, &at)? {
+                    "refusal" if text_types.contains(&"refusal") => texts.push(Cow::Borrowed(req_str(obj, "refusal", &at)?)),
+                    t if text_types.contains(&t) => texts.push(Cow::Borrowed(req_str(obj, "text", &at)?)),
+                    _ => others = others.saturating_add(1),
+                }
+            }
+            Ok((join(texts), others))
+        }
+        Some(other) => Err(Error::input(format!("{path}.content"), format!(
+            "expected a string, an array of parts or null, got {}", type_name(other)
+        ))),
     }
 }

@@ -1,13 +1,12 @@
 //! OpenAI Chat Completions: `role` system/developer/user/assistant/tool (and the legacy `function`),
 //! `content` as a string, an array of parts, or null beside `tool_calls` (or legacy `function_call`).
 
-use super::common::{as_text, object, opt_str, part_type, req_id, req_str};
+use super::common::{as_text, object, opt_str, req_id, req_str, text_parts};
 use crate::edit::{FieldEdit, Key};
 use crate::error::{type_name, Error, Result};
-use crate::message::{join, Message, Role, ToolCall, ToolResult};
+use crate::message::{Message, Role, ToolCall, ToolResult};
 use crate::text::MARKER_OPEN;
 use serde_json::{json, Map, Value};
-use std::borrow::Cow;
 
 pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
     items.iter().enumerate().map(|(i, v)| read_message(items, v, i, root)).collect()
@@ -37,7 +36,7 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, root: &str) -> R
     // A participant's name is part of what the model reads; on a tool or function result it only
     // repeats the tool's name, which the call already carries.
     m.name = name.filter(|_| role != Role::Tool);
-    let (text, attachments) = read_content(obj.get("content"), &path)?;
+    let (text, attachments) = text_parts(obj.get("content"), &path, &["text", "refusal"])?;
     m.attachments = attachments;
     match role_name {
         "tool" => {
@@ -79,31 +78,6 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, root: &str) -> R
     }
     m.is_summary = role == Role::User && m.text.starts_with(MARKER_OPEN);
     Ok(m)
-}
-
-/// Text of `content`, and the number of non-text parts (images, audio, files).
-fn read_content<'a>(content: Option<&'a Value>, path: &str) -> Result<(Cow<'a, str>, u32)> {
-    match content {
-        None | Some(Value::Null) => Ok((Cow::Borrowed(""), 0)),
-        Some(Value::String(s)) => Ok((Cow::Borrowed(s), 0)),
-        Some(Value::Array(parts)) => {
-            let mut texts = Vec::new();
-            let mut attachments = 0u32;
-            for (k, part) in parts.iter().enumerate() {
-                let at = format!("{path}.content[{k}]");
-                let obj = object(part, &at, "a content part")?;
-                match part_type(obj, &at)? {
-                    "text" => texts.push(Cow::Borrowed(req_str(obj, "text", &at)?)),
-                    "refusal" => texts.push(Cow::Borrowed(req_str(obj, "refusal", &at)?)),
-                    _ => attachments = attachments.saturating_add(1),
-                }
-            }
-            Ok((join(texts), attachments))
-        }
-        Some(other) => Err(Error::input(format!("{path}.content"), format!(
-            "expected a string, an array of parts or null, got {}", type_name(other)
-        ))),
-    }
 }
 
 fn read_tool_call<'a>(c: &'a Value, path: &str) -> Result<ToolCall<'a>> {
