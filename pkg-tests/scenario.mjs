@@ -129,25 +129,86 @@ function toolPairingProblems(messages) {
   return problems;
 }
 
-// Each case: what is called, then whether a valid call still works after the error.
+// Hostile input: each case builds its arguments, calls the package, and must throw an Error with the
+// expected stable code and path, leave its arguments unchanged, and leave the module working. `valid` is
+// a real conversation; plans are made inside the case so each runtime checks its own.
+const call = (id) => ({ id, type: "function", function: { name: "f", arguments: "{}" } });
+export const HOSTILE = [
+  { name: "messages is a string", code: "INVALID_INPUT", path: "messages", args: () => ["nope"], run: (api, a) => api.estimate(...a) },
+  { name: "messages is a number", code: "INVALID_INPUT", path: "messages", args: () => [42], run: (api, a) => api.prune(...a) },
+  { name: "messages is null", code: "INVALID_INPUT", path: "messages", args: () => [null], run: (api, a) => api.plan_compaction(...a) },
+  { name: "a message is null", code: "INVALID_INPUT", path: "messages[0]", args: () => [[null]], run: (api, a) => api.estimate(...a) },
+  { name: "a message without a role", code: "INVALID_INPUT", path: "messages[0].role", args: () => [[{ content: "x" }]], run: (api, a) => api.estimate(...a) },
+  { name: "a role that is a number", code: "INVALID_INPUT", path: "messages[0].role", args: () => [[{ role: 7, content: "x" }]], run: (api, a) => api.estimate(...a) },
+  { name: "an unknown role", code: "INVALID_INPUT", path: "messages[0].role", args: () => [[{ role: "wizard", content: "x" }]], run: (api, a) => api.estimate(...a) },
+  { name: "content that is a number", code: "INVALID_INPUT", path: "messages[0].content", args: () => [[{ role: "user", content: 5 }]], run: (api, a) => api.estimate(...a) },
+  { name: "two waiting tool calls with one id", code: "INVALID_INPUT", path: "messages[1].tool_calls[1].id",
+    args: () => [[{ role: "user", content: "hi" }, { role: "assistant", content: null, tool_calls: [call("c1"), call("c1")] }]], run: (api, a) => api.prune(...a) },
+  { name: "a tool result before its call", code: "INVALID_INPUT", path: "messages[0].tool_call_id",
+    args: () => [[{ role: "tool", tool_call_id: "c1", content: "ok" }, { role: "assistant", content: null, tool_calls: [call("c1")] }]], run: (api, a) => api.estimate(...a) },
+  { name: "a tool result for an unknown tool_call_id", code: "INVALID_INPUT", path: "messages[3].tool_call_id",
+    args: () => [[{ role: "user", content: "hi" }, { role: "assistant", content: null, tool_calls: [call("call_1")] },
+      { role: "tool", tool_call_id: "call_1", content: "ok" }, { role: "tool", tool_call_id: "call_unknown", content: "?" }]], run: (api, a) => api.estimate(...a) },
+  { name: "two formats mixed", code: "INVALID_INPUT", path: "messages[1]",
+    args: () => [[{ role: "user", content: "hi" }, { role: "model", parts: [{ text: "hello" }] }]], run: (api, a) => api.estimate(...a) },
+  { name: "a circular message", code: "INVALID_INPUT", path: "messages[0]",
+    args: () => { const m = { role: "user", content: "x" }; m.self = m; return [[m]]; }, run: (api, a) => api.estimate(...a) },
+  { name: "content nested 100 000 levels deep", code: "INVALID_INPUT", path: "messages[0]",
+    args: () => { let d = []; for (let i = 0; i < 100000; i++) d = [d]; return [[{ role: "user", content: d }]]; }, run: (api, a) => api.estimate(...a) },
+  { name: "a 100 MB string", code: "INPUT_TOO_LARGE", path: "messages",
+    args: () => [[{ role: "user", content: "x".repeat(100 * 1024 * 1024) }]], run: (api, a) => api.estimate(...a) },
+  { name: "a lone UTF-16 surrogate", code: "INVALID_INPUT", path: "messages[1]",
+    args: () => [[{ role: "user", content: "fine" }, { role: "user", content: "broken \ud800 text" }]], run: (api, a) => api.estimate(...a) },
+  { name: "a getter that throws", code: "INVALID_INPUT", path: "messages[1]",
+    args: () => [[{ role: "user", content: "hi" }, { role: "assistant", get content() { throw new Error("boom"); } }]], run: (api, a) => api.estimate(...a) },
+  { name: "an option of the wrong type", code: "INVALID_OPTION", path: "options.protectTokens", args: (v) => [v, { protectTokens: "a" }], run: (api, a) => api.prune(...a) },
+  { name: "a NaN option", code: "INVALID_OPTION", path: "options.contextWindow", args: (v) => [v, { contextWindow: NaN }], run: (api, a) => api.estimate(...a) },
+  { name: "an Infinity option", code: "INVALID_OPTION", path: "options.threshold", args: (v) => [v, { threshold: Infinity }], run: (api, a) => api.plan_compaction(...a) },
+  { name: "a negative option", code: "INVALID_OPTION", path: "options.reservedOutput", args: (v) => [v, { reservedOutput: -1 }], run: (api, a) => api.plan_compaction(...a) },
+  { name: "a misspelt option", code: "INVALID_OPTION", path: "options.contextWindw", args: (v) => [v, { contextWindw: 5 }], run: (api, a) => api.estimate(...a) },
+  { name: "options that are a string", code: "INVALID_OPTION", path: "options", args: (v) => [v, "fast"], run: (api, a) => api.estimate(...a) },
+  { name: "a plan from another conversation", code: "STALE_PLAN", path: "messages",
+    args: (v) => [v, v.map((m, i) => (i === 1 ? { ...m, content: "a different question" } : m))], run: (api, [v, other]) => api.apply_summary(v, api.plan_compaction(other, { force: true, keepRecentTurns: 1 }), "summary") },
+  { name: "a plan edited by hand", code: "INVALID_PLAN", path: "plan",
+    args: (v) => [v], run: (api, [v]) => { const p = api.plan_compaction(v, { force: true, keepRecentTurns: 1 }); p.summarize[0].end -= 1; return api.apply_summary(v, p, "summary"); } },
+  { name: "a plan that is not a plan", code: "INVALID_PLAN", path: "plan", args: (v) => [v, "plan"], run: (api, a) => api.apply_summary(...a, "summary") },
+  { name: "a plan that needs nothing", code: "NOTHING_TO_APPLY", path: "plan.jobs",
+    args: (v) => [v], run: (api, [v]) => api.apply_summary(v, api.plan_compaction(v), "summary") },
+  { name: "an empty summary", code: "SUMMARY_EMPTY", path: "summary.summary-1",
+    args: (v) => [v], run: (api, [v]) => api.apply_summary(v, api.plan_compaction(v, { force: true, keepRecentTurns: 1 }), " \n ") },
+  { name: "a summary larger than what it replaces", code: "SUMMARY_NOT_SMALLER", path: "summary",
+    args: (v) => [v], run: (api, [v]) => api.apply_summary(v, api.plan_compaction(v, { force: true, keepRecentTurns: 1 }), "word ".repeat(200000)) },
+  { name: "a summary that is a number", code: "INVALID_INPUT", path: "summary",
+    args: (v) => [v], run: (api, [v]) => api.apply_summary(v, api.plan_compaction(v, { force: true, keepRecentTurns: 1 }), 42) },
+];
+
+/** What a value looks like, to tell whether a call changed it (circular and huge values included). */
+function snapshot(value) {
+  const seen = new WeakSet();
+  try {
+    const text = JSON.stringify(value, (k, v) => {
+      if (typeof v === "object" && v !== null) {
+        if (seen.has(v)) return "[circular]";
+        seen.add(v);
+      }
+      return typeof v === "string" && v.length > 4096 ? `[${v.length} chars]` : v;
+    });
+    return text;
+  } catch {
+    return "[too deep to print: compared by identity]";
+  }
+}
+
 function runErrorCases(api, valid) {
-  const cases = {
-    "estimate(\"nope\")": () => api.estimate("nope"),
-    "estimate([{ content: \"x\" }])": () => api.estimate([{ content: "x" }]),
-    "prune(messages, { protectTokens: \"a\" })": () => api.prune(valid, { protectTokens: "a" }),
-    "estimate with a tool result for an unknown tool_call_id": () =>
-      api.estimate([
-        { role: "user", content: "hi" },
-        { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "f", arguments: "{}" } }] },
-        { role: "tool", tool_call_id: "call_1", content: "ok" },
-        { role: "tool", tool_call_id: "call_unknown", content: "?" },
-      ]),
-  };
   return Object.fromEntries(
-    Object.entries(cases).map(([name, call]) => {
-      const thrown = attempt(call);
+    HOSTILE.map(({ name, args, run }) => {
+      const a = args(valid);
+      const before = snapshot(a);
+      const items = a.map((x) => (Array.isArray(x) ? [...x] : x));
+      const thrown = attempt(() => run(api, a));
+      const unchanged = snapshot(a) === before && a.every((x, i) => !Array.isArray(x) || x.every((m, k) => m === items[i][k]));
       const recovered = attempt(() => api.estimate(valid).total > 0);
-      return [name, { threw: !thrown.ok, error: thrown.error ?? null, recovered: recovered.ok && recovered.value }];
+      return [name, { threw: !thrown.ok, error: thrown.error ?? null, unchanged, recovered: recovered.ok && recovered.value }];
     }),
   );
 }

@@ -21,6 +21,8 @@ pub enum Code {
     SummaryNotSmaller,
     /// The plan says no compaction is needed or possible, so there is nothing to apply.
     NothingToApply,
+    /// The input is larger than `input::MAX_INPUT_CHARS`: refused before it is copied into memory.
+    InputTooLarge,
 }
 
 impl Code {
@@ -33,6 +35,7 @@ impl Code {
             Code::SummaryEmpty => "SUMMARY_EMPTY",
             Code::SummaryNotSmaller => "SUMMARY_NOT_SMALLER",
             Code::NothingToApply => "NOTHING_TO_APPLY",
+            Code::InputTooLarge => "INPUT_TOO_LARGE",
         }
     }
 }

@@ -7,6 +7,7 @@
 
 use crate::edit::{FieldEdit, Key, Op, Slot};
 use crate::error::{Code, Error};
+use crate::input::MAX_INPUT_CHARS;
 use js_sys::{Array, Object, Reflect, JSON};
 use serde::Serialize;
 use serde_json::{Map, Number, Value};
@@ -21,10 +22,41 @@ pub fn messages_from_js(messages: &JsValue) -> Result<Value, Error> {
         return Err(Error::input("messages", format!("expected an array of messages or a request body, got {}", js_type(messages))));
     }
     let json = JSON::stringify(messages).map_err(|e| {
-        Error::input("messages", format!("cannot be read as JSON ({}); messages must be plain data", error_text(&e)))
+        Error::input(locate_unreadable(messages), format!("cannot be read as JSON ({}); messages must be plain data", error_text(&e)))
     })?;
+    // Measured before the text is copied into WebAssembly memory, so a huge input costs nothing here.
+    if json.length() as usize > MAX_INPUT_CHARS {
+        return Err(Error::new(Code::InputTooLarge, "messages", format!(
+            "the messages are {} characters of JSON; the limit is {MAX_INPUT_CHARS}", json.length()
+        )));
+    }
     let text: String = json.into();
-    serde_json::from_str(&text).map_err(|e| Error::input("messages", format!("cannot be read: {e}")))
+    serde_json::from_str(&text).map_err(|e| Error::input(locate_unreadable(messages), format!("cannot be read: {e}")))
+}
+
+/// Which item could not be read (a cycle, a getter that throws, a lone UTF-16 surrogate, nesting
+/// deeper than 128 levels): the first one that fails alone, or the whole input when none does.
+fn locate_unreadable(messages: &JsValue) -> String {
+    let (items, root) = match Array::is_array(messages) {
+        true => (Array::from(messages), "messages".to_string()),
+        false => {
+            let key = ["messages", "contents", "input"].into_iter().find(|k| Reflect::has(messages, &JsValue::from_str(k)).unwrap_or(false));
+            match key.and_then(|k| Reflect::get(messages, &JsValue::from_str(k)).ok().map(|v| (v, k))) {
+                Some((v, k)) if Array::is_array(&v) => (Array::from(&v), k.to_string()),
+                _ => return "messages".into(),
+            }
+        }
+    };
+    for (i, item) in items.iter().enumerate() {
+        let readable = JSON::stringify(&item)
+            .ok()
+            .and_then(|j| serde_json::from_str::<Value>(&String::from(j)).ok())
+            .is_some();
+        if !readable {
+            return format!("{root}[{i}]");
+        }
+    }
+    root
 }
 
 fn is_plain_object(v: &JsValue) -> bool {
@@ -60,7 +92,7 @@ fn read_value(v: &JsValue, path: &str, code: Code, depth: usize) -> Result<Value
         }
         return Number::from_f64(n)
             .map(Value::Number)
-            .ok_or_else(|| Error::new(code, path, format!("expected a finite number, got {n}")));
+            .ok_or_else(|| Error::new(code, path, format!("expected a finite number, got {}", js_number(n))));
     }
     if let Some(s) = v.as_string() {
         return Ok(Value::String(s));
@@ -219,5 +251,14 @@ fn js_type(v: &JsValue) -> String {
         "array".into()
     } else {
         v.js_typeof().as_string().unwrap_or_default()
+    }
+}
+
+/// A number as JavaScript writes it (Rust writes infinity as `inf`).
+fn js_number(n: f64) -> String {
+    match n {
+        n if n.is_nan() => "NaN".into(),
+        n if n.is_infinite() => if n > 0.0 { "Infinity".into() } else { "-Infinity".into() },
+        n => n.to_string(),
     }
 }
