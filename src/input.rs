@@ -6,9 +6,10 @@ use crate::error::{type_name, Error, Result};
 use serde_json::Value;
 
 /// The largest input accepted, in characters of its JSON text (UTF-16 code units, as JavaScript counts
-/// them): 16 Mi, about 16 MB, twenty times a million-token context. Reading needs about four times
-/// the input in WebAssembly memory, so this keeps a call well inside a Worker's 128 MB.
-pub const MAX_INPUT_CHARS: usize = 16 * 1024 * 1024;
+/// them): 8 Mi, about 8 MB, ten times a million-token context. A call needs up to about seven times
+/// its input in WebAssembly memory (measured by pkg-tests/memory.test.mjs), so this keeps the largest
+/// call near 60 MB, inside a Worker's 128 MB.
+pub const MAX_INPUT_CHARS: usize = 8 * 1024 * 1024;
 
 #[derive(Debug, Clone, Copy)]
 pub struct Input<'a> {
