@@ -14,6 +14,7 @@ pub mod format;
 pub mod message;
 pub mod options;
 pub mod plan;
+pub mod profiles;
 pub mod prompt;
 pub mod prune;
 pub mod text;
