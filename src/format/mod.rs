@@ -74,8 +74,23 @@ pub fn read(messages: &[Value], format: Option<Format>) -> Result<Conversation<'
     Ok(Conversation { format, messages, links })
 }
 
+/// One message into the view, without linking its tool calls: the binding's per-message cache reads
+/// only the messages it has not seen, then links them all with `link`.
+pub fn read_message(value: &Value, index: usize, format: Format) -> Result<Message<'_>> {
+    match format {
+        Format::OpenAiChat => openai_chat::read_message(value, index),
+    }
+}
+
+/// Links tool calls to their results across messages read one by one (`read_message`).
+pub fn link<'a>(format: Format, messages: &[Message<'a>]) -> Result<ToolLinks<'a>> {
+    match format {
+        Format::OpenAiChat => openai_chat::link(messages),
+    }
+}
+
 /// Every message with a `role` is OpenAI Chat for now; anything else is reported, not guessed.
-fn detect(messages: &[Value]) -> Result<Format> {
+pub fn detect(messages: &[Value]) -> Result<Format> {
     for (i, m) in messages.iter().enumerate() {
         let Some(obj) = m.as_object() else {
             return Err(Error::input(format!("messages[{i}]"), format!(

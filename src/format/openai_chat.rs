@@ -17,7 +17,7 @@ pub fn read(values: &[Value]) -> Result<(Vec<Message<'_>>, ToolLinks<'_>)> {
     Ok((messages, links))
 }
 
-fn read_message(v: &Value, i: usize) -> Result<Message<'_>> {
+pub fn read_message(v: &Value, i: usize) -> Result<Message<'_>> {
     let at = |field: &str| format!("messages[{i}].{field}");
     let obj = v.as_object().ok_or_else(|| {
         Error::input(format!("messages[{i}]"), format!("expected a message object, got {}", type_name(v)))
@@ -142,7 +142,7 @@ fn read_tool_call(c: &Value, i: usize, k: usize) -> Result<ToolCall<'_>> {
 /// accepts that), but a result for an id no earlier message called, a second result for one call,
 /// or two waiting calls with one id are errors, since every later decision (what travels with
 /// what) depends on the links.
-fn link<'a>(messages: &[Message<'a>]) -> Result<ToolLinks<'a>> {
+pub fn link<'a>(messages: &[Message<'a>]) -> Result<ToolLinks<'a>> {
     // id → (calling message, tool name, answered?)
     let mut calls: HashMap<&'a str, (usize, &'a str, bool)> = HashMap::new();
     let mut links = ToolLinks { caller: vec![None; messages.len()], last_result: vec![None; messages.len()] };
