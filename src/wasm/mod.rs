@@ -5,6 +5,7 @@
 mod apply_summary;
 mod convert;
 mod estimate;
+mod estimate_cache;
 mod plan_compaction;
 mod prune;
 mod summarize_offline;
