@@ -20,7 +20,59 @@ export function runScenario(api, input) {
   for (const [key, { id, messages }] of Object.entries(input)) {
     conversations[key] = { id, messageCount: messages.length, ...runConversation(api, messages, OPTIONS[key]) };
   }
-  return { conversations, errors: runErrorCases(api, input.tau.messages) };
+  return { conversations, errors: runErrorCases(api, input.tau.messages), estimateCases: runEstimateCases(api, input.swe.messages) };
+}
+
+// The binding-level parts of estimate: the per-message cache and the host's counter.
+function runEstimateCases(api, messages) {
+  const clone = (v) => JSON.parse(JSON.stringify(v)); // new objects: never seen by the cache
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  const out = {};
+  out.cache = attempt(() => {
+    const history = clone(messages);
+    const cold = api.estimate(history);
+    const warm = api.estimate(history);
+    const appended = [...history, { role: "user", content: "And now run the tests again, please." }];
+    const warmAppended = api.estimate(appended);
+    const coldAppended = api.estimate(clone(appended));
+    // A cached tool result on its own is as wrong as a fresh one: same error, cache or not.
+    const orphanIndex = history.findIndex((m) => m.role === "tool");
+    const warmError = attempt(() => api.estimate([history[orphanIndex]])).error;
+    const coldError = attempt(() => api.estimate([clone(history[orphanIndex])])).error;
+    return {
+      warmEqualsCold: same(cold, warm),
+      appendedEqualsCold: same(warmAppended, coldAppended),
+      appendedGrew: warmAppended.total > warm.total,
+      orphanErrorsAlike: !!warmError && !!coldError && warmError.code === coldError.code && warmError.path === coldError.path,
+    };
+  });
+  out.counter = attempt(() => {
+    const seen = [];
+    const counter = (text) => (seen.push(text), text.length);
+    const small = [{ role: "user", content: "hello" }, { role: "assistant", content: "hi there" }];
+    const first = api.estimate(small, { counter });
+    const callsFirst = seen.length;
+    const second = api.estimate(small, { counter });
+    const callsOnSecond = seen.length - callsFirst;
+    const history = clone(messages);
+    const exact = api.estimate(history, { counter });
+    const estimated = api.estimate(history);
+    return {
+      counted: first.counted,
+      perMessage: first.perMessage,
+      total: first.total,
+      textsSeen: seen.slice(0, callsFirst),
+      callsOnSecond,
+      secondEqualsFirst: same(first, second),
+      differsFromProfile: !same(exact.perMessage, estimated.perMessage),
+    };
+  });
+  const boom = new Error("boom from the counter");
+  const thrown = attempt(() => api.estimate([{ role: "user", content: "x" }], { counter: () => { throw boom; } }));
+  out.counterThrows = { sameError: !thrown.ok && thrown.raw === boom, recovered: attempt(() => api.estimate(messages).total > 0).value === true };
+  const nan = attempt(() => api.estimate([{ role: "user", content: "y" }], { counter: () => NaN }));
+  out.counterNaN = { error: nan.error ?? null, recovered: attempt(() => api.estimate([{ role: "user", content: "y" }], { counter: (t) => t.length }).total > 0).value === true };
+  return out;
 }
 
 function runConversation(api, messages, { prune, plan: planOptions }) {
@@ -44,6 +96,7 @@ function estimateFacts(api, messages) {
     format: est.format,
     perMessageLength: est.perMessage.length,
     perMessageSum: est.perMessage.reduce((a, b) => a + b, 0),
+    requestOverhead: est.requestOverhead,
   };
 }
 
@@ -156,7 +209,7 @@ function attempt(fn) {
   try {
     return { ok: true, value: fn() };
   } catch (e) {
-    return { ok: false, error: describeError(e) };
+    return { ok: false, error: describeError(e), raw: e };
   }
 }
 
