@@ -197,6 +197,8 @@ fn at_path(mut e: Error, path: &str) -> Error {
 
 /// Below this many estimated tokens between two reports, their difference is too noisy to scale by.
 const MIN_SCALE_SPAN: u64 = 100;
+/// A ratio measured over this many estimated tokens moves the scale halfway from 1 towards it.
+pub const SCALE_TRUST_TOKENS: f64 = 2000.0;
 /// The scale never goes beyond these: a report for a different history (or with tools the host did
 /// not pass) must not make the estimate absurd.
 const SCALE_RANGE: (f64, f64) = (0.5, 2.0);
@@ -220,14 +222,16 @@ pub fn calibrate(per_message: &[u32], overhead: u32, reports: &[Report]) -> Resu
     let estimated_prefix = u64::from(overhead) + sum(&per_message[..last.message_count]);
     let first = &reports[0];
     let span = sum(&per_message[first.message_count..last.message_count]);
-    let ratio = if reports.len() > 1 && span >= MIN_SCALE_SPAN && last.prompt_tokens > first.prompt_tokens {
-        (last.prompt_tokens - first.prompt_tokens) as f64 / span as f64
+    let (ratio, basis) = if reports.len() > 1 && span >= MIN_SCALE_SPAN && last.prompt_tokens > first.prompt_tokens {
+        ((last.prompt_tokens - first.prompt_tokens) as f64 / span as f64, span)
     } else if estimated_prefix > 0 {
-        last.prompt_tokens as f64 / estimated_prefix as f64
+        (last.prompt_tokens as f64 / estimated_prefix as f64, estimated_prefix)
     } else {
-        1.0
+        (1.0, 0)
     };
-    let scale = ratio.clamp(SCALE_RANGE.0, SCALE_RANGE.1);
+    // A ratio measured on few tokens is mostly noise: trust it in proportion to how much it saw.
+    let trust = basis as f64 / (basis as f64 + SCALE_TRUST_TOKENS);
+    let scale = (1.0 + (ratio - 1.0) * trust).clamp(SCALE_RANGE.0, SCALE_RANGE.1);
     let tail = sum(&per_message[last.message_count..]);
     Ok(Some(Calibration {
         prompt_tokens: last.prompt_tokens,
@@ -315,7 +319,9 @@ mod tests {
         let reported = prefix * 3 / 2;
         let e = run(json!({ "usage": { "promptTokens": reported, "messageCount": 2 } })).unwrap();
         let c = e.calibration.unwrap();
-        assert!((c.scale - reported as f64 / prefix as f64).abs() < 1e-9);
+        let trust = prefix as f64 / (prefix as f64 + SCALE_TRUST_TOKENS);
+        assert!((c.scale - (1.0 + 0.5 * trust)).abs() < 0.01, "{}", c.scale);
+        assert!(c.scale > 1.0 && c.scale < 1.5);
         assert_eq!(c.correction, (reported - prefix) as i64);
         assert_eq!(e.total, reported + (f64::from(plain.per_message[2]) * c.scale).ceil() as u64);
         // A report covering every message is the total.
@@ -325,21 +331,26 @@ mod tests {
 
     #[test]
     fn the_scale_is_clamped() {
-        let e = run(json!({ "usage": { "promptTokens": 100_000, "messageCount": 1 } })).unwrap();
+        let e = run(json!({ "usage": { "promptTokens": 100_000_000, "messageCount": 1 } })).unwrap();
         assert_eq!(e.calibration.unwrap().scale, 2.0);
+        let report = Report { prompt_tokens: 1, message_count: 1, cached_tokens: None, path: "options.usage".into() };
+        let c = calibrate(&[1_000_000, 10], 3, &[report]).unwrap().unwrap();
+        assert_eq!(c.scale, 0.5);
+        // Over few tokens, even a wild ratio barely moves the scale.
         let e = run(json!({ "usage": { "promptTokens": 1, "messageCount": 1 } })).unwrap();
-        assert_eq!(e.calibration.unwrap().scale, 0.5);
+        assert!(e.calibration.unwrap().scale > 0.9);
     }
 
     #[test]
     fn several_reports_scale_by_the_growth_between_them() {
-        let pm = [1000, 500, 500, 300];
+        let pm = [100_000, 500_000, 500, 300];
         let report = |t: u64, n: usize| Report { prompt_tokens: t, message_count: n, cached_tokens: None, path: "options.usage".into() };
-        // 500 estimated tokens grew the reported count by 600: ×1.2, whatever the fixed part was.
-        let c = calibrate(&pm, 3, &[report(5000, 1), report(5600, 2)]).unwrap().unwrap();
-        assert!((c.scale - 1.2).abs() < 1e-9);
-        assert_eq!(c.estimated_tail, (800.0f64 * 1.2).ceil() as u64);
-        assert_eq!(c.estimated_prefix, 3 + 1500);
+        // 500 000 estimated tokens grew the reported count by 600 000: ×1.2 (nearly fully trusted over so
+        // many tokens), whatever the fixed part was.
+        let c = calibrate(&pm, 3, &[report(50_000, 1), report(650_000, 2)]).unwrap().unwrap();
+        assert!((c.scale - 1.2).abs() < 0.001, "{}", c.scale);
+        assert_eq!(c.estimated_tail, (800.0 * c.scale).ceil() as u64);
+        assert_eq!(c.estimated_prefix, 3 + 600_000);
     }
 
     #[test]

@@ -244,6 +244,11 @@ mod tests {
     }
 
     #[test]
+    fn accented_letters_do_not_split_a_word() {
+        assert_eq!(Counts::of("résumé café").get(Word), 2);
+    }
+
+    #[test]
     fn counts_add_up() {
         let mut c = Counts::of("abc 12");
         c.add(&Counts::of("你好"));
