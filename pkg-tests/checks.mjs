@@ -27,10 +27,11 @@ export function checkRuntime(runtime, produceReport) {
     for (const [key, label] of Object.entries(CONVERSATIONS)) {
       const conv = () => report.conversations[key];
 
-      check(`${label}: estimate total equals the sum of perMessage and is > 0`, () => {
+      check(`${label}: estimate total is requestOverhead + the sum of perMessage, and > 0`, () => {
         const e = ok(conv().estimate, "estimate");
         assert.equal(e.perMessageLength, conv().messageCount, "one perMessage entry per message");
-        assert.equal(e.total, e.perMessageSum);
+        assert.equal(e.requestOverhead, 3, "the reply priming");
+        assert.equal(e.total, e.requestOverhead + e.perMessageSum);
         assert.ok(e.total > 0, `total ${e.total}`);
         assert.equal(e.format, "openai-chat");
       });
@@ -73,6 +74,25 @@ export function checkRuntime(runtime, produceReport) {
         assert.ok(a.hasAudit && a.warningsIsArray, "result has audit and warnings[]");
       });
     }
+
+    check("estimate: the host's counter counts every text", () => {
+      const c = ok(report.estimateCases.counter, "estimate with counter");
+      assert.equal(c.counted, true);
+      assert.deepEqual(c.textsSeen, ["hello", "hi there"]);
+      // 4 tokens of framing per message (3 + the role), 3 for the reply.
+      assert.deepEqual(c.perMessage, [5 + 4, 8 + 4]);
+      assert.equal(c.total, 9 + 12 + 3);
+      assert.ok(c.secondEqualsFirst);
+      assert.ok(c.differsFromProfile, "the counter's counts are used, not the profile's");
+    });
+
+    check("estimate: what a counter throws is thrown back unchanged; NaN is INVALID_OPTION; the next call works", () => {
+      const { counterThrows, counterNaN } = report.estimateCases;
+      assert.ok(counterThrows.sameError, "the very error object the counter threw");
+      assert.ok(counterThrows.recovered);
+      assert.deepEqual({ code: counterNaN.error?.code, path: counterNaN.error?.path }, { code: "INVALID_OPTION", path: "options.counter" }, counterNaN.error?.message);
+      assert.ok(counterNaN.recovered);
+    });
 
     for (const { name, code, path } of HOSTILE) {
       check(`hostile input: ${name} throws ${code} at ${path}, changes nothing, and the next call works`, () => {

@@ -20,7 +20,39 @@ export function runScenario(api, input) {
   for (const [key, { id, messages }] of Object.entries(input)) {
     conversations[key] = { id, messageCount: messages.length, ...runConversation(api, messages, OPTIONS[key]) };
   }
-  return { conversations, errors: runErrorCases(api, input.tau.messages) };
+  return { conversations, errors: runErrorCases(api, input.tau.messages), estimateCases: runEstimateCases(api, input.swe.messages) };
+}
+
+// The binding-level part of estimate: the host's counter.
+function runEstimateCases(api, messages) {
+  const clone = (v) => JSON.parse(JSON.stringify(v));
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  const out = {};
+  out.counter = attempt(() => {
+    const seen = [];
+    const counter = (text) => (seen.push(text), text.length);
+    const small = [{ role: "user", content: "hello" }, { role: "assistant", content: "hi there" }];
+    const first = api.estimate(small, { counter });
+    const callsFirst = seen.length;
+    const second = api.estimate(small, { counter });
+    const history = clone(messages);
+    const exact = api.estimate(history, { counter });
+    const estimated = api.estimate(history);
+    return {
+      counted: first.counted,
+      perMessage: first.perMessage,
+      total: first.total,
+      textsSeen: seen.slice(0, callsFirst),
+      secondEqualsFirst: same(first, second),
+      differsFromProfile: !same(exact.perMessage, estimated.perMessage),
+    };
+  });
+  const boom = new Error("boom from the counter");
+  const thrown = attempt(() => api.estimate([{ role: "user", content: "x" }], { counter: () => { throw boom; } }));
+  out.counterThrows = { sameError: !thrown.ok && thrown.raw === boom, recovered: attempt(() => api.estimate(messages).total > 0).value === true };
+  const nan = attempt(() => api.estimate([{ role: "user", content: "y" }], { counter: () => NaN }));
+  out.counterNaN = { error: nan.error ?? null, recovered: attempt(() => api.estimate([{ role: "user", content: "y" }], { counter: (t) => t.length }).total > 0).value === true };
+  return out;
 }
 
 function runConversation(api, messages, { prune, plan: planOptions }) {
@@ -44,6 +76,7 @@ function estimateFacts(api, messages) {
     format: est.format,
     perMessageLength: est.perMessage.length,
     perMessageSum: est.perMessage.reduce((a, b) => a + b, 0),
+    requestOverhead: est.requestOverhead,
   };
 }
 
@@ -217,7 +250,7 @@ function attempt(fn) {
   try {
     return { ok: true, value: fn() };
   } catch (e) {
-    return { ok: false, error: describeError(e) };
+    return { ok: false, error: describeError(e), raw: e };
   }
 }
 

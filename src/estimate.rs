@@ -1,25 +1,55 @@
-//! `estimate`: tokens per message and in total, and where that stands against the budget.
+//! `estimate`: tokens per message and for the whole request, and where that stands against the
+//! budget.
+//!
+//! A request costs its messages (`perMessage`) plus what travels beside them (`requestOverhead`:
+//! the tokens priming the reply, a separate system prompt, the tool definitions). When the host
+//! passes the provider's reported usage, the total anchors on it: the reported count covers the
+//! messages it was made for, and only the messages after them are estimated (see `calibrate`).
 
-use crate::error::Result;
-use crate::format::{self, Conversation};
+use crate::error::{Error, Result};
+use crate::format::{self, Conversation, Format};
 use crate::input::Input;
 use crate::message::Message;
-use crate::options::Options;
-use crate::tokens::Profile;
+use crate::options::{Options, Report};
+use crate::tokens::{Counts, Profile};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Estimate {
-    /// All messages plus the separate system prompt, if the input is a request body with one.
+    /// Input tokens of the whole request.
     pub total: u64,
     pub per_message: Vec<u32>,
-    /// The separate system prompt (`system`, `systemInstruction`, `instructions`); 0 without one.
-    pub system_tokens: u32,
     pub format: &'static str,
     pub tokenizer: &'static str,
+    /// Tokens outside the messages: reply priming, the request body's system prompt (or
+    /// `options.system`), `tools`.
+    pub request_overhead: u32,
+    /// True when the host's `counter` counted the texts (the framing still comes from the profile).
+    pub counted: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<Calibration>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub budget: Option<Budget>,
+}
+
+/// How the reported usage set the total.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Calibration {
+    /// The latest report: the provider's count for the first `messageCount` messages.
+    pub prompt_tokens: u64,
+    pub message_count: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cached_tokens: Option<u64>,
+    /// ctxfold's own estimate of that same request.
+    pub estimated_prefix: u64,
+    /// `promptTokens − estimatedPrefix`: what the estimate was off by.
+    pub correction: i64,
+    /// The factor applied to the messages after `messageCount` (reported / estimated, 0.5 to 2).
+    pub scale: f64,
+    /// Tokens estimated for the messages after `messageCount`, scaled.
+    pub estimated_tail: u64,
 }
 
 /// The history against the model's window; given when the caller names `contextWindow`.
@@ -49,34 +79,70 @@ impl Budget {
     }
 }
 
-/// Tokens of one message: its framing, text, hidden text, name, tool calls and results, attachments.
-///
-/// The framing is counted per unit of content, not per message object: each tool result, and the
-/// message's own body when it has one. Formats group the same conversation differently (Anthropic
-/// puts three results in one user turn, OpenAI in three tool messages; Responses makes each call its
-/// own item), and the same conversation must cost the same, and be cut in the same place, in all.
-pub fn message_tokens(m: &Message, p: &Profile) -> u32 {
-    let has_body = !m.text.is_empty() || !m.hidden.is_empty() || m.attachments > 0 || (m.tool_calls.is_empty() && m.tool_results.is_empty());
-    let units = m.tool_results.len() + usize::from(has_body);
-    let mut t = p.per_message * units as f64 + p.text(&m.text) + p.text(&m.hidden) + f64::from(m.attachments) * p.per_attachment;
-    if let Some(name) = m.name {
-        t += 1.0 + p.text(name);
-    }
-    for call in &m.tool_calls {
-        t += p.per_tool_call + p.text(call.name) + p.text(&call.arguments);
-    }
-    for result in &m.tool_results {
-        t += p.text(&result.text);
-    }
-    t.ceil().min(f64::from(u32::MAX)) as u32
+/// What a message costs whatever the profile: the class counts of its texts and its framing. This
+/// is what the binding caches per message object, so a profile change needs no rescan.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct MessageSize {
+    pub counts: Counts,
+    /// Units of content framed like a message: each tool result, and the message's own body.
+    pub units: u32,
+    pub named: bool,
+    pub tool_calls: u32,
+    pub attachments: u32,
 }
 
-/// Tokens of the input's separate system prompt.
-pub fn system_tokens(input: &Input, p: &Profile) -> u32 {
-    match input.system {
-        Some(_) => (p.per_message + p.text(&input.system_text())).ceil() as u32,
-        None => 0,
+impl MessageSize {
+    pub fn of(m: &Message) -> MessageSize {
+        let mut counts = Counts::default();
+        for text in texts(m) {
+            counts.add_text(text);
+        }
+        // Framing is counted per unit of content, not per message object: formats group the same
+        // conversation differently (Anthropic puts three results in one user turn, OpenAI in three
+        // tool messages; Responses makes each call its own item), and the same conversation must
+        // cost the same, and be cut in the same place, in all of them.
+        let has_body = !m.text.is_empty() || !m.hidden.is_empty() || m.attachments > 0 || (m.tool_calls.is_empty() && m.tool_results.is_empty());
+        let units = (m.tool_results.len() + usize::from(has_body)) as u32;
+        MessageSize { counts, units, named: m.name.is_some(), tool_calls: m.tool_calls.len() as u32, attachments: m.attachments }
     }
+
+    /// Tokens that do not depend on the text: per unit of content, name, tool call and attachment.
+    pub fn framing(&self, p: &Profile) -> f64 {
+        p.per_message * f64::from(self.units)
+            + if self.named { p.per_name } else { 0.0 }
+            + f64::from(self.tool_calls) * p.per_tool_call
+            + f64::from(self.attachments) * p.per_attachment
+    }
+
+    /// The estimate, rounded up once per message.
+    pub fn tokens(&self, p: &Profile) -> u32 {
+        to_tokens(p.weigh(&self.counts) + self.framing(p))
+    }
+
+    /// With the texts counted exactly (by the host's counter).
+    pub fn tokens_counted(&self, text_tokens: f64, p: &Profile) -> u32 {
+        to_tokens(text_tokens + self.framing(p))
+    }
+}
+
+fn to_tokens(t: f64) -> u32 {
+    t.ceil().clamp(0.0, f64::from(u32::MAX)) as u32
+}
+
+/// The texts of a message that carry tokens beside its framing: content, hidden text (thinking,
+/// reasoning), name, tool-call names and arguments, tool results. An exact counter is called on each.
+pub fn texts<'m>(m: &'m Message) -> impl Iterator<Item = &'m str> {
+    [m.text.as_ref(), m.hidden.as_ref()]
+        .into_iter()
+        .chain(m.name)
+        .chain(m.tool_calls.iter().flat_map(|c| [c.name, c.arguments.as_ref()]))
+        .chain(m.tool_results.iter().map(|r| r.text.as_ref()))
+        .filter(|t| !t.is_empty())
+}
+
+/// Tokens of one message: its framing, texts and attachments.
+pub fn message_tokens(m: &Message, p: &Profile) -> u32 {
+    MessageSize::of(m).tokens(p)
 }
 
 pub fn per_message(conv: &Conversation, p: &Profile) -> Vec<u32> {
@@ -90,45 +156,278 @@ pub fn sum(tokens: &[u32]) -> u64 {
 pub fn estimate(input: &Input, options: &Options) -> Result<Estimate> {
     let conv = format::read(input, options.format)?;
     let per_message = per_message(&conv, &options.profile);
-    let system_tokens = system_tokens(input, &options.profile);
-    let total = sum(&per_message) + u64::from(system_tokens);
+    let profile = options.profile;
+    finish(per_message, conv.format, options, input, false, &mut |t| Ok(profile.text(t)))
+}
+
+/// The result from the per-message tokens: overhead, calibration, total, budget. `count` measures
+/// the texts outside the messages (the system prompt, `tools`): the profile, or the host's counter.
+pub fn finish(
+    per_message: Vec<u32>,
+    format: Format,
+    options: &Options,
+    input: &Input,
+    counted: bool,
+    count: &mut dyn FnMut(&str) -> Result<f64>,
+) -> Result<Estimate> {
+    let request_overhead = request_overhead(options, input, count)?;
+    let (total, calibration) = match calibrate(&per_message, request_overhead, &options.usage)? {
+        Some(c) => (c.prompt_tokens + c.estimated_tail, Some(c)),
+        None => (u64::from(request_overhead) + sum(&per_message), None),
+    };
     Ok(Estimate {
         total,
         per_message,
-        system_tokens,
-        format: conv.format.name(),
+        format: format.name(),
         tokenizer: options.profile.name,
+        request_overhead,
+        counted,
+        calibration,
         budget: options.context_window.map(|_| Budget::of(total, options)),
     })
+}
+
+/// Reply priming, the separate system prompt (framed like a message) and the tool definitions. The
+/// system prompt is the request body's (`system`, `systemInstruction`, `instructions`), or else
+/// `options.system` for a host that passes the array alone.
+pub fn request_overhead(options: &Options, input: &Input, count: &mut dyn FnMut(&str) -> Result<f64>) -> Result<u32> {
+    let p = &options.profile;
+    let mut t = p.per_reply;
+    if input.system.is_some() {
+        t += p.per_message + count(&input.system_text()).map_err(|e| at_path(e, input.system_key()))?;
+    } else if let Some(system) = &options.system {
+        t += p.per_message + count(system).map_err(|e| at_path(e, "options.system"))?;
+    }
+    for (i, tool) in options.tools.iter().enumerate() {
+        t += p.per_tool + count(tool).map_err(|e| at_path(e, &format!("options.tools[{i}]")))?;
+    }
+    Ok(to_tokens(t))
+}
+
+fn at_path(mut e: Error, path: &str) -> Error {
+    if e.path.is_empty() {
+        e.path = path.to_string();
+    }
+    e
+}
+
+/// Tokens of a request body's separate system prompt, framed like a message (0 for a bare array).
+pub fn system_tokens(input: &Input, p: &Profile) -> u32 {
+    match input.system {
+        Some(_) => to_tokens(p.per_message + p.text(&input.system_text())),
+        None => 0,
+    }
+}
+
+/// Below this many estimated tokens between two reports, their difference is too noisy to scale by.
+const MIN_SCALE_SPAN: u64 = 100;
+/// A ratio measured over this many estimated tokens moves the scale halfway from 1 towards it.
+pub const SCALE_TRUST_TOKENS: f64 = 2000.0;
+/// The scale never goes beyond these: a report for a different history (or with tools the host did
+/// not pass) must not make the estimate absurd.
+const SCALE_RANGE: (f64, f64) = (0.5, 2.0);
+
+/// Anchors on the latest usage report. The provider counted the first `messageCount` messages
+/// exactly (system prompt, tools, images and all), so those are taken as reported and only later
+/// messages are estimated, scaled by how far the profile was off: with one report, reported ÷
+/// estimated for that request; with several, the same ratio over the growth between the oldest and
+/// the latest (which leaves out fixed costs the host may not have described).
+pub fn calibrate(per_message: &[u32], overhead: u32, reports: &[Report]) -> Result<Option<Calibration>> {
+    let Some(last) = reports.last() else { return Ok(None) };
+    for r in reports {
+        if r.message_count > per_message.len() {
+            return Err(Error::option(format!("{}.messageCount", r.path), format!(
+                "{} messages reported, but only {} were given: the report belongs to another history",
+                r.message_count,
+                per_message.len()
+            )));
+        }
+    }
+    let estimated_prefix = u64::from(overhead) + sum(&per_message[..last.message_count]);
+    let first = &reports[0];
+    let span = sum(&per_message[first.message_count..last.message_count]);
+    let (ratio, basis) = if reports.len() > 1 && span >= MIN_SCALE_SPAN && last.prompt_tokens > first.prompt_tokens {
+        ((last.prompt_tokens - first.prompt_tokens) as f64 / span as f64, span)
+    } else if estimated_prefix > 0 {
+        (last.prompt_tokens as f64 / estimated_prefix as f64, estimated_prefix)
+    } else {
+        (1.0, 0)
+    };
+    // A ratio measured on few tokens is mostly noise: trust it in proportion to how much it saw.
+    let trust = basis as f64 / (basis as f64 + SCALE_TRUST_TOKENS);
+    let scale = (1.0 + (ratio - 1.0) * trust).clamp(SCALE_RANGE.0, SCALE_RANGE.1);
+    let tail = sum(&per_message[last.message_count..]);
+    Ok(Some(Calibration {
+        prompt_tokens: last.prompt_tokens,
+        message_count: last.message_count,
+        cached_tokens: last.cached_tokens,
+        estimated_prefix,
+        correction: last.prompt_tokens as i64 - estimated_prefix as i64,
+        scale,
+        estimated_tail: (tail as f64 * scale).ceil() as u64,
+    }))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
-    #[test]
-    fn total_is_the_sum_and_tool_calls_count() {
-        let msgs = json!([
+    fn msgs() -> Value {
+        json!([
             { "role": "user", "content": "List the files" },
             { "role": "assistant", "content": null, "tool_calls": [
                 { "id": "c1", "type": "function", "function": { "name": "bash", "arguments": "{\"command\":\"ls -la\"}" } }
             ] },
             { "role": "tool", "tool_call_id": "c1", "content": "a.txt\nb.txt" }
-        ]);
-        let e = estimate(&Input::read(&msgs).unwrap(), &Options::default()).unwrap();
+        ])
+    }
+
+    fn run(options: Value) -> Result<Estimate> {
+        estimate(&Input::read(&msgs()).unwrap(), &Options::from_json(&options)?)
+    }
+
+    #[test]
+    fn total_is_the_messages_plus_the_reply_priming() {
+        let e = run(json!({})).unwrap();
         assert_eq!(e.per_message.len(), 3);
-        assert_eq!(e.total, e.per_message.iter().map(|&t| u64::from(t)).sum::<u64>());
-        assert!(e.per_message[1] > 8, "the call's name and arguments count");
-        assert!(e.budget.is_none());
+        assert_eq!(e.request_overhead, 3);
+        assert_eq!(e.total, 3 + sum(&e.per_message));
+        assert!(e.per_message[1] >= 4 + 8 + 1, "framing, the call's 8 and its name and arguments: {}", e.per_message[1]);
+        assert!(e.budget.is_none() && e.calibration.is_none());
     }
 
     #[test]
     fn budget_is_reported_against_the_window() {
-        let msgs = json!([{ "role": "user", "content": "hi" }]);
-        let o = Options::from_json(&json!({ "contextWindow": 1000, "reservedOutput": 200, "threshold": 0.5 })).unwrap();
-        let b = estimate(&Input::read(&msgs).unwrap(), &o).unwrap().budget.unwrap();
+        let e = run(json!({ "contextWindow": 1000, "reservedOutput": 200, "threshold": 0.5 })).unwrap();
+        let b = e.budget.unwrap();
         assert_eq!((b.limit, b.reserved_output), (400, 200));
-        assert!(b.used > 0.0 && b.used < 0.1);
+        assert!(b.used > 0.0 && b.used < 0.2);
+    }
+
+    #[test]
+    fn system_prompt_and_tool_schemas_count() {
+        let plain = run(json!({})).unwrap();
+        let tool = json!({ "type": "function", "function": { "name": "bash", "description": "Run a shell command and return its output",
+            "parameters": { "type": "object", "properties": { "command": { "type": "string" } }, "required": ["command"] } } });
+        let e = run(json!({ "system": "You are a careful assistant.", "tools": [tool] })).unwrap();
+        assert_eq!(e.per_message, plain.per_message);
+        assert!(e.request_overhead > 3 + 4 + 5 + 8 + 20, "{}", e.request_overhead);
+        assert_eq!(e.total, u64::from(e.request_overhead) + sum(&e.per_message));
+        let blocks = run(json!({ "system": [{ "type": "text", "text": "You are a careful assistant." }] })).unwrap();
+        assert_eq!(blocks.request_overhead, run(json!({ "system": "You are a careful assistant." })).unwrap().request_overhead);
+    }
+
+    #[test]
+    fn images_cost_the_profiles_flat_rate() {
+        let m = json!([{ "role": "user", "content": [{ "type": "text", "text": "what is this?" }, { "type": "image_url", "image_url": { "url": "data:," } }] }]);
+        let text_only = json!([{ "role": "user", "content": "what is this?" }]);
+        for (name, cost) in [("o200k", 765), ("claude", 1600), ("gemini", 1120)] {
+            let o = Options::from_json(&json!({ "tokenizer": name })).unwrap();
+            let with = estimate(&Input::read(&m).unwrap(), &o).unwrap().per_message[0];
+            let without = estimate(&Input::read(&text_only).unwrap(), &o).unwrap().per_message[0];
+            assert_eq!(with - without, cost, "{name}");
+        }
+    }
+
+    #[test]
+    fn usage_anchors_the_prefix_and_estimates_only_the_tail() {
+        let plain = run(json!({})).unwrap();
+        // The provider counted the first two messages at exactly what we estimate: scale 1.
+        let prefix = 3 + u64::from(plain.per_message[0] + plain.per_message[1]);
+        let e = run(json!({ "usage": { "promptTokens": prefix, "messageCount": 2 } })).unwrap();
+        let c = e.calibration.unwrap();
+        assert_eq!((c.estimated_prefix, c.correction, c.scale), (prefix, 0, 1.0));
+        assert_eq!(e.total, plain.total);
+        // Reported 50% more than estimated: the tail is scaled by 1.5 on top of the reported count.
+        let reported = prefix * 3 / 2;
+        let e = run(json!({ "usage": { "promptTokens": reported, "messageCount": 2 } })).unwrap();
+        let c = e.calibration.unwrap();
+        let trust = prefix as f64 / (prefix as f64 + SCALE_TRUST_TOKENS);
+        assert!((c.scale - (1.0 + 0.5 * trust)).abs() < 0.01, "{}", c.scale);
+        assert!(c.scale > 1.0 && c.scale < 1.5);
+        assert_eq!(c.correction, (reported - prefix) as i64);
+        assert_eq!(e.total, reported + (f64::from(plain.per_message[2]) * c.scale).ceil() as u64);
+        // A report covering every message is the total.
+        let e = run(json!({ "usage": { "promptTokens": 777, "messageCount": 3 } })).unwrap();
+        assert_eq!((e.total, e.calibration.unwrap().estimated_tail), (777, 0));
+    }
+
+    #[test]
+    fn the_scale_is_clamped() {
+        let e = run(json!({ "usage": { "promptTokens": 100_000_000, "messageCount": 1 } })).unwrap();
+        assert_eq!(e.calibration.unwrap().scale, 2.0);
+        let report = Report { prompt_tokens: 1, message_count: 1, cached_tokens: None, path: "options.usage".into() };
+        let c = calibrate(&[1_000_000, 10], 3, &[report]).unwrap().unwrap();
+        assert_eq!(c.scale, 0.5);
+        // Over few tokens, even a wild ratio barely moves the scale.
+        let e = run(json!({ "usage": { "promptTokens": 1, "messageCount": 1 } })).unwrap();
+        assert!(e.calibration.unwrap().scale > 0.9);
+    }
+
+    #[test]
+    fn several_reports_scale_by_the_growth_between_them() {
+        let pm = [100_000, 500_000, 500, 300];
+        let report = |t: u64, n: usize| Report { prompt_tokens: t, message_count: n, cached_tokens: None, path: "options.usage".into() };
+        // 500 000 estimated tokens grew the reported count by 600 000: ×1.2 (nearly fully trusted over so
+        // many tokens), whatever the fixed part was.
+        let c = calibrate(&pm, 3, &[report(50_000, 1), report(650_000, 2)]).unwrap().unwrap();
+        assert!((c.scale - 1.2).abs() < 0.001, "{}", c.scale);
+        assert_eq!(c.estimated_tail, (800.0 * c.scale).ceil() as u64);
+        assert_eq!(c.estimated_prefix, 3 + 600_000);
+    }
+
+    #[test]
+    fn cached_tokens_are_reported_not_added() {
+        let with = run(json!({ "usage": { "promptTokens": 500, "messageCount": 2, "cachedTokens": 400 } })).unwrap();
+        let without = run(json!({ "usage": { "promptTokens": 500, "messageCount": 2 } })).unwrap();
+        assert_eq!(with.total, without.total);
+        assert_eq!(with.calibration.unwrap().cached_tokens, Some(400));
+        let e = run(json!({ "usage": { "promptTokens": 100, "messageCount": 2, "cachedTokens": 400 } })).unwrap_err();
+        assert_eq!((e.code.as_str(), e.path.as_str()), ("INVALID_OPTION", "options.usage.cachedTokens"));
+    }
+
+    #[test]
+    fn usage_errors_name_the_field() {
+        let e = run(json!({ "usage": { "promptTokens": 100, "messageCount": 9 } })).unwrap_err();
+        assert_eq!(e.path, "options.usage.messageCount");
+        let e = run(json!({ "usage": [{ "promptTokens": 100, "messageCount": 1 }, { "promptTokens": 90, "messageCount": 5 }] })).unwrap_err();
+        assert_eq!(e.path, "options.usage[1].messageCount");
+        let e = run(json!({ "usage": [{ "promptTokens": 100, "messageCount": 2 }, { "promptTokens": 120, "messageCount": 1 }] })).unwrap_err();
+        assert_eq!(e.path, "options.usage[1]");
+        let e = run(json!({ "usage": { "promptTokens": -1, "messageCount": 1 } })).unwrap_err();
+        assert_eq!(e.path, "options.usage.promptTokens");
+        let e = run(json!({ "usage": { "prompt_tokens": 5, "messageCount": 1 } })).unwrap_err();
+        assert_eq!(e.path, "options.usage.prompt_tokens");
+        let e = run(json!({ "usage": { "messageCount": 1 } })).unwrap_err();
+        assert_eq!(e.path, "options.usage.promptTokens");
+        let e = run(json!({ "tools": [1] })).unwrap_err();
+        assert_eq!(e.path, "options.tools[0]");
+        let e = run(json!({ "system": 3 })).unwrap_err();
+        assert_eq!(e.path, "options.system");
+    }
+
+    #[test]
+    fn model_names_pick_the_profile() {
+        for (model, profile) in [
+            ("gpt-4.1", "o200k"), ("gpt-4o-mini", "o200k"), ("openai/gpt-5", "o200k"), ("o3-mini", "o200k"),
+            ("gpt-4-turbo", "cl100k"), ("gpt-3.5-turbo", "cl100k"), ("claude-sonnet-4-5", "claude"),
+            ("us.anthropic.claude-3-5-haiku-20241022-v1:0", "claude"), ("models/gemini-2.5-pro", "gemini"),
+            ("gemini-3-pro-preview", "gemini"), ("some-new-model", "o200k"),
+        ] {
+            assert_eq!(Options::from_json(&json!({ "model": model })).unwrap().profile.name, profile, "{model}");
+        }
+        // An explicit tokenizer wins over the model.
+        let o = Options::from_json(&json!({ "model": "gpt-4o", "tokenizer": "cl100k" })).unwrap();
+        assert_eq!(o.profile.name, "cl100k");
+    }
+
+    #[test]
+    fn names_count() {
+        let a = json!([{ "role": "user", "content": "hi" }]);
+        let b = json!([{ "role": "user", "name": "alice", "content": "hi" }]);
+        let o = Options::default();
+        let (a, b) = (estimate(&Input::read(&a).unwrap(), &o).unwrap(), estimate(&Input::read(&b).unwrap(), &o).unwrap());
+        assert!(b.per_message[0] >= a.per_message[0] + 2);
     }
 }

@@ -14,8 +14,9 @@ pub const MAX_INPUT_CHARS: usize = 8 * 1024 * 1024;
 #[derive(Debug, Clone, Copy)]
 pub struct Input<'a> {
     pub items: &'a [Value],
-    /// The body's separate system prompt, if any.
+    /// The body's separate system prompt, if any, and the field it is in.
     pub system: Option<&'a Value>,
+    system_field: &'static str,
     /// The body field holding the items (None: the input is the array itself).
     pub key: Option<&'static str>,
     /// The items' path in errors: `messages`, `contents` or `input`.
@@ -28,7 +29,7 @@ const BODY_FIELDS: [(&str, &[&str]); 3] =
 
 impl<'a> Input<'a> {
     pub fn items(items: &'a [Value]) -> Input<'a> {
-        Input { items, system: None, key: None, root: "messages" }
+        Input { items, system: None, system_field: "system", key: None, root: "messages" }
     }
 
     pub fn read(v: &'a Value) -> Result<Input<'a>> {
@@ -38,8 +39,12 @@ impl<'a> Input<'a> {
                 for (key, systems) in BODY_FIELDS {
                     match body.get(key) {
                         Some(Value::Array(items)) => {
-                            let system = systems.iter().find_map(|s| body.get(*s)).filter(|s| !s.is_null());
-                            return Ok(Input { items, system, key: Some(key), root: key });
+                            let found = systems.iter().find_map(|s| body.get(*s).filter(|v| !v.is_null()).map(|v| (*s, v)));
+                            let (system_field, system) = match found {
+                                Some((field, v)) => (field, Some(v)),
+                                None => (systems[0], None),
+                            };
+                            return Ok(Input { items, system, system_field, key: Some(key), root: key });
                         }
                         Some(other) => return Err(Error::input(key, format!("expected an array, got {}", type_name(other)))),
                         None => {}
@@ -49,6 +54,19 @@ impl<'a> Input<'a> {
             }
             other => Err(Error::input("messages", format!("expected an array of messages, got {}", type_name(other)))),
         }
+    }
+
+    /// The body field holding the system prompt, for error paths.
+    pub fn system_key(&self) -> &'static str {
+        self.system_field
+    }
+
+    /// The same input with other items (an operation's output, read again).
+    pub fn with_items<'b>(&self, items: &'b [Value]) -> Input<'b>
+    where
+        'a: 'b,
+    {
+        Input { items, ..*self }
     }
 
     /// The system prompt's text, whatever its shape (a string, text blocks, or `{ parts }`).

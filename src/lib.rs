@@ -15,6 +15,7 @@ pub mod input;
 pub mod message;
 pub mod options;
 pub mod plan;
+pub mod profiles;
 pub mod prompt;
 pub mod prune;
 pub mod text;

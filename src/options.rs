@@ -3,7 +3,7 @@
 
 use crate::error::{type_name, Error, Result};
 use crate::format::Format;
-use crate::tokens::{Profile, CL100K, O200K};
+use crate::tokens::{Profile, CLAUDE, CL100K, GEMINI, O200K};
 use serde_json::{Map, Value};
 
 /// OpenCode's placeholder for a cleared tool output.
@@ -35,6 +35,25 @@ pub struct Options {
     pub placeholder: String,
     /// Plan a compaction even when the history is under the threshold (a user's "/compact").
     pub force: bool,
+    /// What the provider reported for earlier requests of this history, oldest first.
+    pub usage: Vec<Report>,
+    /// A system prompt sent beside the messages (Anthropic `system`, Gemini `systemInstruction`).
+    pub system: Option<String>,
+    /// The request's tool definitions, each as its JSON text.
+    pub tools: Vec<String>,
+}
+
+/// One usage report: the provider counted `prompt_tokens` input tokens for a request made of the
+/// first `message_count` messages.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// The whole input, cached tokens included.
+    pub prompt_tokens: u64,
+    pub message_count: usize,
+    /// How many of `prompt_tokens` were read from the provider's cache: reported, never added.
+    pub cached_tokens: Option<u64>,
+    /// Where it came from, for errors found later (`options.usage[1]`).
+    pub path: String,
 }
 
 impl Default for Options {
@@ -53,18 +72,21 @@ impl Default for Options {
             protected_tools: Vec::new(),
             placeholder: DEFAULT_PLACEHOLDER.to_string(),
             force: false,
+            usage: Vec::new(),
+            system: None,
+            tools: Vec::new(),
         }
     }
 }
 
 /// Names that are part of the contract but whose behaviour comes in a later version: refusing them
 /// is better than quietly doing something else than the caller asked.
-const NOT_YET: &[&str] = &["hardThreshold", "preset", "usage", "summarizerWindow", "template"];
+const NOT_YET: &[&str] = &["hardThreshold", "preset", "summarizerWindow", "template"];
 
 const KNOWN: &[&str] = &[
     "format", "tokenizer", "model", "contextWindow", "reservedOutput", "threshold", "keepRecentTurns",
     "keepRecentTokens", "keepFraction", "protectTokens", "minimumPruneTokens", "protectedTools",
-    "placeholder", "force",
+    "placeholder", "force", "usage", "system", "tools",
 ];
 
 impl Options {
@@ -76,6 +98,9 @@ impl Options {
             other => return Err(Error::option("options", format!("expected an object, got {}", type_name(other)))),
         };
         for key in obj.keys() {
+            if key == "counter" {
+                return Err(Error::option("options.counter", "a counter function is read by estimate() only"));
+            }
             if NOT_YET.contains(&key.as_str()) {
                 return Err(Error::option(format!("options.{key}"), "this option is not supported by this version of ctxfold"));
             }
@@ -91,6 +116,9 @@ impl Options {
         if let Some(model) = r.string("model")? {
             o.profile = profile_for_model(model);
         }
+        o.usage = read_usage(r.get("usage"))?;
+        o.system = read_system(r.get("system"))?;
+        o.tools = read_tools(r.get("tools"))?;
         if let Some(t) = r.string("tokenizer")? {
             o.profile = Profile::from_name(t, "options.tokenizer")?;
         }
@@ -147,24 +175,111 @@ impl Options {
     }
 }
 
-/// The tokenizer family of a model name; unknown names keep the default, since new models appear
-/// faster than any table.
-fn profile_for_model(model: &str) -> Profile {
-    let m = model.to_ascii_lowercase();
-    let m = m.rsplit('/').next().unwrap_or(&m);
-    if m.starts_with("gpt-4o") || m.starts_with("gpt-4.1") || m.starts_with("gpt-4.5") || m.starts_with("gpt-5") || m.starts_with('o') {
+/// The tokenizer family of a model name (`"gpt-4.1"`, `"openai/gpt-4o-mini"`,
+/// `"anthropic.claude-3-5-sonnet"`, `"models/gemini-2.5-pro"`); unknown names keep the default,
+/// since new models appear faster than any table.
+pub fn profile_for_model(model: &str) -> Profile {
+    let lower = model.to_ascii_lowercase();
+    let m = lower.rsplit('/').next().unwrap_or(&lower);
+    // Bedrock and Vertex prefix the vendor: "anthropic.claude-...", "us.anthropic.claude-...".
+    let m = m.rsplit("anthropic.").next().unwrap_or(m);
+    let o_series = m.len() > 1 && m.starts_with('o') && m.as_bytes()[1].is_ascii_digit();
+    if m.starts_with("claude") {
+        CLAUDE
+    } else if m.starts_with("gemini") || m.starts_with("gemma") {
+        GEMINI
+    } else if m.starts_with("gpt-4o") || m.starts_with("gpt-4.") || m.starts_with("gpt-5") || m.starts_with("chatgpt") || m.starts_with("gpt-oss") || o_series {
         O200K
-    } else if m.starts_with("gpt-4") || m.starts_with("gpt-3.5") {
+    } else if m.starts_with("gpt-4") || m.starts_with("gpt-3.5") || m.starts_with("text-embedding") {
         CL100K
     } else {
         O200K
     }
 }
 
+/// `usage`: one report `{ promptTokens, messageCount, cachedTokens? }` or an array of them.
+fn read_usage(v: Option<&Value>) -> Result<Vec<Report>> {
+    let reports = match v {
+        None => return Ok(Vec::new()),
+        Some(Value::Array(items)) => items.iter().enumerate().map(|(i, item)| read_report(item, format!("options.usage[{i}]"))).collect::<Result<Vec<_>>>()?,
+        Some(one) => vec![read_report(one, "options.usage".into())?],
+    };
+    for pair in reports.windows(2) {
+        if pair[1].message_count <= pair[0].message_count {
+            return Err(Error::option(&pair[1].path, "usage reports must be oldest first, each for more messages than the one before"));
+        }
+    }
+    Ok(reports)
+}
+
+fn read_report(v: &Value, path: String) -> Result<Report> {
+    let Value::Object(obj) = v else {
+        return Err(Error::option(path, format!("expected {{ promptTokens, messageCount }}, got {}", type_name(v))));
+    };
+    for key in obj.keys() {
+        if !["promptTokens", "messageCount", "cachedTokens"].contains(&key.as_str()) {
+            return Err(Error::option(format!("{path}.{key}"), "unknown field; a usage report has promptTokens, messageCount and cachedTokens"));
+        }
+    }
+    let whole = |key: &str| -> Result<Option<u64>> {
+        let Some(v) = obj.get(key).filter(|v| !v.is_null()) else { return Ok(None) };
+        match v.as_f64() {
+            Some(n) if n >= 0.0 && n.fract() == 0.0 && n < 9e15 => Ok(Some(n as u64)),
+            _ => Err(Error::option(format!("{path}.{key}"), format!("expected a whole number of tokens, got {v}"))),
+        }
+    };
+    let prompt_tokens = whole("promptTokens")?.ok_or_else(|| Error::option(format!("{path}.promptTokens"), "missing: the input tokens the provider reported"))?;
+    let message_count = whole("messageCount")?.ok_or_else(|| Error::option(format!("{path}.messageCount"), "missing: how many messages that request held"))?;
+    let cached_tokens = whole("cachedTokens")?;
+    if cached_tokens.is_some_and(|c| c > prompt_tokens) {
+        return Err(Error::option(format!("{path}.cachedTokens"), "more than promptTokens: promptTokens must be the whole input, cached tokens included (for Anthropic, input_tokens + cache_read_input_tokens + cache_creation_input_tokens)"));
+    }
+    Ok(Report { prompt_tokens, message_count: message_count as usize, cached_tokens, path })
+}
+
+/// `system`: a string, or an array of strings or `{ text }` blocks (Anthropic's and Gemini's shapes).
+fn read_system(v: Option<&Value>) -> Result<Option<String>> {
+    match v {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(Value::Array(items)) => {
+            let mut parts = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                match item {
+                    Value::String(s) => parts.push(s.as_str()),
+                    Value::Object(o) => match o.get("text") {
+                        Some(Value::String(s)) => parts.push(s.as_str()),
+                        _ => return Err(Error::option(format!("options.system[{i}].text"), "expected a text block with a string text")),
+                    },
+                    other => return Err(Error::option(format!("options.system[{i}]"), format!("expected a string or a text block, got {}", type_name(other)))),
+                }
+            }
+            Ok(Some(parts.join("\n")))
+        }
+        Some(other) => Err(Error::option("options.system", format!("expected a string or an array of text blocks, got {}", type_name(other)))),
+    }
+}
+
+/// `tools`: the tool definitions as sent (any provider's shape); each counts as its JSON text.
+fn read_tools(v: Option<&Value>) -> Result<Vec<String>> {
+    match v {
+        None => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| match item {
+                Value::Object(_) => Ok(item.to_string()),
+                other => Err(Error::option(format!("options.tools[{i}]"), format!("expected a tool definition object, got {}", type_name(other)))),
+            })
+            .collect(),
+        Some(other) => Err(Error::option("options.tools", format!("expected an array of tool definitions, got {}", type_name(other)))),
+    }
+}
+
 struct Reader<'a>(&'a Map<String, Value>);
 
 impl<'a> Reader<'a> {
-    fn get(&self, key: &str) -> Option<&'a Value> {
+    pub fn get(&self, key: &str) -> Option<&'a Value> {
         self.0.get(key).filter(|v| !v.is_null())
     }
 

@@ -6,7 +6,7 @@
 //! followed by a hundred tool steps) between two complete tool exchanges.
 
 use crate::error::Result;
-use crate::estimate::{per_message, sum, system_tokens};
+use crate::estimate::{finish, per_message};
 use crate::input::Input;
 use crate::fingerprint::{self, Hasher};
 use crate::format::{self, Conversation};
@@ -74,7 +74,9 @@ const MIN_RANGE_TOKENS: u64 = 300;
 pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
     let conv = format::read(input, options.format)?;
     let tokens = per_message(&conv, &options.profile);
-    let total = sum(&tokens) + u64::from(system_tokens(input, &options.profile));
+    // The same total as `estimate`: request overhead included, anchored on reported usage if given.
+    let profile = options.profile;
+    let total = finish(tokens.clone(), conv.format, options, input, false, &mut |t| Ok(profile.text(t)))?.total;
     let limit = options.limit();
     let n = conv.len();
     let mut plan = Plan {

@@ -93,7 +93,7 @@ pub fn repair(input: &Input, options: &Options) -> Result<Repair> {
         }
     }
     let output = materialize(&slots, items);
-    let remaining = format::read_unchecked(&Input { items: &output, ..*input }, Some(conv.format)).map(|c| problems(&c))?;
+    let remaining = format::read_unchecked(&input.with_items(&output), Some(conv.format)).map(|c| problems(&c))?;
     Ok(Repair { slots, report: RepairReport { format: conv.format.name(), repairs, remaining } })
 }
 

@@ -1,159 +1,219 @@
-//! Token estimation by classes of text. A tokenizer profile is a small table of costs, one per
-//! class (words, digits, punctuation, CJK ideographs, kana, ...): scanning text once and weighting
-//! the counts is fast, and it gets CJK right where "characters / 4" is off by half.
+//! Token estimation by classes of text. One pass over the text counts the things a BPE tokenizer
+//! splits on (letter runs, digit groups, punctuation runs, whitespace runs, CJK characters, ...);
+//! a tokenizer profile (`crate::profiles`) weighs those counts. The classes follow the
+//! pre-tokenizer of the GPT/Claude family: every letter run, group of up to three digits,
+//! punctuation run and newline run starts at least one token, and what is inside a run decides how
+//! many more. Scanning is linear, allocation-free and much faster than any real tokenizer.
 
 use crate::error::{Error, Result};
+pub use crate::profiles::{Profile, CLAUDE, CL100K, GEMINI, O200K, PROFILES};
 
-/// How many of each class a text holds.
-#[derive(Debug, Default, Clone, Copy, PartialEq)]
-pub struct Counts {
+/// The classes counted; a profile has one cost per class, in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(usize)]
+pub enum Class {
     /// Runs of ASCII letters.
-    pub words: u32,
-    /// ASCII letters, for the extra pieces that long words split into.
-    pub letters: u32,
-    pub digits: u32,
+    Word,
+    /// ASCII letters.
+    Letter,
+    /// Letters past the 8th of a run: long identifiers and rare words split into more pieces.
+    LongLetter,
+    /// A lower-case letter followed by an upper-case one (camelCase splits there).
+    Hump,
+    /// Upper-case ASCII letters (ALL-CAPS text tokenizes worse than lower case).
+    Upper,
+    Digit,
+    /// Groups of up to three digits: both OpenAI tokenizers cut digit runs that way.
+    DigitGroup,
     /// ASCII punctuation and symbols.
-    pub punct: u32,
-    /// Spaces and tabs beyond the first of a run (indentation).
-    pub extra_spaces: u32,
-    pub newlines: u32,
-    pub han: u32,
-    pub kana: u32,
-    pub hangul: u32,
-    pub emoji: u32,
-    /// Any other non-ASCII character (accented Latin, Cyrillic, Arabic, symbols, ...).
-    pub other: u32,
+    Punct,
+    /// Runs of ASCII punctuation (`{"`, `"},`, `->`, `==` are often one token).
+    PunctRun,
+    /// Runs of two or more spaces or tabs (indentation).
+    SpaceRun,
+    /// Spaces and tabs past the first of a run.
+    ExtraSpace,
+    NewlineRun,
+    Newline,
+    /// CJK ideographs.
+    Han,
+    /// Runs of CJK ideographs: common pairs merge into one token.
+    HanRun,
+    Kana,
+    Hangul,
+    /// CJK and full-width punctuation (`，。！？「」`).
+    CjkPunct,
+    Emoji,
+    /// Accented Latin, Greek, Cyrillic letters.
+    OtherLetter,
+    /// Anything else that is not ASCII (other scripts, symbols, box drawing, joiners).
+    Other,
+}
+
+pub const CLASS_COUNT: usize = Class::Other as usize + 1;
+
+/// The class names, in order, as the fitting script and the generated tables use them.
+pub const CLASS_NAMES: [&str; CLASS_COUNT] = [
+    "word", "letter", "longLetter", "hump", "upper", "digit", "digitGroup", "punct", "punctRun", "spaceRun",
+    "extraSpace", "newlineRun", "newline", "han", "hanRun", "kana", "hangul", "cjkPunct", "emoji", "otherLetter",
+    "other",
+];
+
+/// How many of each class some text holds. Counts add up: the counts of two texts are the sum
+/// of their counts (up to the runs at the seam), which is what lets a message cache them.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Counts(pub [u32; CLASS_COUNT]);
+
+/// What the previous character was, to find the start of runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Prev {
+    None,
+    Lower,
+    Upper,
+    Digit,
+    Space,
+    Newline,
+    Punct,
+    Han,
+    Other,
 }
 
 impl Counts {
     pub fn of(text: &str) -> Counts {
         let mut c = Counts::default();
-        let mut prev_letter = false;
-        let mut prev_space = false;
-        for ch in text.chars() {
-            let letter = ch.is_ascii_alphabetic();
-            let space = ch == ' ' || ch == '\t';
-            if letter {
-                c.letters += 1;
-                if !prev_letter {
-                    c.words += 1;
-                }
-            } else if space {
-                if prev_space {
-                    c.extra_spaces += 1;
-                }
-            } else if ch.is_ascii_digit() {
-                c.digits += 1;
-            } else if ch == '\n' {
-                c.newlines += 1;
-            } else if ch.is_ascii() {
-                if !ch.is_ascii_control() {
-                    c.punct += 1;
-                }
-            } else {
-                match ch as u32 {
-                    0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x3134F => c.han += 1,
-                    0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => c.kana += 1,
-                    0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7AF => c.hangul += 1,
-                    0x1F000..=0x1FAFF | 0x2600..=0x27BF => c.emoji += 1,
-                    _ => c.other += 1,
-                }
-            }
-            prev_letter = letter;
-            prev_space = space;
-        }
+        c.add_text(text);
         c
     }
+
+    pub fn get(&self, class: Class) -> u32 {
+        self.0[class as usize]
+    }
+
+    fn bump(&mut self, class: Class) {
+        let slot = &mut self.0[class as usize];
+        *slot = slot.saturating_add(1);
+    }
+
+    pub fn add(&mut self, other: &Counts) {
+        for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
+            *a = a.saturating_add(*b);
+        }
+    }
+
+    /// Adds the classes of `text`. Works on bytes: ASCII, the bulk of most conversations, never
+    /// decodes a character.
+    pub fn add_text(&mut self, text: &str) {
+        use Class::*;
+        let bytes = text.as_bytes();
+        let mut prev = Prev::None;
+        let mut run = 0u32; // length of the current letter or digit run
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if b < 0x80 {
+                i += 1;
+                prev = match b {
+                    b'a'..=b'z' | b'A'..=b'Z' => {
+                        let upper = b.is_ascii_uppercase();
+                        self.bump(Letter);
+                        if upper {
+                            self.bump(Upper);
+                        }
+                        if matches!(prev, Prev::Lower | Prev::Upper) {
+                            run += 1;
+                            if upper && prev == Prev::Lower {
+                                self.bump(Hump);
+                            }
+                        } else {
+                            run = 1;
+                            self.bump(Word);
+                        }
+                        if run > 8 {
+                            self.bump(LongLetter);
+                        }
+                        if upper {
+                            Prev::Upper
+                        } else {
+                            Prev::Lower
+                        }
+                    }
+                    b'0'..=b'9' => {
+                        run = if prev == Prev::Digit { run + 1 } else { 1 };
+                        self.bump(Digit);
+                        if run % 3 == 1 {
+                            self.bump(DigitGroup);
+                        }
+                        Prev::Digit
+                    }
+                    b' ' | b'\t' => {
+                        if prev == Prev::Space {
+                            run += 1;
+                            self.bump(ExtraSpace);
+                            if run == 2 {
+                                self.bump(SpaceRun);
+                            }
+                        } else {
+                            run = 1;
+                        }
+                        Prev::Space
+                    }
+                    b'\n' => {
+                        self.bump(Newline);
+                        if prev != Prev::Newline {
+                            self.bump(NewlineRun);
+                        }
+                        Prev::Newline
+                    }
+                    // A carriage return rides with its newline; other controls are rare and free.
+                    0..=0x1F | 0x7F => prev,
+                    _ => {
+                        self.bump(Punct);
+                        if prev != Prev::Punct {
+                            self.bump(PunctRun);
+                        }
+                        Prev::Punct
+                    }
+                };
+                continue;
+            }
+            let Some(ch) = text[i..].chars().next() else { break };
+            i += ch.len_utf8();
+            let class = match ch as u32 {
+                0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x3134F => Han,
+                0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => Kana,
+                0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7AF => Hangul,
+                0x3000..=0x303F | 0xFF00..=0xFF65 => CjkPunct,
+                0x1F000..=0x1FAFF | 0x2600..=0x27BF => Emoji,
+                0xC0..=0x24F | 0x370..=0x52F => OtherLetter,
+                _ => Other,
+            };
+            self.bump(class);
+            prev = match class {
+                Han => {
+                    if prev != Prev::Han {
+                        self.bump(HanRun);
+                    }
+                    Prev::Han
+                }
+                // An accented letter does not end an ASCII word ("résumé" is one word, not three).
+                OtherLetter if matches!(prev, Prev::Lower | Prev::Upper) => Prev::Lower,
+                _ => Prev::Other,
+            };
+        }
+    }
 }
-
-/// Costs, in tokens, of each class, plus the fixed costs of a chat message.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Profile {
-    pub name: &'static str,
-    pub word: f64,
-    pub letter: f64,
-    pub digit: f64,
-    pub punct: f64,
-    pub extra_space: f64,
-    pub newline: f64,
-    pub han: f64,
-    pub kana: f64,
-    pub hangul: f64,
-    pub emoji: f64,
-    pub other: f64,
-    /// Per message: the role and the framing tokens around it.
-    pub per_message: f64,
-    /// Per tool call: its framing beside the name and arguments.
-    pub per_tool_call: f64,
-    /// Per image, audio or file part (OpenAI bills a 1024×1024 high-detail image at 765 tokens).
-    pub per_attachment: f64,
-}
-
-// The class costs below were fitted by least squares against gpt-tokenizer's o200k_base and
-// cl100k_base on every third conversation of ../shared/corpus (English agent runs, Chinese and
-// Japanese chats); on those, the summed estimate is within 5% of the real count for every group.
-// The corpus has almost no Hangul or emoji: those two costs are set by hand, on the high side.
-// The estimator work will ship the fitting script and refit per profile.
-
-/// GPT-4o and later.
-pub const O200K: Profile = Profile {
-    name: "o200k",
-    word: 1.03,
-    letter: 0.018,
-    digit: 1.07,
-    punct: 0.45,
-    extra_space: 0.058,
-    newline: 0.75,
-    han: 0.75,
-    kana: 0.54,
-    hangul: 0.9,
-    emoji: 2.0,
-    other: 0.77,
-    per_message: 4.0,
-    per_tool_call: 4.0,
-    per_attachment: 765.0,
-};
-
-/// GPT-4 and GPT-3.5: a smaller vocabulary, so CJK text costs more.
-pub const CL100K: Profile = Profile {
-    name: "cl100k",
-    word: 1.08,
-    letter: 0.009,
-    digit: 1.05,
-    punct: 0.44,
-    extra_space: 0.058,
-    newline: 0.71,
-    han: 1.2,
-    kana: 0.87,
-    hangul: 1.3,
-    emoji: 2.5,
-    other: 0.83,
-    per_message: 4.0,
-    per_tool_call: 4.0,
-    per_attachment: 765.0,
-};
 
 impl Profile {
     pub fn from_name(name: &str, path: &str) -> Result<Profile> {
-        match name {
-            "o200k" | "o200k_base" => Ok(O200K),
-            "cl100k" | "cl100k_base" => Ok(CL100K),
-            other => Err(Error::option(path, format!("unknown tokenizer {other:?}; expected \"o200k\" or \"cl100k\""))),
-        }
+        PROFILES.iter().find(|p| p.name == name || p.aliases.contains(&name)).copied().ok_or_else(|| {
+            let names: Vec<String> = PROFILES.iter().map(|p| format!("{:?}", p.name)).collect();
+            Error::option(path, format!("unknown tokenizer {name:?}; expected one of {}", names.join(", ")))
+        })
     }
 
+    /// Estimated tokens of the counted text (not rounded: callers add up, then round once).
     pub fn weigh(&self, c: &Counts) -> f64 {
-        self.word * f64::from(c.words)
-            + self.letter * f64::from(c.letters)
-            + self.digit * f64::from(c.digits)
-            + self.punct * f64::from(c.punct)
-            + self.extra_space * f64::from(c.extra_spaces)
-            + self.newline * f64::from(c.newlines)
-            + self.han * f64::from(c.han)
-            + self.kana * f64::from(c.kana)
-            + self.hangul * f64::from(c.hangul)
-            + self.emoji * f64::from(c.emoji)
-            + self.other * f64::from(c.other)
+        self.costs.iter().zip(c.0.iter()).map(|(w, &n)| f64::from(*w) * f64::from(n)).sum()
     }
 
     /// Estimated tokens of a piece of text.
@@ -165,20 +225,59 @@ impl Profile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use Class::*;
 
     #[test]
     fn classes_are_counted() {
-        let c = Counts::of("Hello world 42 你好 カナ 한 🙂 é\n  x;");
-        assert_eq!((c.words, c.letters, c.digits), (3, 11, 2));
-        assert_eq!((c.han, c.kana, c.hangul, c.emoji, c.other), (2, 2, 1, 1, 1));
-        assert_eq!((c.newlines, c.extra_spaces, c.punct), (1, 1, 1));
+        let c = Counts::of("Hello worldWide 12345 你好 カナ 한 🙂 é\n\n   x;; 。");
+        assert_eq!((c.get(Word), c.get(Letter), c.get(Hump), c.get(Upper)), (3, 15, 1, 2));
+        assert_eq!((c.get(Digit), c.get(DigitGroup)), (5, 2));
+        assert_eq!((c.get(Han), c.get(HanRun), c.get(Kana), c.get(Hangul), c.get(Emoji), c.get(OtherLetter)), (2, 1, 2, 1, 1, 1));
+        assert_eq!((c.get(Newline), c.get(NewlineRun), c.get(SpaceRun), c.get(ExtraSpace)), (2, 1, 1, 2));
+        assert_eq!((c.get(Punct), c.get(PunctRun), c.get(CjkPunct)), (2, 1, 1));
+    }
+
+    #[test]
+    fn long_words_count_their_extra_letters() {
+        assert_eq!(Counts::of("internationalization").get(LongLetter), 12);
+        assert_eq!(Counts::of("short words only").get(LongLetter), 0);
+    }
+
+    #[test]
+    fn accented_letters_do_not_split_a_word() {
+        assert_eq!(Counts::of("résumé café").get(Word), 2);
+    }
+
+    #[test]
+    fn counts_add_up() {
+        let mut c = Counts::of("abc 12");
+        c.add(&Counts::of("你好"));
+        assert_eq!(c.get(Word) + c.get(Han), 3);
     }
 
     #[test]
     fn cjk_costs_more_than_a_quarter_token_per_character() {
         let zh = "我们今天讨论一下这个问题的解决方案";
         let chars = zh.chars().count() as f64;
-        assert!(O200K.text(zh) > chars / 2.0);
+        for p in PROFILES {
+            assert!(p.text(zh) > chars / 2.0, "{}", p.name);
+        }
         assert!(CL100K.text(zh) > O200K.text(zh));
+    }
+
+    #[test]
+    fn every_cost_is_finite_and_not_negative() {
+        for p in PROFILES {
+            assert!(p.costs.iter().all(|w| w.is_finite() && *w >= 0.0), "{}", p.name);
+            assert!(p.text("Hello, world!") >= 2.0, "{}", p.name);
+        }
+    }
+
+    #[test]
+    fn names_and_aliases_resolve() {
+        assert_eq!(Profile::from_name("o200k_base", "t").unwrap().name, "o200k");
+        assert_eq!(Profile::from_name("claude", "t").unwrap().name, "claude");
+        let e = Profile::from_name("llama", "options.tokenizer").unwrap_err();
+        assert_eq!(e.path, "options.tokenizer");
     }
 }

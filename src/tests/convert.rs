@@ -13,6 +13,8 @@ pub struct Converted {
 pub const FORMATS: [&str; 5] = ["openai-chat", "anthropic", "gemini", "openai-responses", "ai-sdk"];
 
 pub fn convert(format: &str, messages: &[Value]) -> Converted {
+    let normalized = compact_arguments(messages);
+    let messages = normalized.as_slice();
     match format {
         "openai-chat" => Converted { input: Value::Array(messages.to_vec()), origin: (0..messages.len()).collect() },
         "anthropic" => anthropic(messages),
@@ -21,6 +23,22 @@ pub fn convert(format: &str, messages: &[Value]) -> Converted {
         "ai-sdk" => ai_sdk(messages),
         other => panic!("no converter for {other}"),
     }
+}
+
+/// Tool-call arguments as compact JSON, in every format: the formats that hold them as objects (Anthropic,
+/// Gemini, AI SDK) cannot keep the spacing of a JSON string, so the same conversation carries the same
+/// argument text everywhere.
+fn compact_arguments(messages: &[Value]) -> Vec<Value> {
+    let mut out = messages.to_vec();
+    for m in &mut out {
+        for call in m.get_mut("tool_calls").and_then(Value::as_array_mut).into_iter().flatten() {
+            let args = &mut call["function"]["arguments"];
+            if let Some(parsed) = args.as_str().and_then(|a| serde_json::from_str::<Value>(a).ok()).filter(Value::is_object) {
+                *args = Value::String(parsed.to_string());
+            }
+        }
+    }
+    out
 }
 
 fn text(m: &Value) -> String {

@@ -52,7 +52,8 @@ fn each_example_is_detected_valid_and_counted() {
         assert_eq!(e.format, name);
         assert_eq!(problems(&v), Vec::<String>::new(), "{name}");
         assert!(e.per_message.iter().all(|&t| t > 0));
-        assert_eq!(e.system_tokens > 0, input.system.is_some(), "{name}: a body's system prompt is counted");
+        let bare = estimate(&ctxfold::input::Input::items(input.items), &Options::default()).unwrap();
+        assert_eq!(e.request_overhead > bare.request_overhead, input.system.is_some(), "{name}: a body's system prompt is counted");
     }
 }
 

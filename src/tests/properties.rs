@@ -105,7 +105,7 @@ proptest! {
             let pruned = materialize(&p.slots, input.items);
             check_valid(&format!("{name} pruned"), &pruned, fmt);
             prop_assert_eq!(systems(&pruned), systems(input.items));
-            let again = prune(&Input { items: &pruned, ..input }, &opts).unwrap();
+            let again = prune(&input.with_items(&pruned), &opts).unwrap();
             prop_assert!(again.report.pruned.is_empty(), "{name}: pruning twice differs from once");
 
             // plan: deterministic, the same split in every format.

@@ -22,10 +22,32 @@ export interface Options {
    * formats and is read as `"openai-chat"`: name `"anthropic"` to get Anthropic's alternation rules.
    */
   format?: Format;
-  /** Tokenizer profile for estimates: `"o200k"` (GPT-4o and later, the default) or `"cl100k"` (GPT-4, GPT-3.5). */
-  tokenizer?: "o200k" | "cl100k";
-  /** A model name, used to pick the tokenizer profile when `tokenizer` is not given (e.g. `"gpt-4.1"` → o200k). */
+  /** Tokenizer profile for estimates: `"o200k"` (GPT-4o and later, the default), `"cl100k"` (GPT-4, GPT-3.5), `"claude"` or `"gemini"`. */
+  tokenizer?: "o200k" | "cl100k" | "claude" | "gemini" | "o200k_base" | "cl100k_base";
+  /** A model name, used to pick the tokenizer profile when `tokenizer` is not given (`"gpt-4.1"` → o200k, `"gpt-4-turbo"` → cl100k, `"claude-…"` → claude, `"gemini-…"` → gemini; unknown names → o200k). */
   model?: string;
+  /**
+   * What the provider reported for the last request(s) of this history. The estimate then takes the first
+   * `messageCount` messages at the reported count and estimates only the messages after them, scaled by how
+   * far the profile was off (see `EstimateResult.calibration`). An array of reports, oldest first, scales by
+   * the growth between the oldest and the latest. `promptTokens` must be the whole input, cached tokens
+   * included: OpenAI `usage.prompt_tokens`, Gemini `usageMetadata.promptTokenCount`, Anthropic
+   * `input_tokens + cache_read_input_tokens + cache_creation_input_tokens`. `cachedTokens` (OpenAI
+   * `prompt_tokens_details.cached_tokens`, Anthropic `cache_read_input_tokens`, Gemini
+   * `cachedContentTokenCount`) is only reported back, never added.
+   */
+  usage?: UsageReport | UsageReport[];
+  /** A system prompt sent beside the messages, for a host that passes the array alone (a request body's own `system`, `systemInstruction` or `instructions` is counted without it): a string or text blocks. Counted like a message. */
+  system?: string | Array<string | { text: string }>;
+  /** The tool definitions sent with the request, in the provider's own shape: each counts as its JSON text plus 8 tokens. */
+  tools?: Record<string, unknown>[];
+  /**
+   * estimate() only: an exact counter, `(text) => tokens`, e.g. `(t) => countTokens(t)` from gpt-tokenizer. It is
+   * called on each text (content, thinking, name, tool name, arguments, results, system, tool definitions); the
+   * framing still comes from the profile. What it throws is
+   * thrown back unchanged; a result that is not a finite number ≥ 0 is `INVALID_OPTION` at `options.counter`.
+   */
+  counter?: (text: string) => number;
   /** The model's context window in tokens. Default 128 000. */
   contextWindow?: number;
   /** Tokens kept free for the model's answer. Default min(32 000, contextWindow / 4). */
@@ -50,6 +72,34 @@ export interface Options {
   force?: boolean;
 }
 
+/** One usage report from the provider. */
+export interface UsageReport {
+  /** Input tokens the provider counted for the request, cached ones included. */
+  promptTokens: number;
+  /** How many of the messages (from the first) that request held. */
+  messageCount: number;
+  /** Of `promptTokens`, how many were read from the provider's cache (never added again). */
+  cachedTokens?: number;
+}
+
+/** How reported usage set the total. */
+export interface Calibration {
+  /** The latest report's count, taken as exact for its messages. */
+  promptTokens: number;
+  /** How many messages it covered. */
+  messageCount: number;
+  /** As reported, never added. */
+  cachedTokens?: number;
+  /** ctxfold's own estimate of that request. */
+  estimatedPrefix: number;
+  /** `promptTokens − estimatedPrefix`. */
+  correction: number;
+  /** The factor applied to the later messages (0.5 to 2). */
+  scale: number;
+  /** The scaled estimate of the messages after `messageCount`. */
+  estimatedTail: number;
+}
+
 /** The history against the model's window (present when `contextWindow` is given). */
 export interface Budget {
   /** The model's context window. */
@@ -65,16 +115,23 @@ export interface Budget {
 }
 
 export interface EstimateResult {
-  /** Estimated tokens of the whole history: the sum of `perMessage`, plus `systemTokens`. */
+  /**
+   * Estimated input tokens of the whole request: `requestOverhead` + the sum of `perMessage`; with `usage`,
+   * `calibration.promptTokens + calibration.estimatedTail`.
+   */
   total: number;
-  /** Estimated tokens of each input message, in order. */
+  /** Estimated tokens of each input message, in order (framing included). */
   perMessage: number[];
-  /** Estimated tokens of a request body's separate system prompt (0 for a bare array). */
-  systemTokens: number;
   /** The format the messages were read as. */
   format: string;
   /** The tokenizer profile used. */
   tokenizer: string;
+  /** Tokens outside the messages: the reply priming (3 for OpenAI), the request body's system prompt (or `options.system`), `tools`. */
+  requestOverhead: number;
+  /** True when `counter` counted the texts. */
+  counted: boolean;
+  /** Present when `usage` was given. */
+  calibration?: Calibration;
   /** Where the total stands against the window, when `contextWindow` is given. */
   budget?: Budget;
 }

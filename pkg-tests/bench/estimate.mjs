@@ -1,0 +1,173 @@
+// `npm run bench`: ctxfold's estimate beside the exact JavaScript tokenizers and the usual heuristics, in
+// one process, on the same corpus (../shared/corpus). Prints numbers; asserts nothing (benchmarks never
+// fail on time). Uses the built package (dist/, `npm run build`) through its Node entry, so the JS ⇄ wasm
+// boundary (reading the caller's message arrays) is inside every ctxfold measurement.
+import { cpus } from "node:os";
+import { performance } from "node:perf_hooks";
+import { GROUPS, contentText, errorStats, messageTexts, pct, readGroup, truthCount } from "../../scripts/corpus-texts.mjs";
+
+const { estimate } = await import("../../dist/node.mjs");
+
+const corpus = GROUPS.map((group) => ({ group, conversations: readGroup(group) }));
+const all = corpus.flatMap((g) => g.conversations);
+const texts = all.flatMap((c) => c.messages.flatMap(messageTexts));
+const megabytes = texts.reduce((s, t) => s + Buffer.byteLength(t), 0) / 1e6;
+const clone = (v) => JSON.parse(JSON.stringify(v));
+
+console.log(`ctxfold estimate benchmark — ${new Date().toISOString().slice(0, 10)}, ${cpus()[0]?.model ?? "?"} (${cpus().length} cores), Node ${process.version}`);
+console.log(`corpus: ${all.length} conversations, ${texts.length} texts, ${megabytes.toFixed(1)} MB of text\n`);
+
+/** Best of `rounds` timed runs of `fn` (ms); `prepare` runs untimed before each. */
+function time(fn, { rounds = 3, prepare = () => undefined } = {}) {
+  let best = Infinity;
+  for (let r = 0; r < rounds; r++) {
+    const input = prepare();
+    const t0 = performance.now();
+    fn(input);
+    best = Math.min(best, performance.now() - t0);
+  }
+  return best;
+}
+
+// ---- exact tokenizers (o200k_base) and heuristics, over the same texts ----
+const exact = {};
+{
+  const gpt = await import("gpt-tokenizer/encoding/o200k_base");
+  exact["gpt-tokenizer"] = (t) => gpt.countTokens(t);
+}
+try {
+  const { Tokenizer } = await import("ai-tokenizer");
+  const enc = await import("ai-tokenizer/encoding/o200k_base");
+  const tok = new Tokenizer(enc);
+  exact["ai-tokenizer"] = (t) => tok.count(t);
+} catch (e) {
+  console.log(`ai-tokenizer: not run (${e.message})`);
+}
+try {
+  const { get_encoding } = await import("tiktoken");
+  const enc = get_encoding("o200k_base"); // the npm package bundles its encodings: works offline
+  exact["tiktoken (wasm)"] = (t) => enc.encode_ordinary(t).length;
+} catch (e) {
+  console.log(`tiktoken: not run (${e.message})`);
+}
+try {
+  const { Tiktoken } = await import("js-tiktoken/lite");
+  const ranks = (await import("js-tiktoken/ranks/o200k_base")).default;
+  const enc = new Tiktoken(ranks);
+  exact["js-tiktoken"] = (t) => enc.encode(t).length;
+} catch (e) {
+  console.log(`js-tiktoken: not run (${e.message})`);
+}
+
+const isCjk = (cp) => (cp >= 0x2e80 && cp <= 0x9fff) || (cp >= 0xac00 && cp <= 0xd7af) || (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0xff00 && cp <= 0xffef) || (cp >= 0x20000 && cp <= 0x3134f);
+const heuristics = {
+  "chars/4": (t) => Math.ceil(t.length / 4),
+  "OpenCode (CJK×1.5 + other/4)": (t) => {
+    let cjk = 0, other = 0;
+    for (const ch of t) isCjk(ch.codePointAt(0)) ? cjk++ : other++;
+    return Math.ceil(cjk * 1.5 + other / 4);
+  },
+  "Gemini CLI (ASCII×0.25 + non-ASCII×1.5)": (t) => {
+    let ascii = 0, other = 0;
+    for (let i = 0; i < t.length; i++) {
+      const c = t.charCodeAt(i);
+      if (c < 128) ascii++;
+      else if (c < 0xdc00 || c > 0xdfff) other++; // a surrogate pair is one character
+    }
+    return Math.ceil(ascii * 0.25 + other * 1.5);
+  },
+};
+
+// ---- throughput ----
+const rows = [];
+for (const [name, count] of Object.entries({ ...exact, ...heuristics })) {
+  const ms = time(() => { let n = 0; for (const t of texts) n += count(t); return n; }, { rounds: name in exact ? 1 : 3 });
+  rows.push({ name, ms, exact: name in exact });
+}
+// ctxfold: the JS message arrays, boundary included (JSON.stringify, the copy into WebAssembly, reading),
+// the whole conversation per call.
+const coldMs = time((convs) => { for (const c of convs) estimate(c); }, { prepare: () => all.map((c) => clone(c.messages)) });
+rows.push({ name: "ctxfold estimate (JS message arrays)", ms: coldMs });
+
+const fastestExact = Math.min(...rows.filter((r) => r.exact).map((r) => r.ms));
+console.log("throughput on the whole corpus (o200k), best of 3 (exact tokenizers: 1 run)");
+console.log(`  ${"".padEnd(44)} ${"ms".padStart(8)} ${"MB/s".padStart(8)}  × fastest exact`);
+for (const r of rows) {
+  console.log(`  ${r.name.padEnd(44)} ${r.ms.toFixed(0).padStart(8)} ${(megabytes / (r.ms / 1000)).toFixed(1).padStart(8)}  ${(fastestExact / r.ms).toFixed(1).padStart(6)}×`);
+}
+
+// ---- accuracy per group and profile, against the cookbook count ----
+const truthTokenizers = {
+  o200k: exact["gpt-tokenizer"],
+  cl100k: (await import("gpt-tokenizer/encoding/cl100k_base")).countTokens,
+};
+{
+  const claude = (await import("@anthropic-ai/tokenizer")).getTokenizer();
+  truthTokenizers.claude = (t) => claude.encode(t.normalize("NFKC"), "all").length;
+}
+console.log("\naccuracy: |error| median / p90, share of conversations under-estimated by >5% (targets: 3% / 8% / 5%)");
+console.log(`  ${"group".padEnd(22)} ${Object.keys(truthTokenizers).map((p) => p.padEnd(24)).join(" ")} ${"chars/4 (o200k)".padEnd(24)}`);
+for (const { group, conversations } of corpus) {
+  const cells = [];
+  const o200kTruth = [];
+  for (const [profile, count] of Object.entries(truthTokenizers)) {
+    const errs = conversations.map((c) => {
+      const truth = truthCount(c.messages, count);
+      if (profile === "o200k") o200kTruth.push(truth);
+      return (estimate(c.messages, { tokenizer: profile }).total - truth) / truth;
+    });
+    const s = errorStats(errs);
+    cells.push(`${pct(s.median)} / ${pct(s.p90)} / ${pct(s.under5)}`.padEnd(24));
+  }
+  const chars = errorStats(conversations.map((c, k) => {
+    const est = 3 + c.messages.reduce((n, m) => n + 4 + messageTexts(m).reduce((t, x) => t + heuristics["chars/4"](x), 0), 0);
+    return (est - o200kTruth[k]) / o200kTruth[k];
+  }));
+  cells.push(`${pct(chars.median)} / ${pct(chars.p90)} / ${pct(chars.under5)}`);
+  console.log(`  ${group.padEnd(22)} ${cells.join(" ")}`);
+}
+
+// ---- Gemini: against the usage Gemini reported (mini-swe-agent-text labels) ----
+{
+  const labelled = corpus.find((g) => g.group === "mini-swe-agent-text").conversations.filter((c) => c.labels?.gemini_prompt_tokens?.length > 3);
+  const uncal = [], cal = [], chars = [];
+  for (const c of labelled) {
+    const points = c.labels.gemini_prompt_tokens;
+    const reports = points.slice(0, 3).map(([n, tokens]) => ({ promptTokens: tokens, messageCount: n }));
+    for (const [n, tokens] of points.slice(3)) {
+      const msgs = c.messages.slice(0, n);
+      uncal.push((estimate(msgs, { tokenizer: "gemini" }).total - tokens) / tokens);
+      cal.push((estimate(msgs, { tokenizer: "gemini", usage: reports }).total - tokens) / tokens);
+      chars.push((msgs.reduce((s, m) => s + contentText(m).length, 0) / 4 - tokens) / tokens);
+    }
+  }
+  console.log(`\ngemini, against reported prompt tokens (${cal.length} requests after the first three of ${labelled.length} conversations):`);
+  for (const [name, errs] of [["calibrated on the first three reports", cal], ["gemini profile, uncalibrated", uncal], ["chars/4", chars]]) {
+    const s = errorStats(errs);
+    console.log(`  ${name.padEnd(40)} ${pct(s.median)} / ${pct(s.p90)} / under>5%: ${pct(s.under5)}`);
+  }
+}
+
+// ---- appending one message to a 10 000-message history ----
+{
+  const history = [];
+  for (const c of all) {
+    if (history.length >= 10_000) break;
+    history.push(...clone(c.messages).filter((m) => m.role !== "system"));
+  }
+  history.length = 10_000;
+  // Cut at a whole exchange: drop trailing assistant calls whose results were cut off.
+  while (history.length && (history.at(-1).role === "assistant" && history.at(-1).tool_calls?.length)) history.pop();
+  const coldHistory = time(() => estimate(history), { rounds: 1, prepare: () => undefined });
+  estimate(history);
+  const times = [];
+  let current = history;
+  for (let k = 0; k < 21; k++) {
+    current = [...current, { role: "user", content: `And one more thing, number ${k}: run the tests again.` }];
+    const t0 = performance.now();
+    estimate(current);
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  console.log(`\nappend one message to a ${history.length}-message history and re-estimate: median ${times[10].toFixed(3)} ms (min ${times[0].toFixed(3)}, max ${times.at(-1).toFixed(3)}); the first, cold estimate took ${coldHistory.toFixed(1)} ms`);
+}

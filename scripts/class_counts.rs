@@ -1,0 +1,19 @@
+//! For scripts/fit-profiles.mjs: reads one JSON string per line on stdin and prints the class counts
+//! of each (space-separated, in `Class` order), so the fit uses exactly the scanner that ships.
+use ctxfold::tokens::{Counts, CLASS_NAMES};
+use std::io::{BufRead, BufWriter, Write};
+
+fn main() {
+    let stdin = std::io::stdin();
+    let mut out = BufWriter::new(std::io::stdout());
+    if std::env::args().any(|a| a == "--names") {
+        writeln!(out, "{}", CLASS_NAMES.join(" ")).expect("stdout");
+        return;
+    }
+    for line in stdin.lock().lines() {
+        let line = line.expect("stdin");
+        let text: String = serde_json::from_str(&line).expect("one JSON string per line");
+        let counts = Counts::of(&text).0.map(|n| n.to_string());
+        writeln!(out, "{}", counts.join(" ")).expect("stdout");
+    }
+}

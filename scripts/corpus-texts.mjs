@@ -1,0 +1,57 @@
+// The corpus as the estimator sees it, for scripts/fit-profiles.mjs and the benchmark: every
+// conversation's messages, the texts ctxfold counts in each (content, name, tool-call names and
+// arguments, exactly the message view of src/format/openai_chat.rs), and the ground-truth count.
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+export const CORPUS_DIR = fileURLToPath(new URL("../../shared/corpus/", import.meta.url));
+
+/** Corpus groups (one per file), in the order reports list them. */
+export const GROUPS = [
+  "tau-bench-airline", "mini-swe-agent-tools", "mini-swe-agent-text", "swe-agent", "toolbench",
+  "medicalgpt-zh", "kdconv-zh", "jmultiwoz-ja",
+];
+
+/** Every conversation of a group: `{ id, messages, labels }`. */
+export function readGroup(group) {
+  return readFileSync(`${CORPUS_DIR}${group}.jsonl`, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
+}
+
+/** The text of a message's content: a string, or its text parts joined by newlines. */
+export function contentText(m) {
+  if (typeof m.content === "string") return m.content;
+  if (!Array.isArray(m.content)) return "";
+  return m.content.filter((p) => p.type === "text" || p.type === "refusal").map((p) => p.text ?? p.refusal).join("\n");
+}
+
+/** The texts of one message that carry tokens beside the fixed framing. */
+export function messageTexts(m) {
+  const texts = [contentText(m)];
+  if (typeof m.name === "string") texts.push(m.name);
+  for (const c of m.tool_calls ?? []) texts.push(c.function?.name ?? "", c.function?.arguments ?? "");
+  return texts.filter((t) => t.length > 0);
+}
+
+/**
+ * The benchmark's ground truth (OpenAI's cookbook count, as the issue fixes it): each message 3 tokens
+ * plus the tokens of its role and of its content, +1 (and the name's tokens) when it has a `name`, each
+ * tool call the tokens of its function name and arguments plus 8, and 3 for the reply.
+ */
+export function truthCount(messages, count) {
+  let n = 3;
+  for (const m of messages) {
+    n += 3 + count(m.role) + count(contentText(m));
+    if (typeof m.name === "string") n += 1 + count(m.name);
+    for (const c of m.tool_calls ?? []) n += 8 + count(c.function?.name ?? "") + count(c.function?.arguments ?? "");
+  }
+  return n;
+}
+
+/** Statistics of relative errors ((estimate − truth) / truth): median and p90 of |error|, share under by >5%. */
+export function errorStats(errors) {
+  const abs = errors.map(Math.abs).sort((a, b) => a - b);
+  const q = (p) => abs[Math.min(abs.length - 1, Math.floor(p * abs.length))];
+  return { n: errors.length, median: q(0.5), p90: q(0.9), under5: errors.filter((e) => e < -0.05).length / errors.length };
+}
+
+export const pct = (x) => `${(x * 100).toFixed(1)}%`;

@@ -1,0 +1,74 @@
+//! Tokenizer profiles: the cost of each class of text (`crate::tokens::Class`) and the fixed costs
+//! of the request's framing, per tokenizer family. The class costs are fitted offline by
+//! `scripts/fit-profiles.mjs` against the real tokenizers (see `fitted.rs`); the framing costs are
+//! the providers' documented or measured conventions, written here by hand.
+
+mod fitted;
+
+use crate::tokens::CLASS_COUNT;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Profile {
+    /// The name used in options and results.
+    pub name: &'static str,
+    /// Other names accepted by the `tokenizer` option.
+    pub aliases: &'static [&'static str],
+    /// Tokens per occurrence of each class, in `Class` order.
+    pub costs: [f32; CLASS_COUNT],
+    /// Per message: the framing around it and its role.
+    pub per_message: f64,
+    /// Per message with a participant `name`, beside the name's own text.
+    pub per_name: f64,
+    /// Per tool call, beside its name and arguments.
+    pub per_tool_call: f64,
+    /// Once per request: the tokens that prime the model's reply.
+    pub per_reply: f64,
+    /// Per image, audio or file part, at the provider's documented cost of a typical image.
+    pub per_attachment: f64,
+    /// Per tool definition, beside the text of its JSON schema.
+    pub per_tool: f64,
+}
+
+/// GPT-4o, GPT-4.1, GPT-5, o-series. Framing per OpenAI's cookbook count: 3 tokens per message plus
+/// its role (one token), 1 for a `name`, 3 to prime the reply; tool calls as 8 beside their name and
+/// arguments (the convention the benchmark checks). A 1024×1024 high-detail image costs 765 tokens.
+pub const O200K: Profile = Profile {
+    name: "o200k",
+    aliases: &["o200k_base"],
+    costs: fitted::O200K,
+    per_message: 4.0,
+    per_name: 1.0,
+    per_tool_call: 8.0,
+    per_reply: 3.0,
+    per_attachment: 765.0,
+    per_tool: 8.0,
+};
+
+/// GPT-4, GPT-4 Turbo, GPT-3.5: a smaller vocabulary, so CJK text costs more.
+pub const CL100K: Profile = Profile { name: "cl100k", aliases: &["cl100k_base"], costs: fitted::CL100K, ..O200K };
+
+/// Claude, fitted against the only public Claude tokenizer (`@anthropic-ai/tokenizer`, made for
+/// older models): newer models count differently, which the `usage` calibration corrects. Anthropic
+/// documents an image of about 1.15 megapixels at about 1 600 tokens.
+pub const CLAUDE: Profile = Profile {
+    name: "claude",
+    aliases: &["anthropic"],
+    costs: fitted::CLAUDE,
+    per_attachment: 1600.0,
+    ..O200K
+};
+
+/// Gemini: no public tokenizer, so the scale and the per-message cost are fitted on the usage
+/// Gemini reported for real requests (the corpus's `gemini_prompt_tokens`). Gemini 3 bills an
+/// image at 1 120 tokens by default.
+pub const GEMINI: Profile = Profile {
+    name: "gemini",
+    aliases: &["google"],
+    costs: fitted::GEMINI,
+    per_message: fitted::GEMINI_PER_MESSAGE,
+    per_reply: 0.0,
+    per_attachment: 1120.0,
+    ..O200K
+};
+
+pub const PROFILES: [Profile; 4] = [O200K, CL100K, CLAUDE, GEMINI];
