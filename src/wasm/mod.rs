@@ -3,8 +3,10 @@
 //! objects. It decides nothing.
 
 mod apply_summary;
+mod compact;
 mod convert;
 mod estimate;
 mod plan_compaction;
 mod prune;
 mod summarize_offline;
+mod summarizer;
