@@ -1,0 +1,84 @@
+// The package in Chromium, from the installed tarball, two ways users load it:
+// - plain: a page with <script type="module"> and an import map to node_modules/ctxfold/dist/browser.js;
+// - Vite: a production `vite build` of a page that imports "ctxfold", served from its output folder.
+// Each page runs the shared scenario (checks.mjs) and the client scenario (client-checks.mjs) against
+// the local test server, and reports what happened before and during init().
+import assert from "node:assert/strict";
+import { copyFileSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { build } from "vite";
+import { launchChromium, pageReport, serveStatic } from "./browser.mjs";
+import { checkRuntime } from "./checks.mjs";
+import { checkClient } from "./client-checks.mjs";
+import { fixture } from "./fixture.mjs";
+import { startLlmServer } from "./llm-server.mjs";
+
+let chromium;
+const launched = () => (chromium ??= launchChromium());
+after(async () => chromium && (await chromium).close());
+
+/** The served folder for each way of loading the package, built on first use. */
+const SITES = {
+  plain: async () => ({ root: fixture().project, page: "plain.html" }),
+  vite: async () => {
+    const { scratch, project, input } = fixture();
+    const outDir = join(scratch, "vite-dist");
+    await build({ root: project, configFile: false, logLevel: "warn", build: { outDir, emptyOutDir: true } });
+    copyFileSync(input, join(outDir, "input.json"));
+    return { root: outDir, page: "index.html" };
+  },
+};
+
+const runs = {};
+/** Opens the site's page once in Chromium; every check below reads the same run. */
+function runSite(name) {
+  runs[name] ??= (async () => {
+    const site = await SITES[name]();
+    const { browser } = await launched();
+    const files = await serveStatic(site.root);
+    const llm = await startLlmServer();
+    try {
+      const { report, errors } = await pageReport(browser, `${files.url}${site.page}?llm=${encodeURIComponent(llm.url)}`);
+      assert.equal(report.fatal, undefined, `the page failed: ${report.fatal}`);
+      return { ...report, errors, fetched: files.requests, llmRequests: llm.requests, root: site.root };
+    } finally {
+      await files.stop();
+      await llm.stop();
+    }
+  })();
+  return runs[name];
+}
+
+for (const [name, label] of [["plain", "plain <script type=\"module\"> page"], ["vite", "Vite production build"]]) {
+  checkRuntime(`Chromium, ${label}`, async () => (await runSite(name)).report);
+  checkClient(`Chromium, ${label}: openai_summarizer, anthropic_summarizer, compact`, async () => {
+    const run = await runSite(name);
+    return { report: run.client, requests: run.llmRequests };
+  });
+
+  test(`Chromium, ${label}: a call before init() throws NOT_INITIALIZED; init() loads the .wasm once`, async () => {
+    const run = await runSite(name);
+    assert.deepEqual(
+      { threw: run.early.threw, isError: run.early.isError, name: run.early.name, code: run.early.code, path: run.early.path },
+      { threw: true, isError: true, name: "CtxfoldError", code: "NOT_INITIALIZED", path: "estimate" },
+      run.early.message,
+    );
+    assert.equal(run.sharedLoad, true, "two concurrent init() calls return the same promise");
+    const wasmFetches = run.fetched.filter((p) => p.endsWith(".wasm"));
+    assert.equal(wasmFetches.length, 1, `fetched: ${run.fetched.join(", ")}`);
+    // The client scenario's failing requests (401, 500, a refused port, …) are logged by Chromium on
+    // purpose; anything else logged as an error is a failure.
+    const unexpected = run.errors.filter((e) => !e.startsWith("Failed to load resource:"));
+    assert.deepEqual(unexpected, [], "no page errors or other console errors");
+  });
+}
+
+test("the Vite build took the package's browser entry and emitted the .wasm as an asset", async () => {
+  const run = await runSite("vite");
+  const assets = readdirSync(join(run.root, "assets"));
+  assert.ok(assets.some((f) => /^ctxfold_bg-.*\.wasm$/.test(f)), `assets: ${assets.join(", ")}`);
+  const js = assets.filter((f) => f.endsWith(".js")).map((f) => readFileSync(join(run.root, "assets", f), "utf8")).join("\n");
+  assert.match(js, /NOT_INITIALIZED/, "the bundle contains dist/browser.js");
+  assert.doesNotMatch(js, /node:fs|readFileSync/, "nothing from the Node entry");
+});
