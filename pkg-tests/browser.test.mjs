@@ -1,13 +1,15 @@
-// The package in Chromium, from the installed tarball, two ways users load it:
+// The package in Chromium, from the installed tarball, three ways users load it:
 // - plain: a page with <script type="module"> and an import map to node_modules/ctxfold/dist/browser.js;
-// - Vite: a production `vite build` of a page that imports "ctxfold", served from its output folder.
+// - Vite: a production `vite build` of a page that imports "ctxfold", served from its output folder;
+// - webpack: a production webpack 5 build of the same page script, with no configuration beyond the entry.
 // Each page runs the shared scenario (checks.mjs) and the client scenario (client-checks.mjs) against
 // the local test server, and reports what happened before and during init().
 import assert from "node:assert/strict";
-import { copyFileSync, readdirSync, readFileSync } from "node:fs";
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { build } from "vite";
+import webpack from "webpack";
 import { launchChromium, pageReport, serveStatic } from "./browser.mjs";
 import { checkRuntime } from "./checks.mjs";
 import { checkClient } from "./client-checks.mjs";
@@ -25,6 +27,16 @@ const SITES = {
     const { scratch, project, input } = fixture();
     const outDir = join(scratch, "vite-dist");
     await build({ root: project, configFile: false, logLevel: "warn", build: { outDir, emptyOutDir: true } });
+    copyFileSync(input, join(outDir, "input.json"));
+    return { root: outDir, page: "index.html" };
+  },
+  webpack: async () => {
+    const { scratch, project, input } = fixture();
+    const outDir = join(scratch, "webpack-dist");
+    const config = { mode: "production", context: project, entry: "./browser-page.mjs", output: { path: outDir, filename: "main.js" } };
+    const stats = await new Promise((done, fail) => webpack(config, (err, result) => (err ? fail(err) : done(result))));
+    if (stats.hasErrors()) throw new Error(stats.toString("errors-only"));
+    writeFileSync(join(outDir, "index.html"), '<!doctype html><meta charset="utf-8"><title>ctxfold: webpack</title><script src="main.js"></script>\n');
     copyFileSync(input, join(outDir, "input.json"));
     return { root: outDir, page: "index.html" };
   },
@@ -50,7 +62,8 @@ function runSite(name) {
   return runs[name];
 }
 
-for (const [name, label] of [["plain", "plain <script type=\"module\"> page"], ["vite", "Vite production build"]]) {
+const LABELS = { plain: "plain <script type=\"module\"> page", vite: "Vite production build", webpack: "webpack 5 production build" };
+for (const [name, label] of Object.entries(LABELS)) {
   checkRuntime(`Chromium, ${label}`, async () => (await runSite(name)).report);
   checkClient(`Chromium, ${label}: openai_summarizer, anthropic_summarizer, compact`, async () => {
     const run = await runSite(name);
@@ -74,11 +87,13 @@ for (const [name, label] of [["plain", "plain <script type=\"module\"> page"], [
   });
 }
 
-test("the Vite build took the package's browser entry and emitted the .wasm as an asset", async () => {
-  const run = await runSite("vite");
-  const assets = readdirSync(join(run.root, "assets"));
-  assert.ok(assets.some((f) => /^ctxfold_bg-.*\.wasm$/.test(f)), `assets: ${assets.join(", ")}`);
-  const js = assets.filter((f) => f.endsWith(".js")).map((f) => readFileSync(join(run.root, "assets", f), "utf8")).join("\n");
-  assert.match(js, /NOT_INITIALIZED/, "the bundle contains dist/browser.js");
-  assert.doesNotMatch(js, /node:fs|readFileSync/, "nothing from the Node entry");
-});
+for (const [name, dir] of [["vite", "assets"], ["webpack", "."]]) {
+  test(`the ${LABELS[name]} took the package's browser entry and emitted the .wasm as an asset`, async () => {
+    const run = await runSite(name);
+    const assets = readdirSync(join(run.root, dir));
+    assert.ok(assets.some((f) => f.endsWith(".wasm")), `assets: ${assets.join(", ")}`);
+    const js = assets.filter((f) => f.endsWith(".js")).map((f) => readFileSync(join(run.root, dir, f), "utf8")).join("\n");
+    assert.match(js, /NOT_INITIALIZED/, "the bundle contains dist/browser.js");
+    assert.doesNotMatch(js, /node:fs|readFileSync/, "nothing from the Node entry");
+  });
+}
