@@ -77,6 +77,13 @@ export function checkClient(runtime, produce) {
       assert.equal(refused.code, "SUMMARIZER_NETWORK", refused.message);
     });
 
+    check("a misbehaving (polyfilled) fetch gives SUMMARIZER_NETWORK, and the module keeps working", (cases) => {
+      for (const name of ["a fetch that resolves to a non-Response", "a fetch that rejects with a string"]) {
+        assert.equal(failure(cases[name], name).code, "SUMMARIZER_NETWORK");
+      }
+      assert.equal(value(cases["the module still works afterwards"], "estimate after"), true);
+    });
+
     check("bad configuration and a bad prompt are INVALID_OPTION / INVALID_INPUT with the path", (cases) => {
       const config = failure(cases["openai: bad configuration"], "bad configuration");
       assert.deepEqual([config.code, config.path], ["INVALID_OPTION", "options.baseUrl"]);

@@ -28,6 +28,10 @@ export async function runClientScenario(api, server, messages) {
   // Port 9 (discard) on loopback: nothing listens there, so the connection is refused at once.
   await run("openai: connection refused", () =>
     api.openai_summarizer({ baseUrl: "http://127.0.0.1:9/v1", apiKey: API_KEY, model: "m" })(PROMPT));
+  // A polyfilled fetch that misbehaves must give an error, not abort the module (a panic in the wasm would).
+  await run("a fetch that resolves to a non-Response", () => withFetch(async () => ({ status: 200 }), () => openai("ok")(PROMPT)));
+  await run("a fetch that rejects with a string", () => withFetch(() => Promise.reject("offline"), () => openai("ok")(PROMPT)));
+  await run("the module still works afterwards", () => api.estimate(messages).total > 0);
   await run("openai: bad configuration", () => api.openai_summarizer({ apiKey: API_KEY, model: "m" }));
   await run("openai: bad prompt", () => openai("ok")({ system: "s" }));
 
@@ -53,6 +57,16 @@ export async function runClientScenario(api, server, messages) {
   await run("compact: no summarize", () => api.compact(messages, { contextWindow }));
   const inputUntouched = JSON.stringify(messages) === before;
   return { cases, inputUntouched };
+}
+
+async function withFetch(replacement, fn) {
+  const original = globalThis.fetch;
+  globalThis.fetch = replacement;
+  try {
+    return await fn();
+  } finally {
+    globalThis.fetch = original;
+  }
 }
 
 function compactFacts(messages, res) {

@@ -2,14 +2,18 @@
 //! job's prompt to an LLM endpoint and resolves to the summary text. What to send and how to read the
 //! answer is decided in `crate::summarizer`; this file only moves bytes.
 //!
-//! The request goes through gloo-net, which binds the *global* `fetch` (not `window.fetch`), so the same
-//! code runs in browsers, Web Workers, Node ≥ 18 and Cloudflare Workers; pkg-tests run it in Node,
-//! workerd and Chromium against a local server.
+//! gloo-net builds the request and reads the answer. The request is sent with the *global* `fetch` (as
+//! gloo-net itself does: no `window`), so the same code runs in browsers, Web Workers, Node ≥ 18 and
+//! Cloudflare Workers; pkg-tests run it in Node, workerd and Chromium against a local server. We call
+//! that global `fetch` through our own `catch` binding rather than gloo-net's `send()`, because `send()`
+//! panics when a (polyfilled) fetch rejects with a non-Error or resolves to something that is not the
+//! global `Response`, and a panic would abort the wasm instance for every caller.
 
 use super::convert::{error_to_js, value_from_js};
 use crate::error::Code;
 use crate::summarizer::{parse_answer, request, Api, ClientConfig, ClientError, Prompt};
 use gloo_net::http::{Request, Response};
+use wasm_bindgen_futures::JsFuture;
 use js_sys::{Function, Promise, Reflect};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -26,6 +30,12 @@ pub fn openai_summarizer_js(options: JsValue) -> Result<Function, JsValue> {
 #[wasm_bindgen(js_name = anthropic_summarizer)]
 pub fn anthropic_summarizer_js(options: JsValue) -> Result<Function, JsValue> {
     summarizer(Api::AnthropicMessages, &options)
+}
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_name = fetch, catch)]
+    fn global_fetch(request: &web_sys::Request) -> Result<Promise, JsValue>;
 }
 
 fn summarizer(api: Api, options: &JsValue) -> Result<Function, JsValue> {
@@ -52,14 +62,29 @@ async fn summarize(config: &ClientConfig, prompt: &JsValue) -> Result<String, Js
     for (name, value) in &http.headers {
         builder = builder.header(name, value);
     }
-    let unreachable = |e: gloo_net::Error| {
-        let timed_out = matches!(&e, gloo_net::Error::JsError(js) if js.name == "TimeoutError") || signal.aborted();
-        client_error_to_js(ClientError::unreachable(config, timed_out, &e.to_string()))
+    let unreachable = |cause: &str, thrown: Option<&JsValue>| {
+        let name = thrown.and_then(|e| Reflect::get(e, &"name".into()).ok()).and_then(|n| n.as_string());
+        let timed_out = name.as_deref() == Some("TimeoutError") || signal.aborted();
+        client_error_to_js(ClientError::unreachable(config, timed_out, cause))
     };
-    let response: Response = builder.body(http.body).map_err(unreachable)?.send().await.map_err(unreachable)?;
+    let request: web_sys::Request = builder.body(http.body).map_err(|e| unreachable(&e.to_string(), None))?.into();
+    let sent = global_fetch(&request).map_err(|e| unreachable(&js_text(&e), Some(&e)))?;
+    let answered = JsFuture::from(sent).await.map_err(|e| unreachable(&js_text(&e), Some(&e)))?;
+    let raw: web_sys::Response = answered
+        .dyn_into()
+        .map_err(|_| unreachable("fetch() resolved to something other than a Response", None))?;
+    let response = Response::from(raw);
     // The body is read inside the same timeout: a server that sends headers and then stalls still fails.
-    let body = response.text().await.map_err(unreachable)?;
+    let body = response.text().await.map_err(|e| unreachable(&e.to_string(), None))?;
     parse_answer(config, response.status(), &response.status_text(), &body).map_err(client_error_to_js)
+}
+
+/// A thrown JS value as text: an Error's "Name: message", or the value itself.
+fn js_text(e: &JsValue) -> String {
+    match e.dyn_ref::<js_sys::Error>() {
+        Some(err) => format!("{}: {}", String::from(err.name()), String::from(err.message())),
+        None => e.as_string().unwrap_or_else(|| format!("{e:?}")),
+    }
 }
 
 /// The same `Error` shape as the core's errors (name `CtxfoldError`, `code`, `path`), plus the HTTP
