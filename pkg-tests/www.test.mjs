@@ -119,6 +119,12 @@ test("conversation text is shown as text: markup in messages never becomes HTML"
   assert.deepEqual(page.errors, []);
 });
 
+test("a conversation opened from a file is loaded", async () => {
+  await page.setInputFiles("#file", join(root, "www", "samples", "agent-run.json"));
+  await page.waitForFunction(() => document.getElementById("loaded").textContent.startsWith("agent-run.json"));
+  assert.equal(await text("#loaded"), `agent-run.json: ${sample.length} messages`);
+});
+
 test("bad input shows the package's error (code and path), as text", async () => {
   await page.fill("#paste", '{"messages": [{"content": "<i>no role</i>"}]}');
   await page.click("#use-paste");
