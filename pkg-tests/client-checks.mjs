@@ -120,6 +120,11 @@ export function checkClient(runtime, produce) {
       assert.deepEqual(value(cases["compact: fallback none passes the host's error through"], "fallback none"), { threw: true, same: true });
     });
 
+    check("compact returns the objects it was called with, even if the host's array changes meanwhile", (cases) => {
+      assert.deepEqual(value(cases["compact: the host's array changes while the summary is written"], "compact with a changing array"),
+        { keptAreInputObjectsInOrder: true, lastIsTheOriginalLast: true });
+    });
+
     check("compact under the limit compacts nothing and never calls the summarizer", (cases) => {
       const c = value(cases["compact: not needed"], "compact not needed");
       assert.deepEqual({ compacted: c.compacted, jobs: c.jobs, sameObjects: c.sameObjects }, { compacted: false, jobs: 0, sameObjects: true });

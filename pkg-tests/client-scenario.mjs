@@ -54,6 +54,23 @@ export async function runClientScenario(api, server, messages) {
     const res = await api.compact(messages, { contextWindow: 10_000_000, summarize: () => { throw new Error("must not be called"); } });
     return { compacted: res.compacted, jobs: res.jobs.length, sameObjects: res.messages.every((m, i) => m === messages[i]), count: res.messages.length };
   });
+  await run("compact: the host's array changes while the summary is written", async () => {
+    const mine = [...messages];
+    const res = await api.compact(mine, {
+      contextWindow,
+      summarize: async () => {
+        mine.reverse();
+        mine.push({ role: "user", content: "appended meanwhile" });
+        return "A short summary of the earlier work.";
+      },
+    });
+    const isSummary = (m) => typeof m.content === "string" && m.content.startsWith("<ctxfold-summary");
+    const kept = res.messages.filter((m) => !isSummary(m));
+    return {
+      keptAreInputObjectsInOrder: kept.every((m, i) => i === 0 || messages.indexOf(m) > messages.indexOf(kept[i - 1])) && kept.every((m) => messages.includes(m)),
+      lastIsTheOriginalLast: res.messages.at(-1) === messages.at(-1),
+    };
+  });
   await run("compact: no summarize", () => api.compact(messages, { contextWindow }));
   const inputUntouched = JSON.stringify(messages) === before;
   return { cases, inputUntouched };

@@ -17,6 +17,9 @@ use wasm_bindgen_futures::JsFuture;
 pub async fn compact_js(messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let (summarize, fallback, core_options) = split_options(&options).map_err(error_to_js)?;
     let values = messages_from_js(&messages).map_err(error_to_js)?;
+    // The caller's objects as they are now: the host may push to (or even reorder) its array while the
+    // summaries are written, and the result must hold the objects the plan was made from.
+    let snapshot: JsValue = Array::from(&messages).into();
     let options = value_from_js(&core_options, "options", Code::InvalidOption)
         .and_then(|o| Options::from_json(&o))
         .map_err(error_to_js)?;
@@ -30,7 +33,7 @@ pub async fn compact_js(messages: JsValue, options: JsValue) -> Result<JsValue, 
         }))?;
         set(&result, "plan", &plan_js)?;
         // A new array of the caller's own objects, as when something is compacted.
-        return with_messages(result, Array::from(&messages));
+        return with_messages(result, Array::from(&snapshot));
     }
 
     let mut outcomes = Vec::with_capacity(plan.jobs.len());
@@ -70,7 +73,7 @@ pub async fn compact_js(messages: JsValue, options: JsValue) -> Result<JsValue, 
     set(&result, "compacted", &JsValue::TRUE)?;
     set(&result, "plan", &plan_js)?;
     set(&result, "jobs", &jobs)?;
-    with_messages(result, slots_to_js(&done.applied.slots, &messages)?)
+    with_messages(result, slots_to_js(&done.applied.slots, &snapshot)?)
 }
 
 /// Takes `summarize` and `fallback` out; the rest are the usual options, checked by the core.

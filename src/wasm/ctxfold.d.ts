@@ -275,7 +275,8 @@ export interface CompactResult {
 /**
  * Plans, asks `summarize` for each job, falls back to the offline digest where it fails, and applies:
  * `plan_compaction` → `summarize` → (`summarize_offline`) → `apply_summary` in one call.
- * The messages are read when it is called; messages the host appends meanwhile are not in the result.
+ * The messages are read when it is called: the result holds those objects, even if the host's array changes meanwhile
+ * (messages it appends while the summaries are written are not in the result: append them again).
  */
 export function compact(messages: Message[], options: CompactOptions): Promise<CompactResult>;
 
