@@ -1,14 +1,15 @@
 // The package in Chromium, from the installed tarball, three ways users load it:
 // - plain: a page with <script type="module"> and an import map to node_modules/ctxfold/dist/browser.js;
 // - Vite: a production `vite build` of a page that imports "ctxfold", served from its output folder;
-// - webpack: a production webpack 5 build of the same page script, with no configuration beyond the entry.
+// - webpack: a production webpack 5 build of the same page script, with no configuration beyond the entry;
+// - Vite dev: the Vite dev server (dependency pre-bundling included) serving the same page.
 // Each page runs the shared scenario (checks.mjs) and the client scenario (client-checks.mjs) against
 // the local test server, and reports what happened before and during init().
 import assert from "node:assert/strict";
 import { copyFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { build } from "vite";
+import { build, createServer } from "vite";
 import webpack from "webpack";
 import { launchChromium, pageReport, serveStatic } from "./browser.mjs";
 import { checkRuntime } from "./checks.mjs";
@@ -20,7 +21,7 @@ let chromium;
 const launched = () => (chromium ??= launchChromium());
 after(async () => chromium && (await chromium).close());
 
-/** The served folder for each way of loading the package, built on first use. */
+/** Each way of loading the package: `{ root, page }` (a folder served as static files) or `{ server, page }`. */
 const SITES = {
   plain: async () => ({ root: fixture().project, page: "plain.html" }),
   vite: async () => {
@@ -40,6 +41,25 @@ const SITES = {
     copyFileSync(input, join(outDir, "input.json"));
     return { root: outDir, page: "index.html" };
   },
+  viteDev: async () => {
+    const requests = [];
+    const logRequests = {
+      name: "log-requests",
+      // A block body: a function returned from configureServer would be taken as a post-middleware hook.
+      configureServer(s) {
+        s.middlewares.use((req, _res, next) => {
+          requests.push(req.url.split("?")[0]);
+          next();
+        });
+      },
+    };
+    const dev = await createServer({
+      root: fixture().project, configFile: false, logLevel: "warn", plugins: [logRequests],
+      server: { host: "127.0.0.1", port: 0, strictPort: false, hmr: false },
+    });
+    await dev.listen();
+    return { server: { url: dev.resolvedUrls.local[0], requests, stop: () => dev.close() }, page: "index.html" };
+  },
 };
 
 const runs = {};
@@ -48,7 +68,7 @@ function runSite(name) {
   runs[name] ??= (async () => {
     const site = await SITES[name]();
     const { browser } = await launched();
-    const files = await serveStatic(site.root);
+    const files = site.server ?? (await serveStatic(site.root));
     const llm = await startLlmServer();
     try {
       const { report, errors } = await pageReport(browser, `${files.url}${site.page}?llm=${encodeURIComponent(llm.url)}`);
@@ -62,7 +82,9 @@ function runSite(name) {
   return runs[name];
 }
 
-const LABELS = { plain: "plain <script type=\"module\"> page", vite: "Vite production build", webpack: "webpack 5 production build" };
+const LABELS = {
+  plain: "plain <script type=\"module\"> page", vite: "Vite production build", webpack: "webpack 5 production build", viteDev: "Vite dev server",
+};
 for (const [name, label] of Object.entries(LABELS)) {
   checkRuntime(`Chromium, ${label}`, async () => (await runSite(name)).report);
   checkClient(`Chromium, ${label}: openai_summarizer, anthropic_summarizer, compact`, async () => {
