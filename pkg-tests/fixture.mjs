@@ -28,7 +28,7 @@ export function prepareFixture() {
       stdio: ["ignore", "ignore", "inherit"],
     });
     for (const file of readdirSync(join(here, "fixture"))) copyFileSync(join(here, "fixture", file), join(project, file));
-    copyFileSync(join(here, "scenario.mjs"), join(project, "scenario.mjs"));
+    for (const shared of ["scenario.mjs", "client-scenario.mjs"]) copyFileSync(join(here, shared), join(project, shared));
     writeFileSync(join(project, "input.json"), JSON.stringify(conversations));
     writeFileSync(join(scratch, "packed.json"), JSON.stringify(packed));
     return scratch;

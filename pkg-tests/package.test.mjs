@@ -10,7 +10,7 @@ test("the tarball holds the dist/ entry points and only what users need", () => 
   const files = packed.files.map((f) => f.path);
   for (const needed of [
     "package.json", "dist/ctxfold.d.ts", "dist/workerd.js", "dist/node.mjs", "dist/node/package.json",
-    "dist/node/ctxfold.js", "dist/node/ctxfold_bg.wasm", "dist/web/ctxfold.js", "dist/web/ctxfold_bg.wasm",
+    "dist/node/ctxfold.js", "dist/node/ctxfold_bg.wasm", "dist/web/ctxfold.js", "dist/web/ctxfold_bg.wasm", "dist/browser.js",
   ]) assert.ok(files.includes(needed), `${needed} is in the tarball`);
   const unexpected = files.filter((f) => !f.startsWith("dist/") && !/^(package\.json|README\.md|LICENSE[^/]*)$/.test(f));
   assert.deepEqual(unexpected, [], "nothing but dist/, package.json, README and licence");

@@ -11,12 +11,12 @@ import { build } from "esbuild";
 
 const workerd = createRequire(import.meta.url)("workerd"); // { default: binary path, compatibilityDate }
 
-/** Bundles `<project>/worker.js` into `outDir`; returns the bundle's input files and its wasm module names. */
-export async function bundleWorker(project, outDir) {
+/** Bundles `<project>/<entry>` into `outDir`; returns the bundle's input files and its wasm module names. */
+export async function bundleWorker(project, outDir, entry = "worker.js") {
   mkdirSync(outDir, { recursive: true });
   const wasm = new Map(); // module name → file
   const result = await build({
-    entryPoints: [join(project, "worker.js")],
+    entryPoints: [join(project, entry)],
     outfile: join(outDir, "worker.js"),
     bundle: true,
     format: "esm",
@@ -42,7 +42,9 @@ export async function bundleWorker(project, outDir) {
   return { inputs: Object.keys(result.metafile.inputs), wasmModules: [...wasm.keys()] };
 }
 
-function writeConfig(outDir, wasmModules) {
+// `bindings`: text bindings (`env.NAME` in the Worker). `localNetwork`: let the Worker's fetch() reach
+// 127.0.0.1 (workerd's default outbound allows public addresses only), for the local test server.
+function writeConfig(outDir, wasmModules, { bindings = {}, localNetwork = false } = {}) {
   const modules = [
     `(name = "worker.js", esModule = embed "worker.js")`,
     ...wasmModules.map((name) => `(name = ${JSON.stringify(name)}, wasm = embed ${JSON.stringify(name)})`),
@@ -50,13 +52,14 @@ function writeConfig(outDir, wasmModules) {
   const config = join(outDir, "config.capnp");
   writeFileSync(config, `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
-  services = [(name = "main", worker = .worker)],
+  services = [(name = "main", worker = .worker)${localNetwork ? ', (name = "loopback", network = (allow = ["local"]))' : ""}],
   # Port 0: the OS picks a free port, and workerd reports it on the control fd.
   sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "main")],
 );
 const worker :Workerd.Worker = (
   modules = [${modules.join(", ")}],
   compatibilityDate = "${workerd.compatibilityDate}",
+  bindings = [${Object.entries(bindings).map(([name, text]) => `(name = ${JSON.stringify(name)}, text = ${JSON.stringify(text)})`).join(", ")}],${localNetwork ? '\n  globalOutbound = "loopback",' : ""}
 );
 `);
   return config;
@@ -66,8 +69,8 @@ const worker :Workerd.Worker = (
  * Serves a bundle made by bundleWorker; resolves to `{ url, stop }` once workerd listens.
  * `stop()` always ends the process (SIGTERM, then SIGKILL); it is also run if this process exits first.
  */
-export async function serveWorker(outDir, wasmModules) {
-  const config = writeConfig(outDir, wasmModules);
+export async function serveWorker(outDir, wasmModules, configOptions) {
+  const config = writeConfig(outDir, wasmModules, configOptions);
   // fd 3 is workerd's control channel: it writes {"event":"listen","socket":"http","port":N} when ready.
   const child = spawn(workerd.default, ["serve", config, "--control-fd=3"], { cwd: outDir, stdio: ["ignore", "inherit", "pipe", "pipe"] });
   let stderr = "";

@@ -4,6 +4,7 @@
 //! thin JavaScript binding and holds no behaviour of its own.
 
 pub mod apply;
+pub mod compact;
 pub mod digest;
 pub mod edit;
 pub mod error;
@@ -18,6 +19,7 @@ pub mod plan;
 pub mod profiles;
 pub mod prompt;
 pub mod prune;
+pub mod summarizer;
 pub mod text;
 pub mod tokens;
 pub mod repair;

@@ -163,6 +163,20 @@ pub fn output_to_js(slots: &[Slot], messages: &JsValue, key: Option<&str>) -> Re
     }
 }
 
+/// A copy of the `messages` argument as it is now: a new array of the caller's objects, or a copy of
+/// the body holding one. Later changes to the caller's array do not reach it.
+pub fn snapshot(messages: &JsValue, key: Option<&str>) -> Result<JsValue, JsValue> {
+    match key {
+        Some(k) => {
+            let body = shallow_copy(messages);
+            let items = Reflect::get(messages, &JsValue::from_str(k))?;
+            Reflect::set(&body, &JsValue::from_str(k), &shallow_copy(&items))?;
+            Ok(body)
+        }
+        None => Ok(shallow_copy(messages)),
+    }
+}
+
 fn shallow_copy(v: &JsValue) -> JsValue {
     if Array::is_array(v) {
         Array::from(v).into()

@@ -298,7 +298,7 @@ export interface RepairResult {
 /**
  * Errors are thrown as `Error`s (name `CtxfoldError`) with a stable `code` — `INVALID_INPUT`,
  * `INVALID_OPTION`, `INVALID_PLAN`, `STALE_PLAN`, `SUMMARY_EMPTY`, `SUMMARY_NOT_SMALLER`,
- * `NOTHING_TO_APPLY` — and the `path` of the offending field (e.g. `messages[3].tool_call_id`).
+ * `NOTHING_TO_APPLY`, and in browsers `NOT_INITIALIZED` (a function called before `await init()`) — and the `path` of the offending field (e.g. `messages[3].tool_call_id`).
  */
 export interface CtxfoldError extends Error {
   /** The stable error code. */
@@ -322,7 +322,115 @@ export function validate(messages: Messages, options?: Options): ValidateResult;
 /** The minimal fix: drops results that answer no call, inserts clearly marked results for calls whose result is missing. */
 export function repair(messages: Messages, options?: Options): RepairResult;
 
-/** Browsers: loads the WebAssembly module (from a URL relative to this module by default). Idempotent. */
+/**
+ * Browsers: loads the WebAssembly module, streamed from `ctxfold_bg.wasm` beside the module by default (or from
+ * `input`: a URL, a `Response`, a `WebAssembly.Module` or bytes). Idempotent: later and concurrent calls share one load.
+ * Elsewhere (Node, Workers) the module is already initialised and this resolves at once.
+ */
 export default function init(input?: unknown): Promise<unknown>;
 /** Initializes synchronously from a `WebAssembly.Module` or the module's bytes. */
 export function initSync(input: { module: unknown }): unknown;
+
+// ---------------------------------------------------------------------------------------------------
+// compact and the built-in summarizer clients
+
+/** What `compact` passes to `summarize` for each job: the job's prompt, its output budget and its id. */
+export interface SummaryPrompt {
+  /** The system prompt: how to summarize. */
+  system: string;
+  /** The user message: the transcript to summarize. */
+  user: string;
+  /** A sensible `max_tokens` for the answer. Optional when calling a client yourself. */
+  maxOutputTokens?: number;
+  /** The plan job this prompt belongs to. Ignored by the built-in clients. */
+  jobId?: string;
+}
+
+/** Turns one job's prompt into the summary text (or a Promise of it). */
+export type Summarize = (prompt: SummaryPrompt) => string | Promise<string>;
+
+/** Options of `compact`: the usual options, plus who writes the summaries. */
+export interface CompactOptions extends Options {
+  /** Called once per job, in order; `openai_summarizer(...)` and `anthropic_summarizer(...)` make one. */
+  summarize: Summarize;
+  /**
+   * What to do when `summarize` throws, rejects or returns no string, or when its summary is refused
+   * (empty, or not smaller): `"offline"` (default) uses `summarize_offline`'s digest for that job and
+   * reports it in `jobs`; `"none"` rethrows the error from `summarize` unchanged.
+   */
+  fallback?: "offline" | "none";
+}
+
+/** How one job of a `compact` call was summarized. */
+export interface CompactJob {
+  /** The plan job's id. */
+  id: string;
+  /** `"llm"`: `summarize`'s text; `"offline"`: the offline digest stood in. */
+  source: "llm" | "offline";
+  /** Why the digest stood in: the error `summarize` threw (unchanged), or the refusal of its summary (`SUMMARY_NOT_SMALLER`, `SUMMARY_EMPTY`). */
+  error?: unknown;
+}
+
+/** The result of `compact`. */
+export interface CompactResult {
+  /** Whether the history was compacted (false when the plan says it is not needed, or nothing can be summarized). */
+  compacted: boolean;
+  /** The history: compacted, or (when `compacted` is false) a new array of the very same message objects. */
+  messages: Message[];
+  /** Estimated tokens before. */
+  tokensBefore: number;
+  /** Estimated tokens after (equal to `tokensBefore` when nothing was compacted). */
+  tokensAfter: number;
+  /** What was replaced and which facts the summary kept; null when nothing was compacted. */
+  audit: Audit | null;
+  /** Warnings from the plan or from applying the summary. */
+  warnings: string[];
+  /** The plan the compaction followed. */
+  plan: Plan;
+  /** One entry per plan job: where its summary came from. Empty when nothing was compacted. */
+  jobs: CompactJob[];
+}
+
+/**
+ * Plans, asks `summarize` for each job, falls back to the offline digest where it fails, and applies:
+ * `plan_compaction` → `summarize` → (`summarize_offline`) → `apply_summary` in one call.
+ * The messages are read when it is called: the result holds those objects, even if the host's array changes meanwhile
+ * (messages it appends while the summaries are written are not in the result: append them again).
+ */
+export function compact(messages: Message[], options: CompactOptions): Promise<CompactResult>;
+
+/** Configuration of a built-in summarizer client. The key stays in the client: it is sent in one header and never appears in an error. */
+export interface SummarizerOptions {
+  /**
+   * The endpoint's base URL: `https://api.openai.com/v1` or any OpenAI-compatible server (`/chat/completions` is appended unless
+   * already there); for Anthropic, default `https://api.anthropic.com` (`/v1/messages` is appended).
+   */
+  baseUrl?: string;
+  /** The API key: sent as `Authorization: Bearer …` (OpenAI) or `x-api-key` (Anthropic). Omit for servers that need none. */
+  apiKey?: string;
+  /** The model that writes the summaries. */
+  model: string;
+  /** Extra request headers (e.g. an organization or a gateway's header); they override the client's own. */
+  headers?: Record<string, string>;
+  /** Give up after this many milliseconds, body included (`SUMMARIZER_TIMEOUT`). Default 60 000. */
+  timeoutMs?: number;
+}
+
+/**
+ * A failed summary request, thrown (as a rejection) by a built-in client: a `CtxfoldError` whose `code` is
+ * `SUMMARIZER_HTTP` (the endpoint answered with an error status), `SUMMARIZER_RESPONSE` (it answered without
+ * summary text), `SUMMARIZER_TIMEOUT` or `SUMMARIZER_NETWORK` (no answer). The message never contains the key.
+ */
+export interface SummarizerError extends CtxfoldError {
+  /** The HTTP status, when the endpoint answered. */
+  status?: number;
+}
+
+/**
+ * A `summarize` function for an OpenAI-compatible Chat Completions endpoint (OpenAI, OpenRouter, vLLM, Ollama, ...):
+ * POSTs `{ model, messages: [system, user], max_tokens }` with the global `fetch` and resolves to the answer's text.
+ * Throws `INVALID_OPTION` at once for a bad configuration; its promise rejects with a `SummarizerError`.
+ */
+export function openai_summarizer(options: SummarizerOptions & { baseUrl: string }): (prompt: SummaryPrompt) => Promise<string>;
+/** The same for the Anthropic Messages API (`POST /v1/messages`, `anthropic-version: 2023-06-01`). */
+export function anthropic_summarizer(options: SummarizerOptions): (prompt: SummaryPrompt) => Promise<string>;

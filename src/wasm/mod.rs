@@ -3,10 +3,12 @@
 //! objects. It decides nothing.
 
 mod apply_summary;
+mod compact;
 mod convert;
 mod estimate;
 mod plan_compaction;
 mod prune;
 mod repair;
 mod summarize_offline;
+mod summarizer;
 mod validate;

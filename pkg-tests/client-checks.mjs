@@ -1,0 +1,137 @@
+// The assertions on the summarizer clients and `compact`, shared by every runtime (like checks.mjs for
+// the main scenario): the report of client-scenario.mjs run inside the runtime, plus what the local
+// test server recorded receiving from it.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { API_KEY, PROMPT } from "./client-scenario.mjs";
+import { SUMMARY_PREFIX } from "./llm-server.mjs";
+
+const value = (c, what) => {
+  assert.ok(c, `${what}: not run`);
+  assert.ok(c.ok, `${what} threw: ${JSON.stringify(c.error, null, 2)}`);
+  return c.value;
+};
+const failure = (c, what) => {
+  assert.ok(c, `${what}: not run`);
+  assert.ok(!c.ok, `${what} should have failed, got ${JSON.stringify(c.value)}`);
+  assert.equal(c.error.isError, true, "an Error");
+  return c.error;
+};
+
+/** `produce()` runs the scenario in the runtime; resolves to `{ report, requests }`. */
+export function checkClient(runtime, produce) {
+  describe(runtime, () => {
+    let out;
+    it("runs the client scenario against the local test server", async () => {
+      out = await produce();
+    });
+    const check = (name, fn) => it(name, (t) => (out ? fn(out.report.cases, out.requests) : t.skip("the scenario did not run")));
+    const received = (requests, path) => requests.filter((r) => r.path === path);
+
+    check("openai_summarizer POSTs the prompt to …/chat/completions with the key and extra headers, and returns the text", (cases, requests) => {
+      const text = value(cases["openai: summary text"], "openai summarizer");
+      assert.ok(text.startsWith(SUMMARY_PREFIX) && text.includes("model test-model, max_tokens 321"), text);
+      const [req] = received(requests, "/ok/v1/chat/completions");
+      assert.ok(req, `requests: ${requests.map((r) => r.path)}`);
+      assert.equal(req.method, "POST");
+      assert.equal(req.headers.authorization, `Bearer ${API_KEY}`);
+      assert.equal(req.headers["x-extra"], "yes");
+      assert.match(req.headers["content-type"], /^application\/json/);
+      assert.deepEqual(req.body, {
+        model: "test-model",
+        max_tokens: PROMPT.maxOutputTokens,
+        messages: [{ role: "system", content: PROMPT.system }, { role: "user", content: PROMPT.user }],
+      });
+    });
+
+    check("anthropic_summarizer POSTs a Messages request to …/v1/messages and returns the text", (cases, requests) => {
+      const text = value(cases["anthropic: summary text"], "anthropic summarizer");
+      assert.ok(text.includes("model claude-test, max_tokens 321"), text);
+      const [req] = received(requests, "/ok/v1/messages");
+      assert.ok(req, `requests: ${requests.map((r) => r.path)}`);
+      assert.equal(req.headers["x-api-key"], API_KEY);
+      assert.equal(req.headers["anthropic-version"], "2023-06-01");
+      assert.deepEqual(req.body, {
+        model: "claude-test", max_tokens: 321, system: PROMPT.system, messages: [{ role: "user", content: PROMPT.user }],
+      });
+    });
+
+    check("an HTTP error carries the status, and the key the server echoed back is redacted", (cases) => {
+      for (const [name, status] of [["openai: HTTP 401", 401], ["anthropic: HTTP 529", 529]]) {
+        const e = failure(cases[name], name);
+        assert.deepEqual({ name: e.name, code: e.code, path: e.path, status: e.status },
+          { name: "CtxfoldError", code: "SUMMARIZER_HTTP", path: "response.status", status });
+        // The server's error body quoted the credentials: the message keeps the quote, without the key.
+        assert.match(e.message, /Request refused for credentials (Bearer )?\[redacted\]/);
+        assert.ok(!e.everything.includes(API_KEY), `the key leaked: ${e.everything}`);
+      }
+    });
+
+    check("a body that is not JSON, a timeout and a refused connection have their own codes", (cases) => {
+      const notJson = failure(cases["openai: not JSON"], "not JSON");
+      assert.deepEqual([notJson.code, notJson.status], ["SUMMARIZER_RESPONSE", 200]);
+      const timeout = failure(cases["openai: timeout"], "timeout");
+      assert.equal(timeout.code, "SUMMARIZER_TIMEOUT", timeout.message);
+      assert.match(timeout.message, /within 300 ms/);
+      const refused = failure(cases["openai: connection refused"], "connection refused");
+      assert.equal(refused.code, "SUMMARIZER_NETWORK", refused.message);
+    });
+
+    check("a misbehaving (polyfilled) fetch gives SUMMARIZER_NETWORK, and the module keeps working", (cases) => {
+      for (const name of ["a fetch that resolves to a non-Response", "a fetch that rejects with a string"]) {
+        assert.equal(failure(cases[name], name).code, "SUMMARIZER_NETWORK");
+      }
+      assert.equal(value(cases["the module still works afterwards"], "estimate after"), true);
+    });
+
+    check("bad configuration and a bad prompt are INVALID_OPTION / INVALID_INPUT with the path", (cases) => {
+      const config = failure(cases["openai: bad configuration"], "bad configuration");
+      assert.deepEqual([config.code, config.path], ["INVALID_OPTION", "options.baseUrl"]);
+      const prompt = failure(cases["openai: bad prompt"], "bad prompt");
+      assert.deepEqual([prompt.code, prompt.path], ["INVALID_INPUT", "prompt.user"]);
+      const noSummarize = failure(cases["compact: no summarize"], "compact without summarize");
+      assert.deepEqual([noSummarize.code, noSummarize.path], ["INVALID_OPTION", "options.summarize"]);
+    });
+
+    check("no error anywhere in the report contains the API key", (cases) => {
+      assert.ok(!JSON.stringify(cases).includes(API_KEY));
+    });
+
+    check("compact with openai_summarizer splices the model's summary in", (cases) => {
+      const c = value(cases["compact: with the model"], "compact");
+      assert.equal(c.compacted, true);
+      assert.ok(c.tokensAfter < c.tokensBefore, `${c.tokensBefore} -> ${c.tokensAfter}`);
+      assert.ok(c.summaryText?.includes(SUMMARY_PREFIX), `summary: ${c.summaryText}`);
+      assert.deepEqual(c.jobs, c.planJobIds.map((id) => ({ id, source: "llm", error: null })));
+      assert.ok(c.keptSameObjects > 0 && c.hasAudit);
+    });
+
+    check("compact falls back to the offline digest when the model fails, and reports why", (cases) => {
+      const c = value(cases["compact: model fails, offline digest"], "compact with a failing model");
+      assert.equal(c.compacted, true);
+      assert.ok(c.tokensAfter < c.tokensBefore);
+      assert.ok(c.summaryText?.includes("Offline digest"), `summary: ${c.summaryText}`);
+      assert.equal(c.jobs.length, 1);
+      assert.equal(c.jobs[0].source, "offline");
+      assert.deepEqual([c.jobs[0].error?.code, c.jobs[0].error?.status], ["SUMMARIZER_HTTP", 500]);
+    });
+
+    check("compact with fallback \"none\" rethrows the summarizer's own error object", (cases) => {
+      assert.deepEqual(value(cases["compact: fallback none passes the host's error through"], "fallback none"), { threw: true, same: true });
+    });
+
+    check("compact returns the objects it was called with, even if the host's array changes meanwhile", (cases) => {
+      assert.deepEqual(value(cases["compact: the host's array changes while the summary is written"], "compact with a changing array"),
+        { keptAreInputObjectsInOrder: true, lastIsTheOriginalLast: true });
+    });
+
+    check("compact under the limit compacts nothing and never calls the summarizer", (cases) => {
+      const c = value(cases["compact: not needed"], "compact not needed");
+      assert.deepEqual({ compacted: c.compacted, jobs: c.jobs, sameObjects: c.sameObjects }, { compacted: false, jobs: 0, sameObjects: true });
+    });
+
+    check("the caller's messages are not mutated", () => {
+      assert.equal(out.report.inputUntouched, true);
+    });
+  });
+}

@@ -1,0 +1,116 @@
+// The summarizer client and `compact`, exercised inside the runtime under test (Node, workerd,
+// Chromium) against the local test server (llm-server.mjs) at `server`. Like scenario.mjs it has no
+// imports, so it bundles into a Worker or a page as is, and it returns a plain JSON report that
+// client-checks.mjs asserts on; the server's own record of what it received is checked there too.
+
+/** A key that must never show up in an error: client-checks.mjs searches every report for it. */
+export const API_KEY = "sk-test-9f8e7d6c5b4a-never-show-me";
+export const PROMPT = { system: "You summarize.", user: "The conversation.", maxOutputTokens: 321, jobId: "job-1" };
+
+export async function runClientScenario(api, server, messages) {
+  const cases = {};
+  const run = async (name, fn) => {
+    try {
+      cases[name] = { ok: true, value: await fn() };
+    } catch (e) {
+      cases[name] = { ok: false, error: describe(e) };
+    }
+  };
+  const openai = (route, extra = {}) => api.openai_summarizer({ baseUrl: `${server}/${route}/v1`, apiKey: API_KEY, model: "test-model", ...extra });
+
+  await run("openai: summary text", () => openai("ok", { headers: { "x-extra": "yes" } })(PROMPT));
+  await run("anthropic: summary text", () =>
+    api.anthropic_summarizer({ baseUrl: `${server}/ok`, apiKey: API_KEY, model: "claude-test" })(PROMPT));
+  await run("openai: HTTP 401", () => openai("status/401")(PROMPT));
+  await run("anthropic: HTTP 529", () => api.anthropic_summarizer({ baseUrl: `${server}/status/529`, apiKey: API_KEY, model: "c" })(PROMPT));
+  await run("openai: not JSON", () => openai("garbage")(PROMPT));
+  await run("openai: timeout", () => openai("slow", { timeoutMs: 300 })(PROMPT));
+  // Port 9 (discard) on loopback: nothing listens there, so the connection is refused at once.
+  await run("openai: connection refused", () =>
+    api.openai_summarizer({ baseUrl: "http://127.0.0.1:9/v1", apiKey: API_KEY, model: "m" })(PROMPT));
+  // A polyfilled fetch that misbehaves must give an error, not abort the module (a panic in the wasm would).
+  await run("a fetch that resolves to a non-Response", () => withFetch(async () => ({ status: 200 }), () => openai("ok")(PROMPT)));
+  await run("a fetch that rejects with a string", () => withFetch(() => Promise.reject("offline"), () => openai("ok")(PROMPT)));
+  await run("the module still works afterwards", () => api.estimate(messages).total > 0);
+  await run("openai: bad configuration", () => api.openai_summarizer({ apiKey: API_KEY, model: "m" }));
+  await run("openai: bad prompt", () => openai("ok")({ system: "s" }));
+
+  // compact: the window is set from the conversation's own estimate, so a compaction is surely needed.
+  const contextWindow = Math.ceil(api.estimate(messages).total * 0.75);
+  const before = JSON.stringify(messages);
+  await run("compact: with the model", async () => compactFacts(messages, await api.compact(messages, { contextWindow, summarize: openai("ok") })));
+  await run("compact: model fails, offline digest", async () =>
+    compactFacts(messages, await api.compact(messages, { contextWindow, summarize: openai("status/500") })));
+  await run("compact: fallback none passes the host's error through", async () => {
+    const mine = new Error("the host's own failure");
+    try {
+      await api.compact(messages, { contextWindow, fallback: "none", summarize: async () => { throw mine; } });
+      return { threw: false };
+    } catch (e) {
+      return { threw: true, same: e === mine };
+    }
+  });
+  await run("compact: not needed", async () => {
+    const res = await api.compact(messages, { contextWindow: 10_000_000, summarize: () => { throw new Error("must not be called"); } });
+    return { compacted: res.compacted, jobs: res.jobs.length, sameObjects: res.messages.every((m, i) => m === messages[i]), count: res.messages.length };
+  });
+  await run("compact: the host's array changes while the summary is written", async () => {
+    const mine = [...messages];
+    const res = await api.compact(mine, {
+      contextWindow,
+      summarize: async () => {
+        mine.reverse();
+        mine.push({ role: "user", content: "appended meanwhile" });
+        return "A short summary of the earlier work.";
+      },
+    });
+    const isSummary = (m) => typeof m.content === "string" && m.content.startsWith("<ctxfold-summary");
+    const kept = res.messages.filter((m) => !isSummary(m));
+    return {
+      keptAreInputObjectsInOrder: kept.every((m, i) => i === 0 || messages.indexOf(m) > messages.indexOf(kept[i - 1])) && kept.every((m) => messages.includes(m)),
+      lastIsTheOriginalLast: res.messages.at(-1) === messages.at(-1),
+    };
+  });
+  await run("compact: no summarize", () => api.compact(messages, { contextWindow }));
+  const inputUntouched = JSON.stringify(messages) === before;
+  return { cases, inputUntouched };
+}
+
+async function withFetch(replacement, fn) {
+  const original = globalThis.fetch;
+  globalThis.fetch = replacement;
+  try {
+    return await fn();
+  } finally {
+    globalThis.fetch = original;
+  }
+}
+
+function compactFacts(messages, res) {
+  const kept = res.messages.filter((m) => messages.includes(m)).length;
+  return {
+    compacted: res.compacted,
+    tokensBefore: res.tokensBefore,
+    tokensAfter: res.tokensAfter,
+    messageCount: res.messages.length,
+    keptSameObjects: kept,
+    summaryText: res.messages.map((m) => (typeof m.content === "string" ? m.content : "")).find((c) => c.startsWith("<ctxfold-summary")) ?? null,
+    jobs: res.jobs.map((j) => ({ id: j.id, source: j.source, error: j.error === undefined ? null : describe(j.error) })),
+    planJobIds: res.plan.jobs.map((j) => j.id),
+    hasAudit: typeof res.audit?.summarizedMessages === "number",
+  };
+}
+
+function describe(e) {
+  const own = e && typeof e === "object" ? Object.fromEntries(Object.entries(e)) : {};
+  return {
+    isError: e instanceof Error,
+    name: e?.name,
+    code: e?.code,
+    path: e?.path,
+    status: e?.status,
+    message: String(e?.message ?? e),
+    // Everything the error carries, to search for the key.
+    everything: `${e?.message} ${e?.stack} ${JSON.stringify(own)}`,
+  };
+}

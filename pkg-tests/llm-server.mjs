@@ -1,0 +1,73 @@
+// A local stand-in for an LLM provider, on 127.0.0.1 only, for the summarizer client, the Worker
+// example and the demo page. It speaks OpenAI Chat Completions and Anthropic Messages, records every
+// request it receives (so tests can assert what was sent), and picks its behaviour from the path
+// prefix, so a test in any runtime chooses a case by URL alone:
+//   /ok/…            a normal answer (a short summary naming the model and the max_tokens it was asked for)
+//   /status/NNN/…    that HTTP status, with an error body that echoes the request's credentials
+//                    (as some providers do), so tests can prove the client never repeats the key
+//   /garbage/…       200 with an HTML body
+//   /slow/…          headers never sent: the client's timeout must fire (held until stop())
+//   /upstream/…      a chat completion answering the conversation (the Worker example's upstream)
+// CORS is open so pages on another local port can call it.
+import { createServer } from "node:http";
+
+export const SUMMARY_PREFIX = "Summary from the local test server";
+
+export async function startLlmServer() {
+  const requests = [];
+  const held = new Set();
+  const server = createServer(async (req, res) => {
+    res.setHeader("access-control-allow-origin", "*");
+    if (req.method === "OPTIONS") {
+      res.writeHead(204, { "access-control-allow-headers": "*", "access-control-allow-methods": "POST" }).end();
+      return;
+    }
+    let text = "";
+    for await (const chunk of req) text += chunk;
+    let body = null;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+    requests.push({ method: req.method, path: req.url, headers: req.headers, body });
+    const anthropic = req.url.endsWith("/v1/messages");
+    const json = (status, value) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
+
+    const status = req.url.match(/^\/status\/(\d{3})\//);
+    if (status) {
+      const credentials = req.headers.authorization ?? req.headers["x-api-key"] ?? "";
+      json(Number(status[1]), { error: { message: `Request refused for credentials ${credentials}`, type: "test_error" } });
+    } else if (req.url.startsWith("/garbage/")) {
+      res.writeHead(200, { "content-type": "text/html" }).end("<html>not an API</html>");
+    } else if (req.url.startsWith("/slow/")) {
+      held.add(res);
+      res.on("close", () => held.delete(res));
+    } else if (req.url.startsWith("/ok/")) {
+      const summary = `${SUMMARY_PREFIX} (model ${body?.model}, max_tokens ${body?.max_tokens}): the user asked for help; ` +
+        "the assistant inspected files and ran commands; work continues from the last kept messages.";
+      if (anthropic) json(200, { type: "message", role: "assistant", content: [{ type: "text", text: summary }], stop_reason: "end_turn" });
+      else json(200, { object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: summary }, finish_reason: "stop" }] });
+    } else if (req.url.startsWith("/upstream/")) {
+      const count = Array.isArray(body?.messages) ? body.messages.length : 0;
+      json(200, {
+        object: "chat.completion",
+        model: body?.model,
+        choices: [{ index: 0, message: { role: "assistant", content: `upstream saw ${count} messages` }, finish_reason: "stop" }],
+      });
+    } else {
+      json(404, { error: { message: `no test route for ${req.url}` } });
+    }
+  });
+  await new Promise((ready, fail) => server.once("error", fail).listen(0, "127.0.0.1", ready));
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    async stop() {
+      for (const res of held) res.destroy();
+      server.closeAllConnections();
+      await new Promise((done) => server.close(done));
+    },
+  };
+}

@@ -1,0 +1,128 @@
+// The Worker example (www/worker/worker.js) in the real workerd runtime, with the installed tarball:
+// an OpenAI-compatible proxy in front of the local test server (the "upstream"). The server records
+// what reached it, so the tests check the summary request the Worker made, and that the forwarded
+// conversation was compacted, still valid, and otherwise the caller's request unchanged.
+import assert from "node:assert/strict";
+import { copyFileSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { fixture } from "./fixture.mjs";
+import { startLlmServer } from "./llm-server.mjs";
+import { bundleWorker, serveWorker } from "./workerd.mjs";
+
+const example = fileURLToPath(new URL("../www/worker/worker.js", import.meta.url));
+const KEY = "sk-proxy-caller-key";
+
+let llm, bundle, outDir, long;
+before(async () => {
+  const { scratch, project, input } = fixture();
+  copyFileSync(example, join(project, "proxy-worker.js"));
+  outDir = join(scratch, "workerd-proxy");
+  bundle = await bundleWorker(project, outDir, "proxy-worker.js");
+  llm = await startLlmServer();
+  long = JSON.parse(readFileSync(input, "utf8")).swe.messages;
+});
+after(() => llm?.stop());
+
+/** Serves the proxy with `vars` as its configuration, runs `fn(url)`, always stops workerd. */
+async function withProxy(vars, fn) {
+  const worker = await serveWorker(outDir, bundle.wasmModules, { bindings: vars, localNetwork: true });
+  try {
+    return await fn(worker.url);
+  } finally {
+    await worker.stop();
+  }
+}
+
+const post = (url, body, headers = {}) => fetch(`${url}v1/chat/completions`, {
+  method: "POST",
+  headers: { "content-type": "application/json", authorization: `Bearer ${KEY}`, ...headers },
+  body: JSON.stringify(body),
+  signal: AbortSignal.timeout(120_000),
+});
+
+/** Each tool call answered by one tool message before the next assistant turn; no orphan results. */
+function pairingProblems(messages) {
+  const problems = [];
+  let open = new Set();
+  messages.forEach((m, i) => {
+    if (m.role === "assistant") {
+      if (open.size) problems.push(`messages[${i}]: calls ${[...open]} were not answered`);
+      open = new Set((m.tool_calls ?? []).map((c) => c.id));
+    } else if (m.role === "tool") {
+      if (!open.delete(m.tool_call_id)) problems.push(`messages[${i}] answers ${m.tool_call_id}, which is not open`);
+    } else if (open.size) problems.push(`messages[${i}] (${m.role}) interrupts open calls ${[...open]}`);
+  });
+  return problems;
+}
+
+const extraFields = { temperature: 0.2, tools: [{ type: "function", function: { name: "bash", parameters: { type: "object" } } }] };
+
+describe("www/worker: the compacting proxy in workerd", () => {
+  test("a long conversation is compacted (the summary written upstream) and forwarded with the caller's other fields", async () => {
+    llm.requests.length = 0;
+    const upstream = `${llm.url}/upstream/v1`;
+    const res = await withProxy({ UPSTREAM_URL: upstream, CONTEXT_WINDOW: "32000" }, (url) =>
+      post(url, { model: "gpt-test", messages: long, ...extraFields }));
+    const answer = await res.json();
+    assert.equal(res.status, 200, JSON.stringify(answer));
+    assert.equal(llm.requests.length, 2, `requests: ${llm.requests.map((r) => r.path)}`);
+    const [summary, forwarded] = llm.requests;
+
+    assert.equal(summary.path, "/upstream/v1/chat/completions");
+    assert.equal(summary.headers.authorization, `Bearer ${KEY}`);
+    assert.equal(summary.body.model, "gpt-test");
+    assert.equal(summary.body.messages.length, 2, "system prompt + transcript");
+    assert.ok(summary.body.max_tokens > 0);
+
+    assert.equal(forwarded.path, "/upstream/v1/chat/completions");
+    assert.equal(forwarded.headers.authorization, `Bearer ${KEY}`);
+    const sent = forwarded.body;
+    assert.deepEqual({ model: sent.model, temperature: sent.temperature, tools: sent.tools }, { model: "gpt-test", ...extraFields });
+    assert.ok(sent.messages.length < long.length, `${long.length} -> ${sent.messages.length} messages`);
+    assert.deepEqual(sent.messages[0], long[0], "the system message is untouched");
+    const spliced = sent.messages.filter((m) => typeof m.content === "string" && m.content.startsWith("<ctxfold-summary"));
+    assert.equal(spliced.length, 1);
+    assert.match(spliced[0].content, /upstream saw 2 messages/, "the upstream model's answer is the summary");
+    assert.deepEqual(pairingProblems(sent.messages), []);
+    assert.deepEqual(sent.messages.at(-1), long.at(-1), "the newest message is kept as it was");
+
+    assert.equal(answer.choices[0].message.content, `upstream saw ${sent.messages.length} messages`, "the upstream answer is passed back");
+    const [before, after] = res.headers.get("x-ctxfold-tokens").split("->").map(Number);
+    assert.ok(after < before, res.headers.get("x-ctxfold-tokens"));
+    assert.equal(res.headers.get("x-ctxfold-compacted"), "llm");
+  });
+
+  test("when the summary request fails, the offline digest is used and the request still goes through", async () => {
+    llm.requests.length = 0;
+    const res = await withProxy(
+      { UPSTREAM_URL: `${llm.url}/upstream/v1`, SUMMARY_URL: `${llm.url}/status/503/v1`, SUMMARY_MODEL: "cheap-model", CONTEXT_WINDOW: "32000" },
+      (url) => post(url, { model: "gpt-test", messages: long }));
+    assert.equal(res.status, 200, await res.clone().text());
+    assert.equal(res.headers.get("x-ctxfold-compacted"), "offline");
+    const [summary, forwarded] = llm.requests;
+    assert.equal(summary.path, "/status/503/v1/chat/completions");
+    assert.equal(summary.body.model, "cheap-model");
+    const spliced = forwarded.body.messages.find((m) => typeof m.content === "string" && m.content.startsWith("<ctxfold-summary"));
+    assert.match(spliced?.content ?? "", /Offline digest/);
+    assert.deepEqual(pairingProblems(forwarded.body.messages), []);
+  });
+
+  test("a conversation within the window is forwarded exactly as sent, with no summary request", async () => {
+    llm.requests.length = 0;
+    const short = long.slice(0, 3);
+    const res = await withProxy({ UPSTREAM_URL: `${llm.url}/upstream/v1` }, async (url) => {
+      const r = await post(url, { model: "gpt-test", messages: short, stream: false });
+      // A bad request gets ctxfold's error code and path as an OpenAI-style 400.
+      const bad = await post(url, { model: "gpt-test", messages: [{ content: "no role" }] });
+      return { r, bad: { status: bad.status, body: await bad.json() } };
+    });
+    assert.equal(res.r.status, 200);
+    assert.equal(res.r.headers.get("x-ctxfold-compacted"), "no");
+    assert.equal(llm.requests.length, 1);
+    assert.deepEqual(llm.requests[0].body, { model: "gpt-test", messages: short, stream: false });
+    assert.equal(res.bad.status, 400);
+    assert.deepEqual([res.bad.body.error.code, res.bad.body.error.param], ["INVALID_INPUT", "messages[0].role"]);
+  });
+});

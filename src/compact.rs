@@ -1,0 +1,133 @@
+//! `compact`'s decisions, without its async calls: given a plan and what the host's summarizer gave for
+//! each job (a text, or nothing usable), pick each job's summary, falling back to the offline digest,
+//! and apply. The binding (`src/wasm/compact.rs`) calls the summarizer and reports what this decided.
+
+use crate::apply::{apply_summary, offline_summaries, Applied, PlanRef};
+use crate::error::{Code, Error, Result};
+use crate::input::Input;
+use serde_json::{Map, Value};
+
+/// What the summarizer gave for one job.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Text(String),
+    /// It threw, rejected, or returned something other than a string.
+    Failed,
+}
+
+/// Where a job's summary came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Llm,
+    Offline,
+}
+
+impl Source {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Llm => "llm",
+            Source::Offline => "offline",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compacted {
+    pub applied: Applied,
+    /// One per plan job, in order.
+    pub sources: Vec<Source>,
+    /// When the model's summaries were refused (empty, or not smaller) and the digest used instead: why.
+    pub llm_rejected: Option<Error>,
+}
+
+/// Applies the jobs' summaries, the offline digest standing in for each failed job. When the model's
+/// summaries are refused as empty or not smaller, every job falls back to the digest: the caller asked
+/// for a shorter history, and the digest is built to fit (see `offline_summaries`).
+pub fn compact_with(input: &Input, plan: &Value, outcomes: &[Outcome]) -> Result<Compacted> {
+    let job_ids: Vec<String> = PlanRef::from_json(plan)?.jobs.into_iter().map(|j| j.id).collect();
+    if outcomes.len() != job_ids.len() {
+        return Err(Error::new(Code::InvalidInput, "summary", format!("{} summaries for {} jobs", outcomes.len(), job_ids.len())));
+    }
+    let mut offline: Option<Map<String, Value>> = None;
+    let mut digest = |id: &str| -> Result<Value> {
+        if offline.is_none() {
+            offline = Some(offline_summaries(input, plan)?);
+        }
+        Ok(offline.as_ref().and_then(|o| o.get(id)).cloned().unwrap_or(Value::Null))
+    };
+    let mut summaries = Map::new();
+    let mut sources = Vec::with_capacity(job_ids.len());
+    for (id, outcome) in job_ids.iter().zip(outcomes) {
+        let (text, source) = match outcome {
+            Outcome::Text(t) => (Value::String(t.clone()), Source::Llm),
+            Outcome::Failed => (digest(id)?, Source::Offline),
+        };
+        summaries.insert(id.clone(), text);
+        sources.push(source);
+    }
+    match apply_summary(input, plan, &Value::Object(summaries)) {
+        Ok(applied) => Ok(Compacted { applied, sources, llm_rejected: None }),
+        Err(e) if matches!(e.code, Code::SummaryNotSmaller | Code::SummaryEmpty) && sources.contains(&Source::Llm) => {
+            let mut all_offline = Map::new();
+            for id in &job_ids {
+                all_offline.insert(id.clone(), digest(id)?);
+            }
+            let applied = apply_summary(input, plan, &Value::Object(all_offline))?;
+            Ok(Compacted { applied, sources: vec![Source::Offline; job_ids.len()], llm_rejected: Some(e) })
+        }
+        Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures::agent_run;
+    use crate::options::Options;
+    use crate::plan::plan_compaction;
+    use serde_json::json;
+
+    fn planned() -> (Vec<Value>, Value) {
+        let msgs = agent_run(40, 200);
+        let options = Options::from_json(&json!({ "contextWindow": 8000 })).unwrap();
+        let plan = plan_compaction(&Input::items(&msgs), &options).unwrap();
+        assert!(plan.needed && plan.jobs.len() == 1, "the fixture needs one job");
+        (msgs, serde_json::to_value(&plan).unwrap())
+    }
+
+    #[test]
+    fn the_model_summary_is_used_when_it_fits() {
+        let (msgs, plan) = planned();
+        let done = compact_with(&Input::items(&msgs), &plan, &[Outcome::Text("We fixed src/app.py.".into())]).unwrap();
+        assert_eq!(done.sources, vec![Source::Llm]);
+        assert!(done.llm_rejected.is_none());
+        assert!(done.applied.report.tokens_after < done.applied.report.tokens_before);
+    }
+
+    #[test]
+    fn a_failed_job_gets_the_offline_digest() {
+        let (msgs, plan) = planned();
+        let done = compact_with(&Input::items(&msgs), &plan, &[Outcome::Failed]).unwrap();
+        assert_eq!(done.sources, vec![Source::Offline]);
+        let input = Input::items(&msgs);
+        let expected = apply_summary(&input, &plan, &Value::Object(offline_summaries(&input, &plan).unwrap())).unwrap();
+        assert_eq!(done.applied, expected, "the same result as applying summarize_offline by hand");
+    }
+
+    #[test]
+    fn a_summary_that_is_not_smaller_falls_back_and_says_why() {
+        let (msgs, plan) = planned();
+        let huge = "All the details. ".repeat(20_000);
+        let done = compact_with(&Input::items(&msgs), &plan, &[Outcome::Text(huge)]).unwrap();
+        assert_eq!(done.sources, vec![Source::Offline]);
+        assert_eq!(done.llm_rejected.map(|e| e.code), Some(Code::SummaryNotSmaller));
+        let empty = compact_with(&Input::items(&msgs), &plan, &[Outcome::Text("  ".into())]).unwrap();
+        assert_eq!(empty.llm_rejected.map(|e| e.code), Some(Code::SummaryEmpty));
+    }
+
+    #[test]
+    fn outcomes_must_match_the_jobs() {
+        let (msgs, plan) = planned();
+        assert_eq!(compact_with(&Input::items(&msgs), &plan, &[]).unwrap_err().code, Code::InvalidInput);
+    }
+}

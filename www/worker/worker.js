@@ -1,0 +1,66 @@
+// A Cloudflare Worker: an OpenAI-compatible proxy that keeps every conversation inside the model's
+// context window. Point your client's base URL at the Worker instead of the provider; each
+// `POST …/chat/completions` has its `messages` pruned and, when needed, compacted (the summary is
+// written by the upstream model itself, or by the offline digest if that call fails), then the request
+// is forwarded unchanged otherwise, and the upstream answer (streamed or not) is passed back as is.
+//
+// Configuration (wrangler.toml [vars], or secrets):
+//   UPSTREAM_URL    the provider's base URL, e.g. https://api.openai.com/v1 (required)
+//   CONTEXT_WINDOW  the model's context window in tokens (default 128000)
+//   SUMMARY_URL     where summaries are asked for (default: UPSTREAM_URL)
+//   SUMMARY_MODEL   the model that writes summaries (default: the request's model)
+// The caller's Authorization header is forwarded upstream and used for the summary request too.
+import { compact, openai_summarizer, prune } from "ctxfold";
+
+const json = (status, value, headers = {}) => Response.json(value, { status, headers });
+const fail = (status, message, extra = {}) => json(status, { error: { message, type: "ctxfold_proxy_error", ...extra } });
+
+export default {
+  async fetch(request, env) {
+    const { pathname } = new URL(request.url);
+    if (request.method !== "POST" || !pathname.endsWith("/chat/completions")) {
+      return fail(404, "this proxy serves POST /v1/chat/completions");
+    }
+    if (!env.UPSTREAM_URL) return fail(500, "the Worker has no UPSTREAM_URL configured");
+    const upstream = env.UPSTREAM_URL.replace(/\/+$/, "");
+
+    let body;
+    try {
+      body = await request.json();
+    } catch {
+      return fail(400, "the request body is not JSON");
+    }
+    const authorization = request.headers.get("authorization");
+    const apiKey = authorization?.match(/^Bearer (.+)$/)?.[1];
+    const options = { contextWindow: Number(env.CONTEXT_WINDOW ?? 128_000) };
+
+    let result;
+    try {
+      // Pruning is cheap and needs no model: clear old tool outputs first, then compact if still needed.
+      const pruned = prune(body.messages, options).messages;
+      const summarize = openai_summarizer({
+        baseUrl: env.SUMMARY_URL ?? upstream,
+        apiKey,
+        model: env.SUMMARY_MODEL ?? body.model,
+      });
+      result = await compact(pruned, { ...options, summarize });
+    } catch (e) {
+      // ctxfold says what is wrong with the request and where (INVALID_INPUT at messages[3].role, ...).
+      if (e?.code) return fail(400, e.message, { code: e.code, param: e.path });
+      throw e;
+    }
+
+    const headers = { "content-type": "application/json" };
+    if (authorization) headers.authorization = authorization;
+    const answer = await fetch(`${upstream}/chat/completions`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ ...body, messages: result.messages }),
+    });
+    // What the proxy did, for the caller's logs: tokens before → after, and who wrote each summary.
+    const out = new Headers(answer.headers);
+    out.set("x-ctxfold-tokens", `${result.tokensBefore}->${result.tokensAfter}`);
+    out.set("x-ctxfold-compacted", result.compacted ? result.jobs.map((j) => j.source).join(",") : "no");
+    return new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers: out });
+  },
+};
