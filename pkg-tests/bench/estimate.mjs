@@ -151,7 +151,9 @@ for (const { group, conversations } of corpus) {
 // ---- appending one message to a 10 000-message history ----
 {
   const history = [];
-  for (const c of all) {
+  // The shortest conversations first: 10 000 messages of typical size, well under the input limit.
+  const bySize = [...all].sort((a, b) => JSON.stringify(a.messages).length - JSON.stringify(b.messages).length);
+  for (const c of bySize) {
     if (history.length >= 10_000) break;
     history.push(...clone(c.messages).filter((m) => m.role !== "system"));
   }
