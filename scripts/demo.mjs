@@ -1,8 +1,8 @@
 // `npm run demo [-- FILE.json] [--context-window N] [--out DIR]`: the main job, offline, on the bundled
 // agent run (www/samples/agent-run.json) or on your own JSON file: an array of messages in any supported
 // format, or a request body holding one (`messages`, `contents` or `input`). Prints the estimate, what
-// prune cleared, the plan; writes the summary prompt; applies
-// the offline digest as the summary; prints tokens before and after.
+// prune cleared and the plan; writes the summary prompt; applies the offline digest as the summary;
+// prints tokens before and after.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
