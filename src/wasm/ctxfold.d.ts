@@ -375,8 +375,8 @@ export interface CompactJob {
 export interface CompactResult {
   /** Whether the history was compacted (false when the plan says it is not needed, or nothing can be summarized). */
   compacted: boolean;
-  /** The history: compacted, or (when `compacted` is false) a new array of the very same message objects. */
-  messages: Message[];
+  /** The history, in the input's shape: compacted, or (when `compacted` is false) a new array (or body copy) of the very same message objects. */
+  messages: Messages;
   /** Estimated tokens before. */
   tokensBefore: number;
   /** Estimated tokens after (equal to `tokensBefore` when nothing was compacted). */
@@ -397,7 +397,7 @@ export interface CompactResult {
  * The messages are read when it is called: the result holds those objects, even if the host's array changes meanwhile
  * (messages it appends while the summaries are written are not in the result: append them again).
  */
-export function compact(messages: Message[], options: CompactOptions): Promise<CompactResult>;
+export function compact(messages: Messages, options: CompactOptions): Promise<CompactResult>;
 
 /** Configuration of a built-in summarizer client. The key stays in the client: it is sent in one header and never appears in an error. */
 export interface SummarizerOptions {
