@@ -101,7 +101,8 @@ test("conversation text is shown as text: markup in messages never becomes HTML"
   const hostile = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script><b>bold?</b>';
   const conv = [{ role: "system", content: "You help." }];
   for (let t = 0; t < 12; t++) {
-    conv.push({ role: "user", content: `${t === 0 ? hostile : "More, please."} ${"word ".repeat(150)}` });
+    // In every user turn: a small window leaves the oldest turns out of the summary prompt.
+    conv.push({ role: "user", content: `${hostile} ${"word ".repeat(150)}` });
     conv.push({ role: "assistant", content: `Answer ${t}: ${"text ".repeat(150)}` });
   }
   await page.fill("#paste", JSON.stringify(conv));

@@ -213,7 +213,7 @@ pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<App
     }
     let saved = (tokens_before - tokens_after) as f64 / tokens_before.max(1) as f64;
     if saved < STALL_RATIO {
-        warnings.push(format!("compaction saved only {:.1}% of the history: compacting again soon will not help", saved * 100.0));
+        warnings.push(format!("compaction saved only {}% of the history: compacting again soon will not help", crate::text::percent(saved, 1.0)));
     }
     if tokens_after > plan.limit {
         warnings.push(format!("the history is still over the limit ({tokens_after} > {} tokens)", plan.limit));

@@ -35,6 +35,8 @@ pub struct Options {
     pub placeholder: String,
     /// Plan a compaction even when the history is under the threshold (a user's "/compact").
     pub force: bool,
+    /// The context window of the model that writes the summary; `None` means `context_window`.
+    pub summarizer_window: Option<u32>,
     /// What the provider reported for earlier requests of this history, oldest first.
     pub usage: Vec<Report>,
     /// A system prompt sent beside the messages (Anthropic `system`, Gemini `systemInstruction`).
@@ -72,6 +74,7 @@ impl Default for Options {
             protected_tools: Vec::new(),
             placeholder: DEFAULT_PLACEHOLDER.to_string(),
             force: false,
+            summarizer_window: None,
             usage: Vec::new(),
             system: None,
             tools: Vec::new(),
@@ -81,12 +84,12 @@ impl Default for Options {
 
 /// Names that are part of the contract but whose behaviour comes in a later version: refusing them
 /// is better than quietly doing something else than the caller asked.
-const NOT_YET: &[&str] = &["hardThreshold", "preset", "summarizerWindow", "template"];
+const NOT_YET: &[&str] = &["hardThreshold", "preset", "template"];
 
 const KNOWN: &[&str] = &[
     "format", "tokenizer", "model", "contextWindow", "reservedOutput", "threshold", "keepRecentTurns",
     "keepRecentTokens", "keepFraction", "protectTokens", "minimumPruneTokens", "protectedTools",
-    "placeholder", "force", "usage", "system", "tools",
+    "placeholder", "force", "usage", "system", "tools", "summarizerWindow",
 ];
 
 impl Options {
@@ -147,6 +150,7 @@ impl Options {
             }
             o.placeholder = p.to_string();
         }
+        o.summarizer_window = r.count("summarizerWindow", 1)?;
         if let Some(f) = r.bool("force")? {
             o.force = f;
         }
@@ -158,6 +162,11 @@ impl Options {
 
     pub fn context_window(&self) -> u32 {
         self.context_window.unwrap_or(128_000)
+    }
+
+    /// The summarizer's window: where the summary request (prompt and answer) must fit.
+    pub fn summarizer_window(&self) -> u32 {
+        self.summarizer_window.unwrap_or_else(|| self.context_window())
     }
 
     pub fn reserved_output(&self) -> u32 {
@@ -305,7 +314,7 @@ impl<'a> Reader<'a> {
         let path = format!("options.{key}");
         let n = v.as_f64().ok_or_else(|| Error::option(&path, format!("expected a number, got {}", type_name(v))))?;
         if n.fract() != 0.0 || n < f64::from(min) || n > f64::from(u32::MAX) {
-            return Err(Error::option(&path, format!("expected a whole number from {min} to {}, got {n}", u32::MAX)));
+            return Err(Error::option(&path, format!("expected a whole number from {min} to {}, got {}", u32::MAX, crate::text::number(n))));
         }
         Ok(Some(n as u32))
     }
@@ -316,7 +325,7 @@ impl<'a> Reader<'a> {
         let path = format!("options.{key}");
         let n = v.as_f64().ok_or_else(|| Error::option(&path, format!("expected a number, got {}", type_name(v))))?;
         if !(n > 0.0 && n <= 1.0) {
-            return Err(Error::option(&path, format!("expected a number above 0 and at most 1, got {n}")));
+            return Err(Error::option(&path, format!("expected a number above 0 and at most 1, got {}", crate::text::number(n))));
         }
         Ok(Some(n))
     }

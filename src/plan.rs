@@ -12,7 +12,7 @@ use crate::fingerprint::{self, Hasher};
 use crate::format::{self, Conversation};
 use crate::message::Role;
 use crate::options::Options;
-use crate::prompt::{summary_prompt, Prompt};
+use crate::prompt::{fitted_prompt, Prompt};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -112,7 +112,19 @@ pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
     plan.fingerprint = seal(input.items, &plan);
     let indices = summarized_indices(&plan.summarize, &plan.pinned);
     if let Some(job) = plan.jobs.first_mut() {
-        job.prompt = summary_prompt(&conv, &indices, fingerprint::of_messages(input.items, n));
+        // The summary request must fit the summarizer: its answer, then the prompt in what is left.
+        let window = options.summarizer_window();
+        let asked = job.max_output_tokens;
+        job.max_output_tokens = asked.min(window / 4).max(1);
+        plan.estimated_tokens_after -= u64::from(asked - job.max_output_tokens);
+        let budget = f64::from(window - job.max_output_tokens);
+        let fits = |p: &Prompt| 2.0 * profile.per_message + profile.per_reply + profile.text(&p.system) + profile.text(&p.user) <= budget;
+        let (prompt, degraded) = fitted_prompt(&conv, &indices, fingerprint::of_messages(input.items, n), fits);
+        if !fits(&prompt) {
+            plan.warnings.push(format!("even shortened, the summary prompt does not fit a summarizer window of {window} tokens"));
+        }
+        plan.warnings.extend(degraded);
+        job.prompt = prompt;
     }
     Ok(plan)
 }
@@ -266,6 +278,7 @@ pub fn decisions_hash(count: usize, summarize: &[Range], pinned: &[usize], jobs:
 mod tests {
     use super::*;
     use crate::fixtures::{agent_run, chat};
+    use crate::tokens::O200K;
     use serde_json::json;
 
     fn plan(msgs: &[Value], options: Value) -> Plan {
@@ -284,7 +297,8 @@ mod tests {
     #[test]
     fn a_chat_is_cut_before_a_user_message_within_the_budget() {
         let msgs = chat(40, 300);
-        let p = plan(&msgs, json!({ "contextWindow": 8000, "keepRecentTurns": 0 }));
+        // A roomy summarizer: the whole range is shown (see the_summary_request_fits_the_summarizer_window).
+        let p = plan(&msgs, json!({ "contextWindow": 8000, "keepRecentTurns": 0, "summarizerWindow": 128000 }));
         assert!(p.needed);
         assert_eq!(p.reason, "over_limit");
         let job = &p.jobs[0];
@@ -340,6 +354,33 @@ mod tests {
         assert!(p.needed);
         assert_eq!(p.reason, "nothing_to_summarize");
         assert!(p.jobs.is_empty());
+    }
+
+    #[test]
+    fn the_summary_request_fits_the_summarizer_window() {
+        let msgs = agent_run(300, 300);
+        let opts = json!({ "contextWindow": 200000, "force": true, "keepRecentTurns": 0, "keepRecentTokens": 2000 });
+        let roomy = plan(&msgs, opts.clone());
+        assert!(roomy.warnings.is_empty(), "{:?}", roomy.warnings);
+        let mut small = opts.clone();
+        small["summarizerWindow"] = json!(16000);
+        let p = plan(&msgs, small.clone());
+        let job = &p.jobs[0];
+        assert!(job.max_output_tokens <= 4000);
+        let prompt_tokens = O200K.text(&job.prompt.system) + O200K.text(&job.prompt.user);
+        assert!(prompt_tokens + f64::from(job.max_output_tokens) <= 16000.0, "{prompt_tokens}");
+        assert!(p.warnings.iter().any(|w| w.contains("oldest messages")), "{:?}", p.warnings);
+        assert!(job.prompt.user.contains("did not fit and are not shown"));
+        let last_shown = (0..job.range.end).rev().find_map(|i| msgs[i]["content"].as_str().filter(|t| t.starts_with("Step"))).unwrap();
+        assert!(job.prompt.user.contains(last_shown), "the newest part of the range is shown");
+        assert!(!job.prompt.user.contains("Step 0:"), "the oldest is left out");
+        assert_eq!(serde_json::to_string(&p).unwrap(), serde_json::to_string(&plan(&msgs, small)).unwrap(), "deterministic");
+        // A little too big: cutting tool outputs harder is enough.
+        let mut medium = opts;
+        medium["summarizerWindow"] = json!((O200K.text(&roomy.jobs[0].prompt.user) * 0.8) as u64 + 8000);
+        let p = plan(&msgs, medium);
+        assert!(p.warnings.iter().any(|w| w.contains("cut harder")), "{:?}", p.warnings);
+        assert!(p.jobs[0].prompt.user.contains("Step 0:"));
     }
 
     #[test]

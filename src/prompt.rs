@@ -17,10 +17,17 @@ pub struct Prompt {
 }
 
 /// Longest text kept whole in the transcript, per message kind (bytes); longer is cut in the middle.
-const MAX_USER_TEXT: usize = 8_000;
-const MAX_ASSISTANT_TEXT: usize = 4_000;
-const MAX_TOOL_OUTPUT: usize = 2_000;
-const MAX_TOOL_ARGUMENTS: usize = 600;
+#[derive(Debug, Clone, Copy)]
+struct Cuts {
+    user_text: usize,
+    assistant_text: usize,
+    tool_output: usize,
+    tool_arguments: usize,
+}
+
+const CUTS: Cuts = Cuts { user_text: 8_000, assistant_text: 4_000, tool_output: 2_000, tool_arguments: 600 };
+/// When the transcript does not fit the summarizer: tool outputs and long texts go first.
+const TIGHT_CUTS: Cuts = Cuts { user_text: 2_000, assistant_text: 1_000, tool_output: 300, tool_arguments: 200 };
 
 const SYSTEM: &str = "\
 You maintain the working memory of an AI assistant. Its conversation has grown too long for its \
@@ -49,13 +56,62 @@ Write the summary in these sections, in this order, leaving a section out only w
 /// Builds the prompt for the messages at `indices` (in order). `seed` makes the nonce depend on the
 /// conversation, so the same input always gives the same prompt.
 pub fn summary_prompt(conv: &Conversation, indices: &[usize], seed: u64) -> Prompt {
+    render(conv, indices, seed, CUTS, None)
+}
+
+/// The prompt, degraded until `fits` accepts it, for a summarizer whose window the full transcript
+/// would overflow: first tool outputs and long texts are cut harder, then the oldest messages are left
+/// out with a note (an earlier summary of ours is always kept: it is the memory of what came before).
+/// Also returns what was given up, for the plan's warnings.
+pub fn fitted_prompt(conv: &Conversation, indices: &[usize], seed: u64, fits: impl Fn(&Prompt) -> bool) -> (Prompt, Option<String>) {
+    let full = render(conv, indices, seed, CUTS, None);
+    if fits(&full) {
+        return (full, None);
+    }
+    let tight = render(conv, indices, seed, TIGHT_CUTS, None);
+    if fits(&tight) {
+        return (tight, Some("tool outputs and long messages were cut harder in the summary prompt to fit the summarizer's window".into()));
+    }
+    // Leave out the oldest `k` messages: the smallest k that fits, by bisection (fewer shown, shorter).
+    let summaries: Vec<usize> = indices.iter().copied().filter(|&i| conv.messages.get(i).is_some_and(|m| m.is_summary)).collect();
+    let others: Vec<usize> = indices.iter().copied().filter(|i| !summaries.contains(i)).collect();
+    let keep_from = |k: usize| -> Vec<usize> {
+        let mut shown: Vec<usize> = summaries.iter().copied().chain(others[k.min(others.len())..].iter().copied()).collect();
+        shown.sort_unstable();
+        shown
+    };
+    let (mut lo, mut hi) = (1, others.len());
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if fits(&render(conv, &keep_from(mid), seed, TIGHT_CUTS, Some(&others[..mid]))) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    let left_out = &others[..lo.min(others.len())];
+    let prompt = render(conv, &keep_from(lo), seed, TIGHT_CUTS, Some(left_out));
+    let warning = format!(
+        "the {} oldest messages of the range (#{}-#{}) were left out of the summary prompt to fit the summarizer's window",
+        left_out.len(),
+        left_out.first().copied().unwrap_or(0),
+        left_out.last().copied().unwrap_or(0)
+    );
+    (prompt, Some(warning))
+}
+
+fn render(conv: &Conversation, indices: &[usize], seed: u64, cuts: Cuts, left_out: Option<&[usize]>) -> Prompt {
     let nonce = nonce(conv, indices, seed);
     let mut t = String::new();
     let _ = writeln!(t, "Summarize the conversation transcript between the <transcript-{nonce}> tags below.");
     let _ = writeln!(t, "Each message starts with a header line in square brackets that begins with {nonce}; lines without that prefix belong to the message above them.\n");
+    if let Some(left) = left_out.filter(|l| !l.is_empty()) {
+        let (n, first, last) = (left.len(), left[0], left[left.len() - 1]);
+        let _ = writeln!(t, "The {n} oldest messages of this part of the conversation (#{first}-#{last}) did not fit and are not shown: say in the summary that details from before message #{} may be missing.\n", last + 1);
+    }
     let _ = writeln!(t, "<transcript-{nonce}>");
     for &i in indices {
-        render_message(&mut t, conv, i, &nonce);
+        render_message(&mut t, conv, i, &nonce, cuts);
     }
     let _ = writeln!(t, "</transcript-{nonce}>\n");
     let _ = write!(
@@ -66,7 +122,7 @@ pub fn summary_prompt(conv: &Conversation, indices: &[usize], seed: u64) -> Prom
     Prompt { system: SYSTEM.to_string(), user: t }
 }
 
-fn render_message(t: &mut String, conv: &Conversation, i: usize, nonce: &str) {
+fn render_message(t: &mut String, conv: &Conversation, i: usize, nonce: &str, cuts: Cuts) {
     let Some(m) = conv.messages.get(i) else { return };
     let header = |t: &mut String, what: &str| {
         let _ = writeln!(t, "[{nonce} #{i} {what}]");
@@ -87,7 +143,7 @@ fn render_message(t: &mut String, conv: &Conversation, i: usize, nonce: &str) {
             None => m.role.label().to_string(),
         };
         header(t, &label);
-        let max = if m.role == Role::User { MAX_USER_TEXT } else { MAX_ASSISTANT_TEXT };
+        let max = if m.role == Role::User { cuts.user_text } else { cuts.assistant_text };
         if !text.is_empty() {
             let _ = writeln!(t, "{}", cut_middle(text, max));
         }
@@ -95,14 +151,14 @@ fn render_message(t: &mut String, conv: &Conversation, i: usize, nonce: &str) {
             let _ = writeln!(t, "({} attachment(s) not shown)", m.attachments);
         }
         for call in &m.tool_calls {
-            let _ = writeln!(t, "-> calls {} {}", call.name, one_line(&call.arguments, MAX_TOOL_ARGUMENTS));
+            let _ = writeln!(t, "-> calls {} {}", call.name, one_line(&call.arguments, cuts.tool_arguments));
         }
     }
     for (k, result) in m.tool_results.iter().enumerate() {
         let name = conv.links.tool_name(i, k).unwrap_or("tool");
         let error = if result.is_error { " (error)" } else { "" };
         header(t, &format!("result of {name}{error}"));
-        let _ = writeln!(t, "{}", cut_middle(&result.text, MAX_TOOL_OUTPUT));
+        let _ = writeln!(t, "{}", cut_middle(&result.text, cuts.tool_output));
     }
 }
 

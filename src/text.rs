@@ -30,6 +30,23 @@ pub fn defuse_markers(text: &str) -> (String, bool) {
     (text.replace("ctxfold-summary", "ctxfold_summary"), true)
 }
 
+/// A number as JavaScript would print it (`5`, `0.25`, `NaN`, `Infinity`). Written without Rust's float
+/// formatting, whose code would add several kilobytes to the WebAssembly: serde_json's is already there.
+pub fn number(n: f64) -> String {
+    match n {
+        n if n.is_nan() => "NaN".into(),
+        n if n.is_infinite() => if n > 0.0 { "Infinity".into() } else { "-Infinity".into() },
+        n if n.fract() == 0.0 && n.abs() < 1e15 => (n as i64).to_string(),
+        n => serde_json::Number::from_f64(n).map(|x| x.to_string()).unwrap_or_default(),
+    }
+}
+
+/// `part / whole` as a percentage with one decimal (`4.7`), without float formatting (see `number`).
+pub fn percent(part: f64, whole: f64) -> String {
+    let tenths = (part / whole.max(f64::MIN_POSITIVE) * 1000.0).round().max(0.0) as u64;
+    format!("{}.{}", tenths / 10, tenths % 10)
+}
+
 /// The largest index <= `at` that is a character boundary of `s`.
 pub fn floor_boundary(s: &str, at: usize) -> usize {
     if at >= s.len() {
@@ -75,6 +92,12 @@ pub fn one_line(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_print_as_in_javascript() {
+        assert_eq!([number(5.0), number(-0.25), number(f64::NAN), number(f64::NEG_INFINITY)], ["5", "-0.25", "NaN", "-Infinity"]);
+        assert_eq!(percent(47.0, 1000.0), "4.7");
+    }
 
     #[test]
     fn cuts_never_split_characters() {

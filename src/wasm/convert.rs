@@ -92,7 +92,7 @@ fn read_value(v: &JsValue, path: &str, code: Code, depth: usize) -> Result<Value
         }
         return Number::from_f64(n)
             .map(Value::Number)
-            .ok_or_else(|| Error::new(code, path, format!("expected a finite number, got {}", js_number(n))));
+            .ok_or_else(|| Error::new(code, path, format!("expected a finite number, got {}", crate::text::number(n))));
     }
     if let Some(s) = v.as_string() {
         return Ok(Value::String(s));
@@ -265,14 +265,5 @@ fn js_type(v: &JsValue) -> String {
         "array".into()
     } else {
         v.js_typeof().as_string().unwrap_or_default()
-    }
-}
-
-/// A number as JavaScript writes it (Rust writes infinity as `inf`).
-fn js_number(n: f64) -> String {
-    match n {
-        n if n.is_nan() => "NaN".into(),
-        n if n.is_infinite() => if n > 0.0 { "Infinity".into() } else { "-Infinity".into() },
-        n => n.to_string(),
     }
 }

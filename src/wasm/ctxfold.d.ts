@@ -70,6 +70,13 @@ export interface Options {
   placeholder?: string;
   /** Plan a compaction even when the history is under the limit (a user's "/compact"). */
   force?: boolean;
+  /**
+   * The context window of the model that writes the summary (default: `contextWindow`). The summary request
+   * is made to fit it: `maxOutputTokens` is at most a quarter of it, and the transcript is shortened to fit
+   * the rest (tool outputs and long texts cut harder, then the oldest messages left out with a note), never
+   * sent too large. `plan.warnings` says what was given up.
+   */
+  summarizerWindow?: number;
 }
 
 /** One usage report from the provider. */

@@ -95,7 +95,7 @@ impl Counter {
 
 fn describe(v: &JsValue) -> String {
     if let Some(n) = v.as_f64() {
-        return n.to_string();
+        return crate::text::number(n);
     }
     JSON::stringify(v).ok().and_then(|s| s.as_string()).unwrap_or_else(|| v.js_typeof().as_string().unwrap_or_default())
 }
