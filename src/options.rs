@@ -37,6 +37,9 @@ pub struct Options {
     pub force: bool,
     /// The context window of the model that writes the summary; `None` means `context_window`.
     pub summarizer_window: Option<u32>,
+    /// Above this fraction of (window − reserved output) compaction is urgent: the request would fail
+    /// or nearly so, and must not be sent before compacting. `None`: no hard limit.
+    pub hard_threshold: Option<f64>,
     /// What the provider reported for earlier requests of this history, oldest first.
     pub usage: Vec<Report>,
     /// A system prompt sent beside the messages (Anthropic `system`, Gemini `systemInstruction`).
@@ -75,6 +78,7 @@ impl Default for Options {
             placeholder: DEFAULT_PLACEHOLDER.to_string(),
             force: false,
             summarizer_window: None,
+            hard_threshold: None,
             usage: Vec::new(),
             system: None,
             tools: Vec::new(),
@@ -84,12 +88,12 @@ impl Default for Options {
 
 /// Names that are part of the contract but whose behaviour comes in a later version: refusing them
 /// is better than quietly doing something else than the caller asked.
-const NOT_YET: &[&str] = &["hardThreshold", "preset", "template"];
+const NOT_YET: &[&str] = &["preset", "template"];
 
 const KNOWN: &[&str] = &[
     "format", "tokenizer", "model", "contextWindow", "reservedOutput", "threshold", "keepRecentTurns",
     "keepRecentTokens", "keepFraction", "protectTokens", "minimumPruneTokens", "protectedTools",
-    "placeholder", "force", "usage", "system", "tools", "summarizerWindow",
+    "placeholder", "force", "usage", "system", "tools", "summarizerWindow", "hardThreshold",
 ];
 
 impl Options {
@@ -151,6 +155,10 @@ impl Options {
             o.placeholder = p.to_string();
         }
         o.summarizer_window = r.count("summarizerWindow", 1)?;
+        o.hard_threshold = r.fraction("hardThreshold")?;
+        if o.hard_threshold.is_some_and(|h| h < o.threshold) {
+            return Err(Error::option("options.hardThreshold", "must be at least threshold (the soft limit)"));
+        }
         if let Some(f) = r.bool("force")? {
             o.force = f;
         }
@@ -175,8 +183,17 @@ impl Options {
 
     /// Input tokens above which compaction is needed.
     pub fn limit(&self) -> u32 {
+        self.limit_at(self.threshold)
+    }
+
+    /// Input tokens above which compaction is urgent, with a `hardThreshold`.
+    pub fn hard_limit(&self) -> Option<u32> {
+        self.hard_threshold.map(|h| self.limit_at(h))
+    }
+
+    fn limit_at(&self, fraction: f64) -> u32 {
         let usable = f64::from(self.context_window().saturating_sub(self.reserved_output()));
-        (usable * self.threshold).floor() as u32
+        (usable * fraction).floor() as u32
     }
 
     pub fn is_protected_tool(&self, name: &str) -> bool {

@@ -45,7 +45,12 @@ pub struct Plan {
     pub format: &'static str,
     pub tokenizer: &'static str,
     pub tokens_before: u64,
+    /// The soft limit: above it, compact to leave room.
     pub limit: u32,
+    /// The hard limit (with `hardThreshold`): above it, compact before sending anything.
+    pub hard_limit: Option<u32>,
+    /// Over the hard limit: the request must not be sent as it is.
+    pub urgent: bool,
     pub context_window: u32,
     pub reserved_output: u32,
     /// The expected size after applying a summary of `maxOutputTokens`.
@@ -87,6 +92,8 @@ pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
         tokenizer: options.profile.name,
         tokens_before: total,
         limit,
+        hard_limit: options.hard_limit(),
+        urgent: options.hard_limit().is_some_and(|h| total > u64::from(h)),
         context_window: options.context_window(),
         reserved_output: options.reserved_output(),
         estimated_tokens_after: total,
@@ -102,7 +109,9 @@ pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
     let over = total > u64::from(limit);
     if over || options.force {
         plan.needed = true;
-        (plan.reason, plan.detail) = if over {
+        (plan.reason, plan.detail) = if plan.urgent {
+            ("over_limit", format!("{total} tokens, over the hard limit of {}: compact before sending", plan.hard_limit.unwrap_or(limit)))
+        } else if over {
             ("over_limit", format!("{total} tokens, over the limit of {limit}"))
         } else {
             ("forced", format!("{total} tokens; compaction was asked for"))
@@ -308,6 +317,20 @@ mod tests {
         assert!(tail <= u64::from(p.limit / 4), "tail {tail} within a quarter of the limit {}", p.limit);
         assert!(!job.prompt.system.is_empty() && job.prompt.user.contains("Question 0"));
         assert_eq!(p.keep, vec![Range { start: 0, end: 1 }, Range { start: job.range.end, end: msgs.len() }]);
+    }
+
+    #[test]
+    fn over_the_hard_threshold_compaction_is_urgent() {
+        let msgs = chat(40, 300);
+        // About 26 000 tokens: over the soft limit of a 50 000 window (18 750), under its hard one (33 750).
+        let soft = plan(&msgs, json!({ "contextWindow": 50000, "threshold": 0.5, "hardThreshold": 0.9 }));
+        assert!(soft.needed && !soft.urgent, "{}", soft.detail);
+        assert_eq!(soft.hard_limit, Some(33_750));
+        let hard = plan(&msgs, json!({ "contextWindow": 20000, "threshold": 0.5, "hardThreshold": 0.9 }));
+        assert!(hard.needed && hard.urgent && hard.detail.contains("hard limit"), "{}", hard.detail);
+        assert!(!plan(&msgs, json!({ "contextWindow": 8000 })).urgent, "no hard limit unless asked for");
+        let e = Options::from_json(&json!({ "threshold": 0.8, "hardThreshold": 0.7 })).unwrap_err();
+        assert_eq!(e.path, "options.hardThreshold");
     }
 
     #[test]

@@ -52,8 +52,10 @@ export interface Options {
   contextWindow?: number;
   /** Tokens kept free for the model's answer. Default min(32 000, contextWindow / 4). */
   reservedOutput?: number;
-  /** Compaction is needed above this fraction of (contextWindow − reservedOutput). Default 0.8. */
+  /** Compaction is needed above this fraction of (contextWindow − reservedOutput): the soft limit. Default 0.8. */
   threshold?: number;
+  /** Above this fraction (at least `threshold`), compaction is urgent: `plan.urgent` says the request must not be sent as it is. Claude Code uses 0.70 / 0.90. No hard limit by default. */
+  hardThreshold?: number;
   /** Keep at most this many recent user turns verbatim (0: no limit by turns). Default 2. */
   keepRecentTurns?: number;
   /** Keep at most this many recent tokens verbatim. Default a quarter of the limit. */
@@ -204,8 +206,12 @@ export interface Plan {
   tokenizer: string;
   /** Estimated tokens of the history now. */
   tokensBefore: number;
-  /** Input tokens above which compaction is needed. */
+  /** Input tokens above which compaction is needed (the soft limit). */
   limit: number;
+  /** Input tokens above which compaction is urgent (with `hardThreshold`), else null. */
+  hardLimit: number | null;
+  /** Over the hard limit: compact before sending anything. */
+  urgent: boolean;
   /** The context window used. */
   contextWindow: number;
   /** The tokens kept free for the answer. */
