@@ -11,6 +11,7 @@ use crate::facts;
 use crate::fingerprint;
 use crate::format::{self, Conversation, Format};
 use crate::plan::{decisions_hash, summarized_indices, Range};
+use crate::template::{Template, SNAPSHOT_TAG};
 use crate::text::{defuse_markers, wrap_summary};
 use crate::tokens::Profile;
 use serde::Serialize;
@@ -31,6 +32,8 @@ pub struct PlanRef {
     pub pinned: Vec<usize>,
     pub jobs: Vec<JobRef>,
     pub fingerprint: String,
+    /// The template the summary was asked in (plans without one: `sections`).
+    pub template: Template,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -71,7 +74,11 @@ impl PlanRef {
             })
             .collect::<Result<Vec<_>>>()?;
         let fingerprint = str_of(field("fingerprint")?, "plan.fingerprint")?.to_string();
-        Ok(PlanRef { needed, format, profile, limit, message_count, summarize, pinned, jobs, fingerprint })
+        let template = match obj.get("template") {
+            None | Some(Value::Null) => Template::Sections,
+            Some(v) => Template::from_name(str_of(v, "plan.template")?).ok_or_else(|| Error::plan("plan.template", "unknown template"))?,
+        };
+        Ok(PlanRef { needed, format, profile, limit, message_count, summarize, pinned, jobs, fingerprint, template })
     }
 
     /// The plan must have been made from the first `message_count` of these messages (later ones
@@ -192,6 +199,12 @@ pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<App
         if text.is_empty() {
             return Err(Error::new(Code::SummaryEmpty, format!("summary.{}", job.id), "the summary is empty"));
         }
+        let text = match plan.template {
+            Template::Snapshot => snapshot_of(text).ok_or_else(|| Error::new(Code::SummaryMalformed, format!("summary.{}", job.id), format!(
+                "the plan asked for a <{SNAPSHOT_TAG}> element and the summary has none"
+            )))?,
+            _ => text,
+        };
         let (text, defused) = defuse_markers(text);
         if defused {
             warnings.push(format!("summary {}: ctxfold's own markers inside the summary were neutralized", job.id));
@@ -271,6 +284,14 @@ fn new_message_tokens(message: &Value, plan: &PlanRef) -> u64 {
         .unwrap_or(0)
 }
 
+/// The `<state_snapshot>` element in an answer, tags included.
+fn snapshot_of(text: &str) -> Option<&str> {
+    let open = text.find(&format!("<{SNAPSHOT_TAG}>"))?;
+    let close = format!("</{SNAPSHOT_TAG}>");
+    let end = text.rfind(&close)? + close.len();
+    (open < end).then(|| &text[open..end])
+}
+
 /// Strips what models put around a summary: an analysis or scratchpad section first, and a
 /// `<summary>` wrapper.
 fn extract_summary(raw: &str) -> &str {
@@ -334,7 +355,7 @@ pub fn offline_summaries(input: &Input, plan: &Value) -> Result<Map<String, Valu
             // and within half the size of what it replaces.
             let replaced: u64 = indices.iter().map(|&i| u64::from(tokens[i])).sum();
             let budget = (job.max_output_tokens as usize).saturating_mul(3).min(replaced as usize * 2);
-            (job.id.clone(), Value::String(digest(&conv, &indices, budget)))
+            (job.id.clone(), Value::String(digest(&conv, &indices, budget, plan.template == Template::Snapshot)))
         })
         .collect())
 }
@@ -432,6 +453,21 @@ mod tests {
         assert_eq!(applied.report.warnings.len(), 1);
         assert!(apply_summary(&msgs, &plan, &json!(["The user asked questions."])).is_ok());
         assert_eq!(apply_summary(&msgs, &plan, &json!({ "other": "x" })).unwrap_err().path, "summary.summary-1");
+    }
+
+    #[test]
+    fn a_snapshot_plan_takes_only_a_snapshot() {
+        let msgs = agent_run(60, 200);
+        let plan = planned(&msgs, json!({ "contextWindow": 16000, "template": "snapshot" }));
+        assert_eq!(plan["template"], "snapshot");
+        assert!(plan["jobs"][0]["prompt"]["system"].as_str().unwrap().contains("<state_snapshot>"));
+        let e = apply_summary(&msgs, &plan, &json!("## Progress\nWe fixed it.")).unwrap_err();
+        assert_eq!((e.code.as_str(), e.path.as_str()), ("SUMMARY_MALFORMED", "summary.summary-1"));
+        let answer = "Here it is:\n<state_snapshot><overall_goal>Fix src/app.py</overall_goal></state_snapshot>\nDone.";
+        let applied = apply_summary(&msgs, &plan, &json!(answer)).unwrap();
+        let text = materialize(&applied.slots, &msgs)[1]["content"].as_str().unwrap().to_string();
+        assert!(text.contains("<state_snapshot><overall_goal>Fix src/app.py</overall_goal></state_snapshot>") && !text.contains("Here it is"));
+        assert!(apply_summary(&msgs, &plan, &offline(&msgs, &plan)).is_ok(), "the offline digest comes as a snapshot too");
     }
 
     #[test]

@@ -36,7 +36,7 @@ pub struct Compacted {
     pub applied: Applied,
     /// One per plan job, in order.
     pub sources: Vec<Source>,
-    /// When the model's summaries were refused (empty, or not smaller) and the digest used instead: why.
+    /// When the model's summaries were refused (empty, malformed, or not smaller) and the digest used instead: why.
     pub llm_rejected: Option<Error>,
 }
 
@@ -67,7 +67,7 @@ pub fn compact_with(input: &Input, plan: &Value, outcomes: &[Outcome]) -> Result
     }
     match apply_summary(input, plan, &Value::Object(summaries)) {
         Ok(applied) => Ok(Compacted { applied, sources, llm_rejected: None }),
-        Err(e) if matches!(e.code, Code::SummaryNotSmaller | Code::SummaryEmpty) && sources.contains(&Source::Llm) => {
+        Err(e) if matches!(e.code, Code::SummaryNotSmaller | Code::SummaryEmpty | Code::SummaryMalformed) && sources.contains(&Source::Llm) => {
             let mut all_offline = Map::new();
             for id in &job_ids {
                 all_offline.insert(id.clone(), digest(id)?);

@@ -5,6 +5,7 @@
 use crate::facts::{command_line, error_lines, paths};
 use crate::format::Conversation;
 use crate::message::Role;
+use crate::template::SNAPSHOT_TAG;
 use crate::text::{cut_middle, one_line, split_summary};
 use std::fmt::Write;
 
@@ -13,8 +14,9 @@ const MAX_FILES: usize = 40;
 const MAX_COMMANDS: usize = 15;
 const MAX_ERRORS: usize = 10;
 
-/// A digest of the messages at `indices`, at most about `max_chars` bytes long.
-pub fn digest(conv: &Conversation, indices: &[usize], max_chars: usize) -> String {
+/// A digest of the messages at `indices`, at most about `max_chars` bytes long; as a
+/// `<state_snapshot>` element when `snapshot` (the plan's template asked for one).
+pub fn digest(conv: &Conversation, indices: &[usize], max_chars: usize, snapshot: bool) -> String {
     let msgs = || indices.iter().filter_map(|&i| conv.messages.get(i).map(|m| (i, m)));
     let mut requests = Vec::new();
     let mut earlier = Vec::new();
@@ -61,16 +63,15 @@ pub fn digest(conv: &Conversation, indices: &[usize], max_chars: usize) -> Strin
     }
 
     let (first, last) = (indices.first().copied().unwrap_or(0), indices.last().copied().unwrap_or(0));
-    let mut out = String::new();
-    let _ = writeln!(out, "(Offline digest of messages #{first}–#{last}, written by ctxfold without an LLM.)");
-    if !earlier.is_empty() {
-        let _ = writeln!(out, "\n## Earlier summary\n{}", cut_middle(&earlier.join("\n\n"), max_chars / 3));
-    }
-    section(&mut out, "User requests and constraints", &keep_ends(requests, MAX_REQUESTS));
+    let header = format!("(Offline digest of messages #{first}–#{last}, written by ctxfold without an LLM.)");
+    let earlier: Vec<String> = match earlier.is_empty() {
+        true => Vec::new(),
+        false => vec![cut_middle(&earlier.join("\n\n"), max_chars / 3).into_owned()],
+    };
+    let requests = keep_ends(requests, MAX_REQUESTS);
     let files: Vec<String> = files.iter().take(MAX_FILES).map(|f| format!("- {f}")).collect();
-    section(&mut out, "Files and code", &files);
-    section(&mut out, "Commands and results", &keep_ends(commands, MAX_COMMANDS));
-    section(&mut out, "Errors and how they were handled", &keep_ends(errors, MAX_ERRORS));
+    let commands = keep_ends(commands, MAX_COMMANDS);
+    let errors = keep_ends(errors, MAX_ERRORS);
     let mut state = Vec::new();
     if let Some((i, words)) = last_words {
         state.push(format!("- The assistant last said (#{i}): {words}"));
@@ -78,6 +79,24 @@ pub fn digest(conv: &Conversation, indices: &[usize], max_chars: usize) -> Strin
     if let Some((i, call)) = msgs().filter_map(|(i, m)| m.tool_calls.last().map(|c| (i, c))).last() {
         state.push(format!("- The last tool call (#{i}) was {}", command_line(call)));
     }
+    if snapshot {
+        let knowledge: Vec<String> = earlier.into_iter().chain(errors).collect();
+        let mut body = String::new();
+        for (tag, lines) in [("overall_goal", &requests), ("key_knowledge", &knowledge), ("file_system_state", &files), ("recent_actions", &commands), ("current_plan", &state)] {
+            if !lines.is_empty() {
+                let _ = writeln!(body, "<{tag}>\n{}\n</{tag}>", lines.join("\n"));
+            }
+        }
+        // The element's own tags always stay whole: apply_summary looks for them.
+        let body = cut_middle(body.trim_end(), max_chars.saturating_sub(header.len() + 40));
+        return format!("<{SNAPSHOT_TAG}>\n{header}\n{body}\n</{SNAPSHOT_TAG}>");
+    }
+    let mut out = format!("{header}\n");
+    section(&mut out, "Earlier summary", &earlier);
+    section(&mut out, "User requests and constraints", &requests);
+    section(&mut out, "Files and code", &files);
+    section(&mut out, "Commands and results", &commands);
+    section(&mut out, "Errors and how they were handled", &errors);
     section(&mut out, "Current state and next steps", &state);
     cut_middle(out.trim_end(), max_chars).into_owned()
 }
@@ -117,11 +136,14 @@ mod tests {
             { "role": "assistant", "content": "The args tuple is empty; I will guard it." }
         ]);
         let conv = format::read_items(msgs.as_array().unwrap(), None).unwrap();
-        let d = digest(&conv, &[0, 1, 2, 3], 4000);
+        let d = digest(&conv, &[0, 1, 2, 3], 4000, false);
         for needle in ["never touch setup.py", "src/io/registry.py", "bash: python repro.py",
                        "IndexError: tuple index out of range", "I will guard it"] {
             assert!(d.contains(needle), "missing {needle:?} in\n{d}");
         }
-        assert_eq!(d, digest(&conv, &[0, 1, 2, 3], 4000), "deterministic");
+        assert_eq!(d, digest(&conv, &[0, 1, 2, 3], 4000, false), "deterministic");
+        let x = digest(&conv, &[0, 1, 2, 3], 4000, true);
+        assert!(x.starts_with("<state_snapshot>") && x.ends_with("</state_snapshot>"), "{x}");
+        assert!(x.contains("<overall_goal>\n- #0: Fix the crash") && x.contains("IndexError"), "{x}");
     }
 }

@@ -17,6 +17,8 @@ pub enum Code {
     StalePlan,
     /// The summary was empty (or only whitespace).
     SummaryEmpty,
+    /// The summary is not in the form the plan's template asked for (a snapshot without its element).
+    SummaryMalformed,
     /// Splicing the summary in would not make the history smaller.
     SummaryNotSmaller,
     /// The plan says no compaction is needed or possible, so there is nothing to apply.
@@ -33,6 +35,7 @@ impl Code {
             Code::InvalidPlan => "INVALID_PLAN",
             Code::StalePlan => "STALE_PLAN",
             Code::SummaryEmpty => "SUMMARY_EMPTY",
+            Code::SummaryMalformed => "SUMMARY_MALFORMED",
             Code::SummaryNotSmaller => "SUMMARY_NOT_SMALLER",
             Code::NothingToApply => "NOTHING_TO_APPLY",
             Code::InputTooLarge => "INPUT_TOO_LARGE",

@@ -20,6 +20,7 @@ pub mod profiles;
 pub mod prompt;
 pub mod prune;
 pub mod summarizer;
+pub mod template;
 pub mod text;
 pub mod tokens;
 pub mod repair;

@@ -3,6 +3,7 @@
 
 use crate::error::{type_name, Error, Result};
 use crate::format::Format;
+use crate::template::Template;
 use crate::tokens::{Profile, CLAUDE, CL100K, GEMINI, O200K};
 use serde_json::{Map, Value};
 
@@ -40,6 +41,8 @@ pub struct Options {
     /// Above this fraction of (window − reserved output) compaction is urgent: the request would fail
     /// or nearly so, and must not be sent before compacting. `None`: no hard limit.
     pub hard_threshold: Option<f64>,
+    /// The form the summary is asked for.
+    pub template: Template,
     /// What the provider reported for earlier requests of this history, oldest first.
     pub usage: Vec<Report>,
     /// A system prompt sent beside the messages (Anthropic `system`, Gemini `systemInstruction`).
@@ -79,6 +82,7 @@ impl Default for Options {
             force: false,
             summarizer_window: None,
             hard_threshold: None,
+            template: Template::Sections,
             usage: Vec::new(),
             system: None,
             tools: Vec::new(),
@@ -88,12 +92,12 @@ impl Default for Options {
 
 /// Names that are part of the contract but whose behaviour comes in a later version: refusing them
 /// is better than quietly doing something else than the caller asked.
-const NOT_YET: &[&str] = &["preset", "template"];
+const NOT_YET: &[&str] = &["preset"];
 
 const KNOWN: &[&str] = &[
     "format", "tokenizer", "model", "contextWindow", "reservedOutput", "threshold", "keepRecentTurns",
     "keepRecentTokens", "keepFraction", "protectTokens", "minimumPruneTokens", "protectedTools",
-    "placeholder", "force", "usage", "system", "tools", "summarizerWindow", "hardThreshold",
+    "placeholder", "force", "usage", "system", "tools", "summarizerWindow", "hardThreshold", "template",
 ];
 
 impl Options {
@@ -156,6 +160,7 @@ impl Options {
         }
         o.summarizer_window = r.count("summarizerWindow", 1)?;
         o.hard_threshold = r.fraction("hardThreshold")?;
+        o.template = Template::from_json(r.get("template"))?;
         if o.hard_threshold.is_some_and(|h| h < o.threshold) {
             return Err(Error::option("options.hardThreshold", "must be at least threshold (the soft limit)"));
         }

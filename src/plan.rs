@@ -57,6 +57,8 @@ pub struct Plan {
     pub estimated_tokens_after: u64,
     /// How many messages the plan was made from; messages appended later are kept as they are.
     pub message_count: usize,
+    /// The form the summary was asked for (`sections`, `snapshot`, `general`, `custom`).
+    pub template: &'static str,
     /// Ranges kept verbatim.
     pub keep: Vec<Range>,
     /// Ranges replaced by a summary.
@@ -98,6 +100,7 @@ pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
         reserved_output: options.reserved_output(),
         estimated_tokens_after: total,
         message_count: n,
+        template: options.template.name(),
         keep: vec![Range { start: 0, end: n }],
         summarize: Vec::new(),
         pinned: Vec::new(),
@@ -128,7 +131,7 @@ pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
         plan.estimated_tokens_after -= u64::from(asked - job.max_output_tokens);
         let budget = f64::from(window - job.max_output_tokens);
         let fits = |p: &Prompt| 2.0 * profile.per_message + profile.per_reply + profile.text(&p.system) + profile.text(&p.user) <= budget;
-        let (prompt, degraded) = fitted_prompt(&conv, &indices, fingerprint::of_messages(input.items, n), fits);
+        let (prompt, degraded) = fitted_prompt(&conv, &indices, fingerprint::of_messages(input.items, n), &options.template, fits);
         if !fits(&prompt) {
             plan.warnings.push(format!("even shortened, the summary prompt does not fit a summarizer window of {window} tokens"));
         }

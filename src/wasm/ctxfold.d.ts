@@ -79,6 +79,13 @@ export interface Options {
    * sent too large. `plan.warnings` says what was given up.
    */
   summarizerWindow?: number;
+  /**
+   * The form the summary is asked for: `"sections"` (the default: headed sections for coding agents), `"snapshot"`
+   * (one `<state_snapshot>` XML element: overall goal, key knowledge, file-system state, recent actions, current
+   * plan; `apply_summary` then refuses an answer without it with `SUMMARY_MALFORMED`), `"general"` (prose, for chat
+   * apps), or your own `{ system?, user }` where `user` holds `{transcript}` (the delimited transcript goes there).
+   */
+  template?: "sections" | "snapshot" | "general" | { system?: string; user: string };
 }
 
 /** One usage report from the provider. */
@@ -220,6 +227,8 @@ export interface Plan {
   estimatedTokensAfter: number;
   /** How many messages the plan was made from; messages appended later are kept as they are. */
   messageCount: number;
+  /** The template the summary is asked in; `apply_summary` checks a `snapshot` answer's form. */
+  template: "sections" | "snapshot" | "general" | "custom";
   /** Ranges kept verbatim. */
   keep: Range[];
   /** Ranges replaced by a summary. */
@@ -310,7 +319,7 @@ export interface RepairResult {
 
 /**
  * Errors are thrown as `Error`s (name `CtxfoldError`) with a stable `code` — `INVALID_INPUT`,
- * `INVALID_OPTION`, `INVALID_PLAN`, `STALE_PLAN`, `SUMMARY_EMPTY`, `SUMMARY_NOT_SMALLER`,
+ * `INVALID_OPTION`, `INVALID_PLAN`, `STALE_PLAN`, `SUMMARY_EMPTY`, `SUMMARY_MALFORMED`, `SUMMARY_NOT_SMALLER`,
  * `NOTHING_TO_APPLY`, and in browsers `NOT_INITIALIZED` (a function called before `await init()`) — and the `path` of the offending field (e.g. `messages[3].tool_call_id`).
  */
 export interface CtxfoldError extends Error {
