@@ -5,11 +5,12 @@
 use crate::digest::digest;
 use crate::edit::Slot;
 use crate::error::{type_name, Code, Error, Result};
-use crate::estimate::{message_tokens, per_message, sum, system_tokens};
+use crate::estimate::{message_tokens, per_message, request_overhead, sum};
 use crate::input::Input;
 use crate::facts;
 use crate::fingerprint;
 use crate::format::{self, Conversation, Format};
+use crate::options::Options;
 use crate::plan::{decisions_hash, summarized_indices, Range};
 use crate::template::{Template, SNAPSHOT_TAG};
 use crate::text::{defuse_markers, wrap_summary};
@@ -214,7 +215,12 @@ pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<App
     }
 
     let tokens = per_message(&conv, &plan.profile);
-    let tokens_before = sum(&tokens) + u64::from(system_tokens(input, &plan.profile));
+    // What travels beside the messages, as `estimate` counts it with default options (the plan does not
+    // carry `tools` or `usage`): reply priming and the request body's system prompt.
+    let profile = plan.profile;
+    let defaults = Options { profile, ..Options::default() };
+    let overhead = request_overhead(&defaults, input, &mut |t| Ok(profile.text(t)))?;
+    let tokens_before = sum(&tokens) + u64::from(overhead);
     let summarized = plan.summarized();
     let summarized_tokens: u64 = summarized.iter().map(|&i| u64::from(tokens[i])).sum();
     let (slots, summary_tokens) = splice(&plan, &conv, input.items, &cleaned);

@@ -211,14 +211,6 @@ fn at_path(mut e: Error, path: &str) -> Error {
     e
 }
 
-/// Tokens of a request body's separate system prompt, framed like a message (0 for a bare array).
-pub fn system_tokens(input: &Input, p: &Profile) -> u32 {
-    match input.system {
-        Some(_) => to_tokens(p.per_message + p.text(&input.system_text())),
-        None => 0,
-    }
-}
-
 /// Below this many estimated tokens between two reports, their difference is too noisy to scale by.
 const MIN_SCALE_SPAN: u64 = 100;
 /// A ratio measured over this many estimated tokens moves the scale halfway from 1 towards it.

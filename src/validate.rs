@@ -86,7 +86,8 @@ fn placement(conv: &Conversation, out: &mut Vec<Problem>) {
         }
         // Unanswered calls are pending while nothing but their own results follows them.
         let went_on = match placement {
-            ResultPlacement::FollowingMessages | ResultPlacement::NextTurn => allowed_end < n || (placement == ResultPlacement::NextTurn && i + 1 < n),
+            ResultPlacement::FollowingMessages => allowed_end < n,
+            ResultPlacement::NextTurn => i + 1 < n,
             ResultPlacement::AnywhereAfter => conv.messages[i + 1..].iter().any(|x| x.role == Role::User || (x.role == Role::Assistant && !x.text.is_empty())),
         };
         if went_on {

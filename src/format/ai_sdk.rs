@@ -2,9 +2,9 @@
 //! parts: `text`, `image`, `file`, `reasoning`, `tool-call` (`toolCallId`, `toolName`, `input`, or
 //! `args` before v5), `tool-result` (`output`, or `result` before v5), and the tool approval parts.
 
-use super::common::{as_text, object, part_type, req_id, req_str};
+use super::common::{as_text, content, object, req_id, req_str, Content, Part};
 use crate::edit::{FieldEdit, Key};
-use crate::error::{type_name, Error, Result};
+use crate::error::{Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
 use crate::text::MARKER_OPEN;
 use serde_json::{json, Value};
@@ -26,13 +26,11 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
     let mut m = Message::new(role);
     let mut texts = Vec::new();
     let mut hidden = Vec::new();
-    match obj.get("content") {
-        Some(Value::String(s)) => texts.push(Cow::Borrowed(s.as_str())),
-        Some(Value::Array(parts)) => {
-            for (k, part) in parts.iter().enumerate() {
-                let at = format!("{path}.content[{k}]");
-                let p = object(part, &at, "a content part")?;
-                match part_type(p, &at)? {
+    match content(obj, path)? {
+        Content::Text(s) => texts.push(Cow::Borrowed(s)),
+        Content::Parts(parts) => {
+            for Part { index: k, path: at, kind, fields: p, value: part } in parts {
+                match kind {
                     "text" => texts.push(Cow::Borrowed(req_str(p, "text", &at)?)),
                     "reasoning" => hidden.push(Cow::Borrowed(req_str(p, "text", &at)?)),
                     "image" | "file" => m.attachments = m.attachments.saturating_add(1),
@@ -60,8 +58,6 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
                 }
             }
         }
-        Some(other) => return Err(Error::input(format!("{path}.content"), format!("expected a string or an array of parts, got {}", type_name(other)))),
-        None => return Err(Error::input(format!("{path}.content"), "missing content")),
     }
     m.is_summary = role == Role::User && texts.first().is_some_and(|t| t.starts_with(MARKER_OPEN));
     m.text = join(texts);

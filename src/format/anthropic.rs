@@ -3,9 +3,9 @@
 //! or block content, `is_error`), `thinking` and `redacted_thinking` (signed: never edited),
 //! server tool blocks; any block may carry `cache_control`, which is left as it is.
 
-use super::common::{as_text, object, part_type, req_id, req_str, text_parts};
+use super::common::{as_text, content, object, req_id, req_str, text_parts, Content, Part};
 use crate::edit::{FieldEdit, Key, Op};
-use crate::error::{type_name, Error, Result};
+use crate::error::{Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
 use crate::text::MARKER_OPEN;
 use serde_json::{json, Value};
@@ -27,13 +27,11 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
     let mut m = Message::new(role);
     let mut texts = Vec::new();
     let mut hidden = Vec::new();
-    match obj.get("content") {
-        Some(Value::String(s)) => texts.push(Cow::Borrowed(s.as_str())),
-        Some(Value::Array(blocks)) => {
-            for (k, block) in blocks.iter().enumerate() {
-                let at = format!("{path}.content[{k}]");
-                let b = object(block, &at, "a content block")?;
-                match part_type(b, &at)? {
+    match content(obj, path)? {
+        Content::Text(s) => texts.push(Cow::Borrowed(s)),
+        Content::Parts(parts) => {
+            for Part { index: k, path: at, kind, fields: b, value: block } in parts {
+                match kind {
                     "text" => texts.push(Cow::Borrowed(req_str(b, "text", &at)?)),
                     "image" | "document" => m.attachments = m.attachments.saturating_add(1),
                     "tool_use" | "server_tool_use" | "mcp_tool_use" => m.tool_calls.push(ToolCall {
@@ -61,10 +59,6 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
                 }
             }
         }
-        Some(other) => return Err(Error::input(format!("{path}.content"), format!(
-            "expected a string or an array of content blocks, got {}", type_name(other)
-        ))),
-        None => return Err(Error::input(format!("{path}.content"), "missing content")),
     }
     m.is_summary = role == Role::User && texts.first().is_some_and(|t| t.starts_with(MARKER_OPEN));
     m.text = join(texts);

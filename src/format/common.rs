@@ -76,3 +76,39 @@ pub fn text_parts<'a>(content: Option<&'a Value>, path: &str, text_types: &[&str
         ))),
     }
 }
+
+/// A message's required `content`: a string, or an array of typed parts.
+pub enum Content<'a> {
+    Text(&'a str),
+    Parts(Vec<Part<'a>>),
+}
+
+/// One content part, with where it is (for errors) and its `type`.
+pub struct Part<'a> {
+    pub index: usize,
+    pub path: String,
+    pub kind: &'a str,
+    pub fields: &'a Map<String, Value>,
+    pub value: &'a Value,
+}
+
+pub fn content<'a>(obj: &'a Map<String, Value>, path: &str) -> Result<Content<'a>> {
+    match obj.get("content") {
+        Some(Value::String(s)) => Ok(Content::Text(s)),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .enumerate()
+            .map(|(index, value)| {
+                let path = format!("{path}.content[{index}]");
+                let fields = object(value, &path, "a content part")?;
+                let kind = part_type(fields, &path)?;
+                Ok(Part { index, path, kind, fields, value })
+            })
+            .collect::<Result<Vec<_>>>()
+            .map(Content::Parts),
+        Some(other) => Err(Error::input(format!("{path}.content"), format!(
+            "expected a string or an array of content parts, got {}", type_name(other)
+        ))),
+        None => Err(Error::input(format!("{path}.content"), "missing content")),
+    }
+}

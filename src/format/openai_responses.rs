@@ -3,9 +3,9 @@
 //! `reasoning` items, which stay next to the item they led to and are never edited. The system
 //! prompt is the request's `instructions` (or a system/developer message).
 
-use super::common::{as_text, object, opt_str, part_type, req_id, req_str};
+use super::common::{as_text, content, object, opt_str, req_id, req_str, Content, Part};
 use crate::edit::{FieldEdit, Key};
-use crate::error::{type_name, Error, Result};
+use crate::error::{Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
 use crate::text::MARKER_OPEN;
 use serde_json::{json, Value};
@@ -77,21 +77,17 @@ fn read_message<'a>(obj: &'a serde_json::Map<String, Value>, path: &str) -> Resu
     };
     let mut m = Message::new(role);
     let mut texts = Vec::new();
-    match obj.get("content") {
-        Some(Value::String(s)) => texts.push(Cow::Borrowed(s.as_str())),
-        Some(Value::Array(parts)) => {
-            for (k, part) in parts.iter().enumerate() {
-                let at = format!("{path}.content[{k}]");
-                let p = object(part, &at, "a content part")?;
-                match part_type(p, &at)? {
+    match content(obj, path)? {
+        Content::Text(s) => texts.push(Cow::Borrowed(s)),
+        Content::Parts(parts) => {
+            for Part { path: at, kind, fields: p, .. } in parts {
+                match kind {
                     "input_text" | "output_text" | "text" => texts.push(Cow::Borrowed(req_str(p, "text", &at)?)),
                     "refusal" => texts.push(Cow::Borrowed(req_str(p, "refusal", &at)?)),
                     _ => m.attachments = m.attachments.saturating_add(1),
                 }
             }
         }
-        Some(other) => return Err(Error::input(format!("{path}.content"), format!("expected a string or an array of parts, got {}", type_name(other)))),
-        None => return Err(Error::input(format!("{path}.content"), "missing content")),
     }
     m.is_summary = role == Role::User && texts.first().is_some_and(|t| t.starts_with(MARKER_OPEN));
     m.text = join(texts);
