@@ -1,7 +1,8 @@
 //! `prune`: clears old tool outputs without an LLM, cheaply, every turn. OpenCode's rule: walk the
 //! tool outputs from newest to oldest, leave the newest `protectTokens` worth alone, and clear the
 //! older ones only if together they free at least `minimumPruneTokens` (small prunes would rewrite
-//! the prompt prefix, and lose the provider's cache, for too little gain).
+//! the prompt prefix, and lose the provider's cache, for too little gain). `protectResults` also keeps
+//! the newest outputs by count, and a placeholder may say how much went (`[truncated: {chars} chars]`).
 
 use crate::edit::Slot;
 use crate::error::Result;
@@ -45,11 +46,12 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
     let profile = &options.profile;
     let tokens: Vec<u32> = conv.messages.iter().map(|m| message_tokens(m, profile)).collect();
     let tokens_before = sum(&tokens);
-    let placeholder_tokens = profile.text(&options.placeholder);
 
-    // Newest to oldest: the first `protect_tokens` of output stay; older outputs become candidates.
+    // Newest to oldest: the first `protect_tokens` of output (and `protect_results` outputs) stay;
+    // older outputs become candidates, each with the text that replaces it.
     let mut seen = 0f64;
-    let mut candidates: Vec<(usize, usize)> = Vec::new();
+    let mut count = 0u32;
+    let mut candidates: Vec<(usize, usize, String)> = Vec::new();
     let mut freed = 0f64;
     for (i, m) in conv.messages.iter().enumerate().rev() {
         for (k, result) in m.tool_results.iter().enumerate().rev() {
@@ -59,11 +61,17 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
             }
             let output = profile.text(&result.text);
             seen += output;
-            if result.text == options.placeholder || seen <= f64::from(options.protect_tokens) {
+            count += 1;
+            if is_placeholder(&result.text, &options.placeholder) || seen <= f64::from(options.protect_tokens) || count <= options.protect_results {
                 continue;
             }
-            candidates.push((i, k));
-            freed += output - placeholder_tokens;
+            let placeholder = placeholder_for(&options.placeholder, &result.text);
+            let saved = output - profile.text(&placeholder);
+            if saved <= 0.0 {
+                continue; // shorter than its placeholder: clearing it would add tokens
+            }
+            freed += saved;
+            candidates.push((i, k, placeholder));
         }
     }
     let keep_all = || (0..conv.len()).map(Slot::Keep).collect::<Vec<_>>();
@@ -80,26 +88,44 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
         let i = group[0].0;
         let mut cleared = conv.messages[i].clone();
         let mut edits = Vec::new();
-        for &(_, k) in group {
-            cleared.tool_results[k].text = options.placeholder.as_str().into();
-            edits.extend(conv.format.clear_result(&input.items[i], &conv.messages[i].tool_results[k], &options.placeholder));
+        for (_, k, placeholder) in group {
+            cleared.tool_results[*k].text = placeholder.as_str().into();
+            edits.extend(conv.format.clear_result(&input.items[i], &conv.messages[i].tool_results[*k], placeholder));
         }
         let after = message_tokens(&cleared, profile);
         tokens_after = tokens_after - u64::from(tokens[i]) + u64::from(after);
         slots[i] = Slot::Patch { index: i, edits };
-        for &(_, k) in group {
-            let result = &conv.messages[i].tool_results[k];
-            let before = profile.text(&result.text).ceil() as u32;
+        for (_, k, placeholder) in group {
+            let result = &conv.messages[i].tool_results[*k];
             pruned.push(Pruned {
                 index: i,
                 tool_call_id: result.id.to_string(),
-                tool_name: conv.links.tool_name(i, k).unwrap_or("").to_string(),
-                tokens_before: before,
-                tokens_after: placeholder_tokens.ceil() as u32,
+                tool_name: conv.links.tool_name(i, *k).unwrap_or("").to_string(),
+                tokens_before: profile.text(&result.text).ceil() as u32,
+                tokens_after: profile.text(placeholder).ceil() as u32,
             });
         }
     }
     Ok(Prune { slots, report: PruneReport { pruned, tokens_before, tokens_after, format: conv.format.name() } })
+}
+
+/// The text that replaces `output`: the placeholder, with `{chars}` as the output's length in characters.
+fn placeholder_for(template: &str, output: &str) -> String {
+    match template.contains("{chars}") {
+        true => template.replace("{chars}", &output.chars().count().to_string()),
+        false => template.to_string(),
+    }
+}
+
+/// Whether `text` is already a placeholder made from `template` (so pruning twice equals pruning once).
+fn is_placeholder(text: &str, template: &str) -> bool {
+    match template.split_once("{chars}") {
+        None => text == template,
+        Some((head, tail)) => text
+            .strip_prefix(head)
+            .and_then(|rest| rest.strip_suffix(tail))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())),
+    }
 }
 
 #[cfg(test)]
@@ -147,6 +173,22 @@ mod tests {
         let p = prune(&Input::items(&msgs), &o).unwrap();
         assert!(p.report.pruned.iter().all(|x| x.tool_name == "bash"));
         assert!(!p.report.pruned.is_empty());
+    }
+
+    #[test]
+    fn the_newest_outputs_can_be_kept_by_count_and_placeholders_can_say_how_much_went() {
+        let msgs = agent_run(12, 500);
+        let o = opts(json!({ "protectTokens": 0, "minimumPruneTokens": 0, "protectResults": 4, "placeholder": "[truncated: {chars} chars]" }));
+        let p = prune(&Input::items(&msgs), &o).unwrap();
+        let results: Vec<usize> = (0..msgs.len()).filter(|&i| msgs[i]["role"] == "tool").collect();
+        let cleared: Vec<usize> = p.report.pruned.iter().map(|x| x.index).collect();
+        assert_eq!(cleared, results[..results.len() - 4], "all but the newest four");
+        let out = materialize(&p.slots, &msgs);
+        let first = cleared[0];
+        let chars = msgs[first]["content"].as_str().unwrap().chars().count();
+        assert_eq!(out[first]["content"], json!(format!("[truncated: {chars} chars]")));
+        let again = prune(&Input::items(&out), &o).unwrap();
+        assert!(again.report.pruned.is_empty(), "a placeholder is not truncated again");
     }
 
     #[test]
