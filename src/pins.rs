@@ -89,7 +89,8 @@ fn is_critical(m: &Message, options: &Options) -> bool {
 }
 
 pub fn states_constraint(text: &str) -> bool {
-    let lower = text.to_lowercase();
+    // ASCII case only: the CJK words have no case, and Unicode case tables would cost ~10 KiB of wasm.
+    let lower = text.to_ascii_lowercase();
     CONSTRAINT_WORDS.iter().any(|w| {
         lower.match_indices(w).any(|(at, _)| {
             // English words whole; CJK words have no spaces around them.
