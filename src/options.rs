@@ -77,6 +77,8 @@ pub struct Options {
     pub include_latest_request: bool,
     /// Prune: the newest this-many tool outputs are never cleared, whatever their size.
     pub protect_results: u32,
+    /// Prune: strings longer than this inside the arguments of calls whose outputs are cleared are cut.
+    pub max_argument_chars: Option<u32>,
 }
 
 /// Where the kept tail may start.
@@ -200,6 +202,7 @@ impl Default for Options {
             summary_prefix: None,
             include_latest_request: false,
             protect_results: 0,
+            max_argument_chars: None,
         }
     }
 }
@@ -209,7 +212,7 @@ const KNOWN: &[&str] = &[
     "keepRecentTokens", "keepFraction", "protectTokens", "minimumPruneTokens", "protectedTools",
     "placeholder", "force", "usage", "system", "tools", "summarizerWindow", "hardThreshold", "template",
     "preset", "thresholdTokens", "splitAt", "strategy", "chunkMessages", "resummarize", "pin", "keepCritical",
-    "criticalTools", "summaryShape", "summaryPrefix", "includeLatestRequest", "protectResults",
+    "criticalTools", "summaryShape", "summaryPrefix", "includeLatestRequest", "protectResults", "maxArgumentChars",
 ];
 
 impl Options {
@@ -264,6 +267,7 @@ impl Options {
         set(&mut o.protect_tokens, r.count("protectTokens", 0)?);
         set(&mut o.minimum_prune_tokens, r.count("minimumPruneTokens", 0)?);
         set(&mut o.protect_results, r.count("protectResults", 0)?);
+        set(&mut o.max_argument_chars, r.count("maxArgumentChars", 1)?.map(Some));
         set(&mut o.protected_tools, r.strings("protectedTools")?);
         if let Some(p) = r.string("placeholder")? {
             if p.trim().is_empty() {

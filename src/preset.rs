@@ -29,11 +29,13 @@ pub fn options(name: &str) -> Result<Options> {
             ..base
         },
         // A Java ReAct agent's ContextCompactor. Layer 1, every round: the newest 4 tool outputs stay and
-        // older ones become "[truncated: N chars]", except protected tools (Skill). Layer 2 above 60 000
+        // older ones become "[truncated: N chars]", their calls' arguments cut at 200 characters, except
+        // protected tools (Skill). Layer 2 above 60 000
         // tokens: everything but the system prompt and the recent rounds becomes one system message that
         // starts with 【历史摘要】, written with the user's current question in view.
         "spring-ai" => Options {
             protect_results: 4,
+            max_argument_chars: Some(200),
             protect_tokens: 0,
             minimum_prune_tokens: 0,
             placeholder: "[truncated: {chars} chars]".into(),

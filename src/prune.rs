@@ -4,13 +4,16 @@
 //! the prompt prefix, and lose the provider's cache, for too little gain). `protectResults` also keeps
 //! the newest outputs by count, and a placeholder may say how much went (`[truncated: {chars} chars]`).
 
-use crate::edit::Slot;
+use crate::arguments;
+use crate::edit::{FieldEdit, Key, Slot};
+use crate::format::as_text;
 use crate::error::Result;
 use crate::estimate::{message_tokens, sum};
 use crate::format;
 use crate::input::Input;
 use crate::options::Options;
 use serde::Serialize;
+use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prune {
@@ -23,6 +26,8 @@ pub struct Prune {
 #[serde(rename_all = "camelCase")]
 pub struct PruneReport {
     pub pruned: Vec<Pruned>,
+    /// Tool calls whose long arguments were shortened (`maxArgumentChars`); `index` is the calling message.
+    pub cut_arguments: Vec<Pruned>,
     pub tokens_before: u64,
     pub tokens_after: u64,
     pub format: &'static str,
@@ -53,6 +58,8 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
     let mut count = 0u32;
     let mut candidates: Vec<(usize, usize, String)> = Vec::new();
     let mut freed = 0f64;
+    // The calls whose outputs are cleared, now or earlier: their long arguments may go too.
+    let mut old_calls: Vec<&str> = Vec::new();
     for (i, m) in conv.messages.iter().enumerate().rev() {
         for (k, result) in m.tool_results.iter().enumerate().rev() {
             let name = conv.links.tool_name(i, k).unwrap_or("");
@@ -62,9 +69,14 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
             let output = profile.text(&result.text);
             seen += output;
             count += 1;
-            if is_placeholder(&result.text, &options.placeholder) || seen <= f64::from(options.protect_tokens) || count <= options.protect_results {
+            if is_placeholder(&result.text, &options.placeholder) {
+                old_calls.push(&result.id);
                 continue;
             }
+            if seen <= f64::from(options.protect_tokens) || count <= options.protect_results {
+                continue;
+            }
+            old_calls.push(&result.id);
             let placeholder = placeholder_for(&options.placeholder, &result.text);
             let saved = output - profile.text(&placeholder);
             if saved <= 0.0 {
@@ -74,9 +86,24 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
             candidates.push((i, k, placeholder));
         }
     }
+    // Their arguments, shortened: (message, call, new arguments, its text).
+    let mut cuts: Vec<(usize, usize, Vec<Key>, Value)> = Vec::new();
+    if let Some(max) = options.max_argument_chars {
+        for (i, m) in conv.messages.iter().enumerate() {
+            for (k, call) in m.tool_calls.iter().enumerate() {
+                if !old_calls.contains(&call.id.as_ref()) || options.is_protected_tool(call.name) {
+                    continue;
+                }
+                let Some(path) = conv.format.arguments_path(&input.items[i], k) else { continue };
+                let Some(short) = value_at(&input.items[i], &path).and_then(|v| arguments::shorten(v, max as usize)) else { continue };
+                freed += profile.text(&call.arguments) - profile.text(&as_text(&short));
+                cuts.push((i, k, path, short));
+            }
+        }
+    }
     let keep_all = || (0..conv.len()).map(Slot::Keep).collect::<Vec<_>>();
-    if candidates.is_empty() || freed < f64::from(options.minimum_prune_tokens) {
-        let report = PruneReport { pruned: Vec::new(), tokens_before, tokens_after: tokens_before, format: conv.format.name() };
+    if (candidates.is_empty() && cuts.is_empty()) || freed < f64::from(options.minimum_prune_tokens) {
+        let report = PruneReport { pruned: Vec::new(), cut_arguments: Vec::new(), tokens_before, tokens_after: tokens_before, format: conv.format.name() };
         return Ok(Prune { slots: keep_all(), report });
     }
 
@@ -106,7 +133,40 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
             });
         }
     }
-    Ok(Prune { slots, report: PruneReport { pruned, tokens_before, tokens_after, format: conv.format.name() } })
+    let mut cut_arguments = Vec::with_capacity(cuts.len());
+    for group in cuts.chunk_by(|a, b| a.0 == b.0) {
+        let i = group[0].0;
+        let mut shortened = conv.messages[i].clone();
+        let mut edits = Vec::new();
+        for (_, k, path, short) in group {
+            let call = &conv.messages[i].tool_calls[*k];
+            shortened.tool_calls[*k].arguments = as_text(short).into_owned().into();
+            cut_arguments.push(Pruned {
+                index: i,
+                tool_call_id: call.id.to_string(),
+                tool_name: call.name.to_string(),
+                tokens_before: profile.text(&call.arguments).ceil() as u32,
+                tokens_after: profile.text(&shortened.tool_calls[*k].arguments).ceil() as u32,
+            });
+            edits.push(FieldEdit::set(path.clone(), short.clone()));
+        }
+        tokens_after = tokens_after - u64::from(tokens[i]) + u64::from(message_tokens(&shortened, profile));
+        // A message whose results were cleared too (one format item holding both) keeps both edits.
+        if let Slot::Patch { edits: earlier, .. } = &mut slots[i] {
+            earlier.extend(edits);
+        } else {
+            slots[i] = Slot::Patch { index: i, edits };
+        }
+    }
+    Ok(Prune { slots, report: PruneReport { pruned, cut_arguments, tokens_before, tokens_after, format: conv.format.name() } })
+}
+
+/// The value at `path` inside `item`.
+fn value_at<'a>(item: &'a Value, path: &[Key]) -> Option<&'a Value> {
+    path.iter().try_fold(item, |v, key| match key {
+        Key::Field(f) => v.get(f.as_str()),
+        Key::Index(i) => v.get(*i),
+    })
 }
 
 /// The text that replaces `output`: the placeholder, with `{chars}` as the output's length in characters.

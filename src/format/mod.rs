@@ -10,9 +10,10 @@ mod links;
 mod openai_chat;
 mod openai_responses;
 
+pub use common::as_text;
 pub use links::LinkProblem;
 
-use crate::edit::FieldEdit;
+use crate::edit::{FieldEdit, Key};
 use crate::error::{Error, Result};
 use crate::input::Input;
 use crate::message::{Message, Role, ToolLinks, ToolResult};
@@ -84,6 +85,36 @@ impl Format {
             Format::AiSdk => {
                 let part_value = item.get("content").and_then(|c| c.get(part)).unwrap_or(&Value::Null);
                 ai_sdk::clear_result(part_value, part, placeholder)
+            }
+        }
+    }
+
+    /// Where the arguments of the `k`-th tool call of `item` are, inside the item (for prune to shorten
+    /// them). Found again from the item rather than kept from reading, so reading stays cheap.
+    pub fn arguments_path(self, item: &Value, k: usize) -> Option<Vec<Key>> {
+        let nth = |list: &str, is_call: &dyn Fn(&Value) -> bool| -> Option<usize> {
+            item.get(list)?.as_array()?.iter().enumerate().filter(|(_, p)| is_call(p)).nth(k).map(|(i, _)| i)
+        };
+        let field = |v: &Value, names: &[&'static str]| names.iter().copied().find(|n| v.get(*n).is_some());
+        match self {
+            Format::OpenAiChat => match item.get("tool_calls").and_then(|c| c.get(k)) {
+                Some(call) if call.get("custom").is_some() => Some(vec![Key::field("tool_calls"), Key::Index(k), Key::field("custom"), Key::field("input")]),
+                Some(_) => Some(vec![Key::field("tool_calls"), Key::Index(k), Key::field("function"), Key::field("arguments")]),
+                None => item.get("function_call").map(|_| vec![Key::field("function_call"), Key::field("arguments")]),
+            },
+            Format::OpenAiResponses => field(item, &["arguments", "input"]).map(|f| vec![Key::field(f)]),
+            Format::Anthropic => {
+                let at = nth("content", &|b| b.get("type").and_then(Value::as_str).is_some_and(|t| t.ends_with("tool_use")))?;
+                Some(vec![Key::field("content"), Key::Index(at), Key::field("input")])
+            }
+            Format::Gemini => {
+                let at = nth("parts", &|p| p.get("functionCall").is_some())?;
+                Some(vec![Key::field("parts"), Key::Index(at), Key::field("functionCall"), Key::field("args")])
+            }
+            Format::AiSdk => {
+                let at = nth("content", &|p| p.get("type").and_then(Value::as_str) == Some("tool-call"))?;
+                let part = item.get("content")?.get(at)?;
+                Some(vec![Key::field("content"), Key::Index(at), Key::field(field(part, &["input", "args"])?)])
             }
         }
     }

@@ -143,6 +143,20 @@ fn spring_ai() {
         }
     }
 
+    // Their calls' arguments are cut at 200 characters, and stay JSON.
+    let mut long = agent_run(8, 50);
+    for (step, message) in [(1, 4), (7, 16)] {
+        long[message]["tool_calls"][0]["function"]["arguments"] = json!(json!({ "command": format!("{step}").repeat(500) }).to_string());
+    }
+    let p = prune(&Input::items(&long), &o).unwrap();
+    let out = materialize(&p.slots, &long);
+    let args: Value = serde_json::from_str(out[4]["tool_calls"][0]["function"]["arguments"].as_str().unwrap()).unwrap();
+    assert_eq!(args["command"], format!("{}… [truncated: 500 chars]", "1".repeat(200)));
+    assert_eq!(p.report.cut_arguments.len(), 1);
+    assert_eq!(out[16], long[16], "a call whose output stays keeps its arguments");
+    let again = prune(&Input::items(&out), &o).unwrap();
+    assert!(again.report.pruned.is_empty() && again.report.cut_arguments.is_empty(), "pruning twice equals pruning once");
+
     // Layer 2: a system message that starts with 【历史摘要】, right after the system prompt, written with
     // the user's current question in view.
     let mut msgs = sessions(40, 3, 500);

@@ -130,6 +130,8 @@ export interface Options {
   includeLatestRequest?: boolean;
   /** Prune: the newest this-many tool outputs are never cleared, whatever their size. Default 0. */
   protectResults?: number;
+  /** Prune: in the calls whose outputs are cleared, strings longer than this many characters inside the arguments keep their start and a note of their length (`… [truncated: N chars]`); arguments held as JSON text stay valid JSON. Off by default. */
+  maxArgumentChars?: number;
 }
 
 /** One usage report from the provider. */
@@ -215,6 +217,8 @@ export interface PruneResult {
   messages: Messages;
   /** What was cleared, in message order (empty when less than `minimumPruneTokens` would go). */
   pruned: PrunedOutput[];
+  /** With `maxArgumentChars`: the tool calls whose arguments were shortened; `index` is the calling message, and the tokens are the arguments'. */
+  cutArguments: PrunedOutput[];
   /** Estimated tokens before pruning. */
   tokensBefore: number;
   /** Estimated tokens after pruning. */
