@@ -13,7 +13,7 @@ use crate::error::{Code, Error};
 use crate::input::Input;
 use crate::options::Options;
 use crate::plan::Plan;
-use js_sys::{Array, Function, Object, Reflect};
+use js_sys::{Array, Function, Object, Reflect, JSON};
 use serde_json::{json, Value};
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
@@ -23,6 +23,8 @@ struct Run {
     /// The messages as read when `compact` was called: the plan was made from them.
     value: Value,
     plan: Plan,
+    /// The plan as `compact_with` reads it, and as the result gives it to JS.
+    plan_value: Value,
     plan_js: JsValue,
     /// The caller's objects as they were then: the host may push to (or even reorder) its array while
     /// the summaries are written, and the result must hold the objects the plan was made from.
@@ -47,7 +49,10 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
         .and_then(|o| Options::from_json(&o))
         .map_err(error_to_js)?;
     let plan = crate::plan::plan_compaction(&input, &options).map_err(error_to_js)?;
-    let plan_js = to_js(&plan)?;
+    // The plan's JSON text once, parsed by JS for the result and by serde_json for `compact_with`:
+    // `serde_json::to_value` would compile a second serializer for every plan type into the wasm.
+    let plan_text = serde_json::to_string(&plan).map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))?;
+    let plan_js = JSON::parse(&plan_text)?;
     let out = Object::new();
 
     if !plan.needed || plan.jobs.is_empty() {
@@ -67,7 +72,8 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
             "jobId": job.id, "system": job.prompt.system, "user": job.prompt.user, "maxOutputTokens": job.max_output_tokens,
         }))?);
     }
-    let run = Run { value, plan, plan_js, snapshot };
+    let plan_value = serde_json::from_str(&plan_text).map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))?;
+    let run = Run { value, plan, plan_value, plan_js, snapshot };
     let handle = RUNS.with_borrow_mut(|runs| match runs.iter().position(Option::is_none) {
         Some(free) => {
             runs[free] = Some(run);
@@ -98,14 +104,13 @@ pub fn compact_text(job_id: &str, settled: JsValue) -> Result<String, JsValue> {
 /// `summarize` failed with `failures[i]` (the host's own error, reported unchanged).
 #[wasm_bindgen(js_name = __compact_finish)]
 pub fn compact_finish(run: u32, texts: Array, failures: Array) -> Result<JsValue, JsValue> {
-    let Some(Run { value, plan, plan_js, snapshot }) = take(run) else {
+    let Some(Run { value, plan, plan_value, plan_js, snapshot }) = take(run) else {
         return Err(error_to_js(Error::new(Code::InvalidInput, "run", "this compaction is already finished")));
     };
     let input = Input::read(&value).map_err(error_to_js)?;
     let outcomes: Vec<Outcome> = (0..plan.jobs.len() as u32)
         .map(|i| texts.get(i).as_string().map_or(Outcome::Failed, Outcome::Text))
         .collect();
-    let plan_value = serde_json::to_value(&plan).map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))?;
     let done = compact_with(&input, &plan_value, &outcomes).map_err(error_to_js)?;
     let rejected = done.llm_rejected.map(error_to_js);
     let jobs = Array::new();
