@@ -261,7 +261,7 @@ pub fn parse_answer(config: &ClientConfig, status: u16, status_text: &str, body:
         // Providers put the reason in `error.message` (OpenAI, Anthropic) or `error` (others).
         let reason = parsed
             .as_ref()
-            .and_then(|v| v.pointer("/error/message").or_else(|| v.get("error")).or_else(|| v.get("message")))
+            .and_then(|v| v.get("error").and_then(|e| e.get("message")).or_else(|| v.get("error")).or_else(|| v.get("message")))
             .and_then(Value::as_str)
             .map(str::to_string)
             .unwrap_or_else(|| body.to_string());
@@ -274,7 +274,9 @@ pub fn parse_answer(config: &ClientConfig, status: u16, status_text: &str, body:
     };
     let text = match config.api {
         Api::OpenAiChat => {
-            let message = answer.pointer("/choices/0/message");
+            // `get` steps rather than `pointer("/choices/0/message")`, which is used nowhere else and so
+            // cost its own code in the wasm; `c.get("0")` reads an object keyed "0" as the pointer did.
+            let message = answer.get("choices").and_then(|c| c.get(0).or_else(|| c.get("0"))).and_then(|c| c.get("message"));
             match message.and_then(|m| m.get("content")) {
                 Some(Value::String(s)) => s.clone(),
                 Some(Value::Array(parts)) => text_parts(parts),
