@@ -2,18 +2,18 @@
 //! after checking that the plan still fits the messages, and refuses any result that is not
 //! smaller. Also reads plans back from their plain-data form, for this and the offline digest.
 
+pub use crate::audit::Audit;
 use crate::digest::digest;
 use crate::edit::Slot;
 use crate::error::{type_name, Code, Error, Result};
 use crate::estimate::{message_tokens, per_message, request_overhead, sum};
 use crate::input::Input;
-use crate::facts;
 use crate::fingerprint;
 use crate::format::{self, Conversation, Format};
 use crate::options::Options;
 use crate::plan::{decisions_hash, summarized_indices, Range};
 use crate::template::{Template, SNAPSHOT_TAG};
-use crate::text::{defuse_markers, wrap_summary};
+use crate::text::{defuse_markers, split_summary, wrap_summary};
 use crate::tokens::Profile;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -172,19 +172,6 @@ pub struct ApplyReport {
     pub warnings: Vec<String>,
 }
 
-/// What the summary replaced and whether it kept the salient facts, checked without an LLM.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct Audit {
-    pub summarized_messages: usize,
-    pub summarized_tokens: u64,
-    pub summary_tokens: u64,
-    /// File paths and error names from the summarized messages that the summary still mentions.
-    pub facts_kept: Vec<String>,
-    /// Those it lost.
-    pub facts_missing: Vec<String>,
-}
-
 pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<Applied> {
     let plan = PlanRef::from_json(plan)?;
     if !plan.needed || plan.jobs.is_empty() {
@@ -238,8 +225,8 @@ pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<App
         warnings.push(format!("the history is still over the limit ({tokens_after} > {} tokens)", plan.limit));
     }
 
-    let summary_text: String = texts.join("\n");
-    let audit = audit(&conv, &summarized, summarized_tokens, summary_tokens, &summary_text);
+    let spliced: Vec<String> = cleaned.iter().map(|c| split_summary(c).0.to_string()).collect();
+    let audit = crate::audit::audit(&conv, &plan.jobs, &summarized, summarized_tokens, summary_tokens, &spliced);
     Ok(Applied { slots, report: ApplyReport { tokens_before, tokens_after, audit, warnings } })
 }
 
@@ -316,33 +303,6 @@ fn extract_summary(raw: &str) -> &str {
         }
     }
     text
-}
-
-fn audit(conv: &Conversation, summarized: &[usize], summarized_tokens: u64, summary_tokens: u64, summary: &str) -> Audit {
-    let mut found = Vec::new();
-    for &i in summarized {
-        let Some(m) = conv.messages.get(i) else { continue };
-        // Paths that the user or the assistant wrote; those in tool outputs are mostly listings.
-        facts::paths(&m.text, &mut found);
-        for call in &m.tool_calls {
-            facts::paths(&call.arguments, &mut found);
-        }
-        for text in std::iter::once(m.text.as_ref()).chain(m.tool_results.iter().map(|r| r.text.as_ref())) {
-            for name in error_names(text) {
-                if !found.iter().any(|f| f == name) {
-                    found.push(name.to_string());
-                }
-            }
-        }
-    }
-    let (facts_kept, facts_missing) = found.into_iter().partition(|f| summary.contains(f.as_str()));
-    Audit { summarized_messages: summarized.len(), summarized_tokens, summary_tokens, facts_kept, facts_missing }
-}
-
-/// Names like `IndexError` or `NullPointerException`.
-fn error_names(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !c.is_alphanumeric() && c != '_')
-        .filter(|w| w.len() > 5 && w.starts_with(|c: char| c.is_ascii_uppercase()) && (w.ends_with("Error") || w.ends_with("Exception")))
 }
 
 /// The offline digest for each job of a plan, keyed by job id.
