@@ -52,16 +52,18 @@ pub struct Audit {
     pub revision_prompts: BTreeMap<String, Prompt>,
 }
 
-/// The kinds, most important first: the order in which lost facts are listed.
+/// The kinds, most important first: the order in which lost facts are listed, and in which the
+/// offline digest adds them while they fit. Numbers and URLs come before names: they are few, short,
+/// and cannot be found again (a path or an identifier can be, in the code).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     Constraint,
     Error,
-    Path,
-    Identifier,
-    Url,
     Number,
+    Url,
+    Identifier,
+    Path,
 }
 
 impl Kind {
@@ -92,32 +94,22 @@ pub struct Fact {
 /// Audits the summaries of `jobs` (as spliced, one per job, in order) against the messages they
 /// replaced (`summarized`, the indices outside pinned messages).
 pub fn audit(conv: &Conversation, jobs: &[JobRef], summarized: &[usize], summarized_tokens: u64, summary_tokens: u64, summaries: &[String]) -> Audit {
-    let mut found = Found::default();
-    for &i in summarized {
-        message_facts(conv, i, &mut found);
-    }
+    let checked = check(conv, jobs, summarized, summaries);
     let mut kept = Vec::new();
     let mut missing = Vec::new();
     let mut prompts = BTreeMap::new();
     for (job, summary) in jobs.iter().zip(summaries) {
-        let view = SummaryView::new(summary);
-        let mut lost = Vec::new();
-        for fact in found.facts.iter().filter(|f| (job.range.start..job.range.end).contains(&f.message)) {
-            if view.keeps(fact) {
-                kept.push(fact.text.clone());
-            } else {
-                lost.push(fact.clone());
-            }
-        }
+        let mut lost: Vec<Fact> = checked.facts.iter().filter(|(f, k)| !k && (job.range.start..job.range.end).contains(&f.message)).map(|(f, _)| f.clone()).collect();
         lost.sort_by_key(|f| f.kind);
         if !lost.is_empty() {
             prompts.insert(job.id.clone(), revision_prompt(summary, &lost[..lost.len().min(MAX_LISTED)]));
         }
         missing.extend(lost);
     }
+    kept.extend(checked.facts.iter().filter(|(_, k)| *k).map(|(f, _)| f.text.clone()));
     missing.sort_by_key(|f| f.kind);
-    let facts_checked = kept.len() + missing.len();
-    let cut = found.unchecked + kept.len().saturating_sub(MAX_LISTED) + missing.len().saturating_sub(MAX_LISTED);
+    let facts_checked = checked.facts.len();
+    let cut = checked.unchecked + kept.len().saturating_sub(MAX_LISTED) + missing.len().saturating_sub(MAX_LISTED);
     kept.truncate(MAX_LISTED);
     missing.truncate(MAX_LISTED);
     Audit {
@@ -131,6 +123,50 @@ pub fn audit(conv: &Conversation, jobs: &[JobRef], summarized: &[usize], summari
         facts_cut: cut,
         revision_prompts: prompts,
     }
+}
+
+/// Every fact checked, in message order, with whether its job's summary kept it; and how many were
+/// found beyond the per-kind limit and not checked.
+pub struct Checked {
+    pub facts: Vec<(Fact, bool)>,
+    pub unchecked: usize,
+}
+
+/// The facts of the summarized messages, each checked against the summary of the job it falls in.
+pub fn check(conv: &Conversation, jobs: &[JobRef], summarized: &[usize], summaries: &[String]) -> Checked {
+    let mut found = Found::default();
+    for &i in summarized {
+        message_facts(conv, i, &mut found);
+    }
+    let views: Vec<SummaryView> = summaries.iter().map(|s| SummaryView::new(s)).collect();
+    let facts = found
+        .facts
+        .into_iter()
+        .filter_map(|f| {
+            let job = jobs.iter().position(|j| (j.range.start..j.range.end).contains(&f.message))?;
+            let kept = views.get(job).is_some_and(|v| v.keeps(&f));
+            Some((f, kept))
+        })
+        .collect();
+    Checked { facts, unchecked: found.unchecked }
+}
+
+/// The salient facts of the messages at `indices`, in message order (at most `MAX_CHECKED` of a
+/// kind): what the offline digest makes sure to state.
+pub fn facts_of(conv: &Conversation, indices: &[usize]) -> Vec<Fact> {
+    let mut found = Found::default();
+    for &i in indices {
+        message_facts(conv, i, &mut found);
+    }
+    found.facts
+}
+
+/// Those of `facts` that `text` does not keep, most important kinds first.
+pub fn lost_in<'f>(facts: &'f [Fact], text: &str) -> Vec<&'f Fact> {
+    let view = SummaryView::new(text);
+    let mut lost: Vec<&Fact> = facts.iter().filter(|f| !view.keeps(f)).collect();
+    lost.sort_by_key(|f| f.kind);
+    lost
 }
 
 /// The facts found so far, each once, at most `MAX_CHECKED` of a kind.
@@ -202,6 +238,10 @@ fn written_facts(text: &str, by_user: bool, i: usize, found: &mut Found) {
     for p in paths {
         found.add(Kind::Path, &p, p.clone(), i);
     }
+    // The assistant's code blocks are its commands and patches, recorded as such: names and numbers
+    // are taken from its prose. The user's are kept: a pasted snippet is often the point.
+    let prose = if by_user { std::borrow::Cow::Borrowed(text) } else { outside_code(text) };
+    let text: &str = &prose;
     let mut ids = Vec::new();
     for_each_token(text, |t, before, after| {
         if let Some(url) = url_of(t) {
@@ -222,6 +262,24 @@ fn written_facts(text: &str, by_user: bool, i: usize, found: &mut Found) {
             found.add(Kind::Constraint, sentence, sentence.to_lowercase(), i);
         }
     }
+}
+
+/// The text outside fenced code blocks.
+fn outside_code(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("```") {
+        return text.into();
+    }
+    let mut out = String::new();
+    let mut in_code = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+        } else if !in_code {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out.into()
 }
 
 fn error_facts(text: &str, i: usize, found: &mut Found) {
@@ -350,7 +408,9 @@ fn numbers(text: &str) -> Vec<(String, String)> {
         }
         let start = i;
         let mut dots = 0;
-        while i < bytes.len() && (bytes[i].is_ascii_digit() || ((bytes[i] == b'.' || bytes[i] == b',') && bytes.get(i + 1).is_some_and(u8::is_ascii_digit))) {
+        // A comma only as a thousands separator (1,200 but not sed's 1,10).
+        let thousands = |at: usize| bytes.len() >= at + 4 && bytes[at + 1..at + 4].iter().all(u8::is_ascii_digit) && !bytes.get(at + 4).is_some_and(u8::is_ascii_digit);
+        while i < bytes.len() && (bytes[i].is_ascii_digit() || (bytes[i] == b'.' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)) || (bytes[i] == b',' && thousands(i))) {
             dots += usize::from(bytes[i] == b'.');
             i += 1;
         }
@@ -404,8 +464,9 @@ fn unit_after(rest: &str) -> Option<&str> {
     }
     let word_end = tail.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(tail.len());
     let word = &tail[..word_end];
-    // The unit must end the word: "5 sets" is not 5 s, "10x" is not "10 xylophones".
-    (!word.is_empty() && UNITS.contains(&word.to_ascii_lowercase().as_str())).then(|| &rest[..spaced + word_end])
+    // The unit must end the word ("5 sets" is not 5 s) and not go on as code (sed's '1s/a/b/').
+    let code_after = tail[word_end..].starts_with(['/', '_', '=', '(']);
+    (!word.is_empty() && !code_after && UNITS.contains(&word.to_ascii_lowercase().as_str())).then(|| &rest[..spaced + word_end])
 }
 
 /// The word just before `text`'s end (across one space or `=`/`:`), lowercase.
@@ -422,7 +483,8 @@ fn last_word(text: &str) -> String {
 }
 
 fn host_before(text: &str) -> &str {
-    let start = text.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '-')).map_or(0, |p| p + 1);
+    let host = |c: char| c.is_ascii_alphanumeric() || c == '.' || c == '-';
+    let start = text.char_indices().rev().find(|&(_, c)| !host(c)).map_or(0, |(p, c)| p + c.len_utf8());
     &text[start..]
 }
 
@@ -433,10 +495,11 @@ const CONSTRAINT_WORDS: &[&str] = &[
     "must", "mustn't", "never", "always", "only", "don't", "do not", "cannot", "can't", "should not", "shouldn't",
     "avoid", "make sure", "ensure", "required", "at most", "at least", "no more than", "not allowed",
 ];
-/// The same in Chinese and Japanese, matched anywhere (these scripts have no spaces).
+/// The same in Chinese and Japanese, matched anywhere (these scripts have no spaces). Not だけ or のみ
+/// ("only"): they hide inside common words (いただけますか, もりのみや).
 const CONSTRAINT_MARKS: &[&str] = &[
     "不能", "必须", "禁止", "要求", "约束", "不要", "务必", "一定要", "只能", "不得", "不可以", "切勿", "不准", "必須", "しないで",
-    "必ず", "ないでください", "てはいけない", "ではいけない", "なければならない", "だけ", "のみ", "絶対", "厳禁",
+    "必ず", "ないでください", "てはいけない", "ではいけない", "なければならない", "絶対", "厳禁",
 ];
 
 /// The sentences of `text` that state a constraint, outside code blocks.
@@ -501,7 +564,7 @@ const STOPWORDS: &[&str] = &[
 /// The summary, prepared once for every check.
 struct SummaryView<'s> {
     text: &'s str,
-    /// Lowercase, whitespace removed: where number keys are looked for.
+    /// Lowercase, without the space between a number and its unit: where number keys are looked for.
     squeezed: String,
     /// Lowercase content units: where sentences are looked for.
     units: HashSet<String>,
@@ -509,7 +572,21 @@ struct SummaryView<'s> {
 
 impl<'s> SummaryView<'s> {
     fn new(text: &'s str) -> SummaryView<'s> {
-        let squeezed = text.chars().filter(|c| !c.is_whitespace()).flat_map(char::to_lowercase).collect();
+        // "512 MB" reads as "512mb"; other spaces stay (one each), or "1.2, 3.4" would glue into "1.2,3.4".
+        let mut squeezed = String::with_capacity(text.len());
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            if !c.is_whitespace() {
+                squeezed.extend(c.to_lowercase());
+                continue;
+            }
+            while chars.next_if(|c| c.is_whitespace()).is_some() {}
+            let after_digit = squeezed.ends_with(|c: char| c.is_ascii_digit());
+            let before_digit = chars.peek().is_some_and(char::is_ascii_digit);
+            if !(after_digit && !before_digit) {
+                squeezed.push(' ');
+            }
+        }
         SummaryView { text, squeezed, units: content_units(text).into_iter().collect() }
     }
 
@@ -714,6 +791,7 @@ mod tests {
         assert!(!view.keeps(&fact(Kind::Number, "3.11")), "3.11 is not kept by 3.11.4");
         assert!(!view.keeps(&fact(Kind::Number, "11.4")));
         assert!(!view.keeps(&fact(Kind::Number, "80")), "80 is not kept by 8080");
+        assert!(SummaryView::new("versions 14.0.6, 1.24.3").keeps(&fact(Kind::Number, "1.24.3")), "a list is not one number");
         assert!(!view.keeps(&fact(Kind::Identifier, "parse_config")), "identifiers match whole");
         assert!(view.keeps(&fact(Kind::Identifier, "parse_config_v2")));
         assert!(!view.keeps(&fact(Kind::Identifier, "Parse_config_v2")), "identifiers keep their case");
@@ -741,7 +819,8 @@ mod tests {
         assert_eq!(found("We only support Node 18. Mustang is a car."), ["We only support Node 18."]);
         assert_eq!(found("```\nassert must_fail()\n```\nok"), Vec::<&str>::new(), "code blocks are not constraints");
         assert_eq!(found("请帮我看看这个报告。请不要修改数据库的表结构。"), ["请不要修改数据库的表结构。"]);
-        assert_eq!(found("禁煙の部屋だけでお願いします。ありがとう。"), ["禁煙の部屋だけでお願いします。"]);
+        assert_eq!(found("部屋でタバコを吸わないでください。ありがとう。"), ["部屋でタバコを吸わないでください。"]);
+        assert_eq!(found("住所を教えていただけますか？駅に近いほうがいいんだけど。"), Vec::<&str>::new(), "だけ inside other words");
         // The assistant's "must" is not the user's constraint.
         let msgs = json!([{ "role": "user", "content": "Hi there, fix it." }, { "role": "assistant", "content": "You must never do that." }]);
         assert!(run(&msgs, "x").missing.is_empty());
@@ -803,6 +882,23 @@ mod tests {
         assert_eq!(fact_lines.len(), a.missing.len());
         assert_eq!(fact_lines[0], format!("{nonce} constraint (message #1): Never edit setup.py."));
         assert_eq!(run(&conversation(), summary), a, "deterministic");
+    }
+
+    #[test]
+    fn any_text_is_read_without_panicking() {
+        // Every slicing step is on a character boundary: try every cut of a text that mixes scripts
+        // with the characters the scanners look at.
+        let text = "下午3:30 v1.2 端口80 $5 ¥7 `x` a.b( #12 --f 12:3 localhost:80 é.py 你好。don’t 3泊 v版2.1 ::8 @1.2 x_y";
+        for (at, _) in text.char_indices() {
+            for part in [&text[..at], &text[at..]] {
+                let mut found = Found::default();
+                written_facts(part, true, 0, &mut found);
+                let view = SummaryView::new(part);
+                for f in &found.facts {
+                    assert!(view.keeps(f), "a text keeps its own facts: {f:?} in {part:?}");
+                }
+            }
+        }
     }
 
     #[test]
