@@ -120,7 +120,7 @@ pub fn digest(conv: &Conversation, indices: &[usize], max_chars: usize, snapshot
                     }
                     continue;
                 }
-                _ => format!("- #{}: {}", fact.message, fact.text),
+                None => format!("- #{}: {}", fact.message, fact.text),
             },
         };
         if line.len() + 1 > room {
@@ -130,10 +130,10 @@ pub fn digest(conv: &Conversation, indices: &[usize], max_chars: usize, snapshot
         match fact.kind {
             Kind::Constraint => sections.requests.push(line),
             Kind::Error => sections.errors.push(line),
-            _ => names.push((fact.message, vec![&fact.text])),
+            // In message order, without sort code in the wasm.
+            _ => names.insert(names.partition_point(|(i, _)| *i < fact.message), (fact.message, vec![&fact.text])),
         }
     }
-    names.sort_by_key(|(i, _)| *i);
     sections.mentions = names.into_iter().map(|(i, list)| format!("- #{i}: {}", list.join(", "))).collect();
     sections.render(max_chars, snapshot)
 }
