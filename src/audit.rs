@@ -17,7 +17,6 @@ use crate::prompt::Prompt;
 use crate::text::{one_line, split_summary};
 use serde::Serialize;
 use serde_json::{Map, Value};
-use std::collections::HashSet;
 use std::fmt::Write;
 
 /// Facts of one kind checked at most: enough for any summary to be judged on, and a bound on the
@@ -100,17 +99,28 @@ pub fn audit(conv: &Conversation, jobs: &[JobRef], summarized: &[usize], summari
     let mut missing: Vec<Fact> = Vec::new();
     let mut prompts = Map::new();
     for (job, summary) in jobs.iter().zip(summaries) {
-        let in_job = |f: &&Fact| (job.range.start..job.range.end).contains(&f.message);
-        let lost: Vec<Fact> = by_kind(checked.facts.iter().filter(|(_, kept)| !kept).map(|(f, _)| f).filter(in_job)).into_iter().cloned().collect();
+        let mut lost = Vec::new();
+        for (f, kept) in &checked.facts {
+            if !kept && (job.range.start..job.range.end).contains(&f.message) {
+                lost.push(f);
+            }
+        }
+        let lost: Vec<Fact> = by_kind(lost).into_iter().cloned().collect();
         if !lost.is_empty() {
             let Prompt { system, user } = revision_prompt(summary, &lost[..lost.len().min(MAX_LISTED)]);
-            let prompt = Map::from_iter([("system".to_string(), Value::String(system)), ("user".to_string(), Value::String(user))]);
+            let mut prompt = Map::new();
+            prompt.insert("system".into(), Value::String(system));
+            prompt.insert("user".into(), Value::String(user));
             prompts.insert(job.id.clone(), Value::Object(prompt));
         }
         missing.extend(lost);
     }
-    kept.extend(checked.facts.iter().filter(|(_, k)| *k).map(|(f, _)| f.text.clone()));
-    let mut missing: Vec<Fact> = by_kind(missing.iter()).into_iter().cloned().collect();
+    for (f, k) in &checked.facts {
+        if *k {
+            kept.push(f.text.clone());
+        }
+    }
+    let mut missing: Vec<Fact> = by_kind(missing.iter().collect()).into_iter().cloned().collect();
     let facts_checked = checked.facts.len();
     let cut = checked.unchecked + kept.len().saturating_sub(MAX_LISTED) + missing.len().saturating_sub(MAX_LISTED);
     kept.truncate(MAX_LISTED);
@@ -167,29 +177,39 @@ pub fn facts_of(conv: &Conversation, indices: &[usize]) -> Vec<Fact> {
 /// Those of `facts` that `text` does not keep, most important kinds first.
 pub fn lost_in<'f>(facts: &'f [Fact], text: &str) -> Vec<&'f Fact> {
     let view = SummaryView::new(text);
-    by_kind(facts.iter().filter(|f| !view.keeps(f)))
+    by_kind(facts.iter().filter(|f| !view.keeps(f)).collect())
 }
 
 /// The facts in kind order, message order within a kind (a pass per kind: no sort code in the wasm).
-fn by_kind<'f>(facts: impl Iterator<Item = &'f Fact> + Clone) -> Vec<&'f Fact> {
+fn by_kind(facts: Vec<&Fact>) -> Vec<&Fact> {
     const ORDER: [Kind; 6] = [Kind::Constraint, Kind::Error, Kind::Number, Kind::Url, Kind::Identifier, Kind::Path];
-    ORDER.iter().flat_map(|&k| facts.clone().filter(move |f| f.kind == k)).collect()
+    let mut out = Vec::with_capacity(facts.len());
+    for kind in ORDER {
+        for &f in &facts {
+            if f.kind == kind {
+                out.push(f);
+            }
+        }
+    }
+    out
 }
 
 /// The facts found so far, each once, at most `MAX_CHECKED` of a kind.
 #[derive(Default)]
 struct Found {
     facts: Vec<Fact>,
-    /// Kind and key, as one string: one HashSet type in the wasm, shared with SummaryView.
-    seen: HashSet<String>,
+    /// Kind and key, as one string.
+    seen: Set,
     per_kind: [usize; 6],
     unchecked: usize,
 }
 
 impl Found {
     fn add(&mut self, kind: Kind, text: &str, key: String, message: usize) {
-        let seen = format!("{}{key}", kind as u8);
-        if text.is_empty() || key.is_empty() || !self.seen.insert(seen) {
+        let mut seen = String::with_capacity(key.len() + 1);
+        seen.push(char::from(b'0' + kind as u8));
+        seen.push_str(&key);
+        if text.is_empty() || key.is_empty() || self.seen.insert(seen, Value::Null).is_some() {
             return;
         }
         let count = &mut self.per_kind[kind as usize];
@@ -222,11 +242,7 @@ fn message_facts(conv: &Conversation, i: usize, found: &mut Found) {
                 for p in paths {
                     found.add(Kind::Path, &p, p.clone(), i);
                 }
-                for_each_token(&call.arguments, |t, _, _| {
-                    if let Some(url) = url_of(t) {
-                        found.add(Kind::Url, url, url.trim_end_matches('/').to_string(), i);
-                    }
-                });
+                names(&call.arguments, false, i, found);
             }
         }
         Role::Tool | Role::System => {}
@@ -250,17 +266,7 @@ fn written_facts(text: &str, by_user: bool, i: usize, found: &mut Found) {
     // are taken from its prose. The user's are kept: a pasted snippet is often the point.
     let prose = if by_user { std::borrow::Cow::Borrowed(text) } else { outside_code(text) };
     let text: &str = &prose;
-    let mut ids = Vec::new();
-    for_each_token(text, |t, before, after| {
-        if let Some(url) = url_of(t) {
-            found.add(Kind::Url, url, url.trim_end_matches('/').to_string(), i);
-        } else if let Some(id) = identifier(t, before, after) {
-            ids.push(id);
-        }
-    });
-    for id in ids {
-        found.add(Kind::Identifier, id, id.to_string(), i);
-    }
+    names(text, true, i, found);
     for (shown, key) in numbers(text) {
         found.add(Kind::Number, &shown, key, i);
     }
@@ -300,9 +306,21 @@ fn error_facts(text: &str, i: usize, found: &mut Found) {
 
 // ---- tokens, identifiers, URLs ----
 
-/// Calls `f` with each run of characters that can make up a path, identifier or URL, trimmed of
-/// sentence punctuation, with the character just before it and the text after it.
-fn for_each_token<'t>(text: &'t str, mut f: impl FnMut(&'t str, Option<char>, &'t str)) {
+/// The URLs in `text`, and with `identifiers` its code and tracker names.
+fn names(text: &str, identifiers: bool, i: usize, found: &mut Found) {
+    for (t, before, after) in tokens(text) {
+        if let Some(url) = url_of(t) {
+            found.add(Kind::Url, url, url.trim_end_matches('/').to_string(), i);
+        } else if let Some(id) = identifier(t, before, after).filter(|_| identifiers) {
+            found.add(Kind::Identifier, id, id.to_string(), i);
+        }
+    }
+}
+
+/// Each run of characters that can make up a path, identifier or URL, trimmed of sentence
+/// punctuation, with the character just before it and the text after it.
+fn tokens(text: &str) -> Vec<(&str, Option<char>, &str)> {
+    let mut out = Vec::new();
     let part = |c: char| c.is_alphanumeric() || "_.-#/:@$%~+=?&".contains(c);
     let mut start = None;
     for (at, c) in text.char_indices().chain(std::iter::once((text.len(), ' '))) {
@@ -312,14 +330,14 @@ fn for_each_token<'t>(text: &'t str, mut f: impl FnMut(&'t str, Option<char>, &'
                 let raw = &text[s..at];
                 let token = raw.trim_end_matches(['.', ':', ',', '?', '=', '&', '-']);
                 if !token.is_empty() {
-                    let before = text[..s].chars().next_back();
-                    f(token, before, &text[s + token.len()..]);
+                    out.push((token, text[..s].chars().next_back(), &text[s + token.len()..]));
                 }
                 start = None;
             }
             _ => {}
         }
     }
+    out
 }
 
 fn url_of(token: &str) -> Option<&str> {
@@ -432,7 +450,7 @@ fn numbers(text: &str) -> Vec<(String, String)> {
         if prefix('v') || prefix('V') {
             let glued_v = text[..start - 1].chars().next_back().is_some_and(|c| c.is_alphanumeric());
             if dots >= 1 && !glued_v {
-                out.push((format!("v{number}"), number.to_string()));
+                out.push((text[start - 1..i].to_string(), number.to_string()));
             }
             continue;
         }
@@ -442,7 +460,8 @@ fn numbers(text: &str) -> Vec<(String, String)> {
         if dots >= 2 || (dots == 1 && (prefix('@') || VERSIONED.contains(&word_before.as_str()))) {
             out.push((number.to_string(), number.to_string()));
         } else if let Some(c) = before.filter(|c| "$€£¥".contains(*c)) {
-            out.push((format!("{c}{number}"), format!("{c}{number}")));
+            let shown = text[start - c.len_utf8()..i].to_string();
+            out.push((shown.clone(), shown));
         } else if prefix(':') && dots == 0 && (2..=5).contains(&number.len()) && !rest.starts_with(|c: char| c == ':' || c.is_ascii_digit()) {
             // host:port, when the host is a name or an address (12:30 is a time).
             let host = host_before(&text[..start - 1]);
@@ -575,7 +594,7 @@ struct SummaryView<'s> {
     /// Lowercase, without the space between a number and its unit: where number keys are looked for.
     squeezed: String,
     /// Lowercase content units: where sentences are looked for.
-    units: HashSet<String>,
+    units: Set,
 }
 
 impl<'s> SummaryView<'s> {
@@ -595,7 +614,7 @@ impl<'s> SummaryView<'s> {
                 squeezed.push(' ');
             }
         }
-        SummaryView { text, squeezed, units: content_units(text).into_iter().collect() }
+        SummaryView { text, squeezed, units: content_units(text) }
     }
 
     /// Whether the summary still has the fact. Paths, identifiers and URLs must appear exactly (an
@@ -614,7 +633,7 @@ impl<'s> SummaryView<'s> {
             Kind::Number => contains_number(&self.squeezed, &fact.key),
             Kind::Constraint | Kind::Error => {
                 let units = content_units(&fact.key);
-                let present = units.iter().filter(|u| self.units.contains(*u)).count();
+                let present = units.keys().filter(|u| self.units.contains_key(*u)).count();
                 !units.is_empty() && present * 3 >= units.len() * 2
             }
         }
@@ -640,15 +659,12 @@ fn contains_number(text: &str, key: &str) -> bool {
 /// The distinct content units of a text, in ASCII lowercase (Unicode case tables would add ~10 KiB to
 /// the wasm; CJK has no case, and other scripts then match case-sensitively): words of two or more letters or digits outside
 /// `STOPWORDS`, and for CJK and kana (written without spaces) each pair of adjacent characters.
-fn content_units(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut seen = HashSet::new();
+fn content_units(text: &str) -> Set {
+    let mut out = Set::new();
     let mut word = String::new();
     let mut prev_cjk: Option<char> = None;
-    let mut push = |out: &mut Vec<String>, unit: String| {
-        if seen.insert(unit.clone()) {
-            out.push(unit);
-        }
+    let push = |out: &mut Set, unit: String| {
+        out.insert(unit, Value::Null);
     };
     for c in text.chars().chain(std::iter::once(' ')) {
         if is_cjk(c) {
@@ -674,6 +690,10 @@ fn content_units(text: &str) -> Vec<String> {
 fn is_cjk(c: char) -> bool {
     matches!(c as u32, 0x3040..=0x30ff | 0x3400..=0x4dbf | 0x4e00..=0x9fff | 0xac00..=0xd7af | 0xf900..=0xfaff)
 }
+
+/// A set of strings: serde_json's map (a BTreeMap the wasm has anyway) rather than a HashSet, whose
+/// code for String keys would add kilobytes.
+type Set = Map<String, Value>;
 
 // ---- the revision prompt ----
 
@@ -850,7 +870,9 @@ mod tests {
     fn identifiers_are_code_or_tracker_names() {
         let ids = |text: &'static str| {
             let mut out: Vec<&str> = Vec::new();
-            for_each_token(text, |t, before, after| out.extend(identifier(t, before, after)));
+            for (t, before, after) in tokens(text) {
+                out.extend(identifier(t, before, after));
+            }
             out
         };
         assert_eq!(ids("call parseConfig, getUserName, os.path.join(x), login() and `run`; use --no-verify"),
