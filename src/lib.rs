@@ -5,6 +5,7 @@
 
 pub mod apply;
 pub mod arguments;
+pub mod audit;
 pub mod compact;
 pub mod digest;
 pub mod edit;
