@@ -17,6 +17,7 @@ pub mod format;
 pub mod input;
 pub mod message;
 pub mod options;
+pub mod order;
 pub mod pins;
 pub mod plan;
 pub mod preset;

@@ -195,7 +195,7 @@ fn decide(conv: &Conversation, tokens: &[u32], options: &Options, plan: &mut Pla
                 after -= size(&r) - summary_budget(size(&r));
                 picked.push((r, vec![r]));
             }
-            picked.sort_unstable_by_key(|(r, _)| r.start); // starts are distinct: the order is still total
+            let picked = crate::order::sorted_by_key(picked, |(r, _)| r.start as u64);
             // When the tool exchanges are not enough (a chat, mostly text), everything before the
             // tail is summarized instead: a history left over the limit helps nobody.
             if after > u64::from(plan.limit) && whole_has_content { vec![(whole, vec![whole])] } else { picked }

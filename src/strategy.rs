@@ -104,10 +104,9 @@ pub fn regions(conv: &Conversation, tokens: &[u32], safe: &[bool], range: Range)
     }
     let size = |r: &Range| (r.start..r.end).map(|k| u64::from(tokens[k])).sum::<u64>();
     out.retain(|r| size(r) >= MIN_RANGE_TOKENS);
-    // Largest first; the earlier one first among equals: a total order, so plans stay deterministic
-    // (and the unstable sort, smaller in the wasm, is enough).
-    out.sort_unstable_by(|a, b| size(b).cmp(&size(a)).then(a.start.cmp(&b.start)));
-    out
+    // Largest first; the earlier one first among equals (`out` is in start order and the sort is
+    // stable): a total order, so plans stay deterministic.
+    crate::order::sorted_by_key(out, |r| u64::MAX - size(r))
 }
 
 /// `hierarchical`: `range` in consecutive chunks of about `per_chunk` messages, each ending at a safe

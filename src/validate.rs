@@ -43,8 +43,7 @@ pub fn problems(conv: &Conversation) -> Vec<Problem> {
     if conv.format.alternates() {
         alternation(conv, &mut out);
     }
-    out.sort_by_key(|p| p.index);
-    out
+    crate::order::sorted_by_key(out, |p| p.index as u64)
 }
 
 /// For each message with calls: are its results where the format wants them, and is any missing
