@@ -56,6 +56,9 @@ pub struct Error {
 }
 
 impl Error {
+    // Not inlined: errors are built at hundreds of sites, and inlined each would copy the two string
+    // conversions into every one of them.
+    #[inline(never)]
     pub fn new(code: Code, path: impl Into<String>, message: impl Into<String>) -> Self {
         Error { code, path: path.into(), message: message.into() }
     }

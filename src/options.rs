@@ -385,7 +385,7 @@ fn read_indices(v: &Value, path: &str) -> Result<Vec<usize>> {
             None => return Err(Error::option(format!("{path}[{i}]"), format!("expected a message index (a whole number from 0), got {item}"))),
         }
     }
-    out.sort_unstable();
+    let mut out = crate::order::sorted(out);
     out.dedup();
     Ok(out)
 }

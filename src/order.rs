@@ -11,6 +11,12 @@ pub fn sorted_by_key<T>(items: Vec<T>, key: impl Fn(&T) -> u64) -> Vec<T> {
     order(&keys).into_iter().filter_map(|i| slots[i].take()).collect()
 }
 
+/// Indices (or any `usize`s) in ascending order: through the same sort as the keyed orders, rather than
+/// `sort_unstable` on `usize`, which would be one more copy of the sort code.
+pub fn sorted(values: Vec<usize>) -> Vec<usize> {
+    sorted_by_key(values, |&v| v as u64)
+}
+
 /// The positions `0..keys.len()` by key, equal keys by position. Not generic: the one sort in here is
 /// the one every caller shares.
 fn order(keys: &[u64]) -> Vec<usize> {

@@ -149,7 +149,7 @@ fn keep_alternation(conv: &Conversation, pinned: Vec<usize>, tail: usize, shape:
         }
         dropped.extend(kept.pop().unwrap_or_default());
     }
-    dropped.sort_unstable();
+    let dropped = crate::order::sorted(dropped);
     let warnings = dropped
         .iter()
         .map(|i| format!("message #{i} was to stay verbatim, but keeping it would put two turns of one role side by side: it is summarized instead"))

@@ -83,9 +83,8 @@ pub fn fitted_prompt(conv: &Conversation, indices: &[usize], seed: u64, template
     let summaries: Vec<usize> = indices.iter().copied().filter(|&i| conv.messages.get(i).is_some_and(|m| m.is_summary)).collect();
     let others: Vec<usize> = indices.iter().copied().filter(|i| !summaries.contains(i)).collect();
     let keep_from = |k: usize| -> Vec<usize> {
-        let mut shown: Vec<usize> = summaries.iter().copied().chain(others[k.min(others.len())..].iter().copied()).collect();
-        shown.sort_unstable();
-        shown
+        let shown: Vec<usize> = summaries.iter().copied().chain(others[k.min(others.len())..].iter().copied()).collect();
+        crate::order::sorted(shown)
     };
     let (mut lo, mut hi) = (1, others.len());
     while lo < hi {

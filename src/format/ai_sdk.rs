@@ -2,12 +2,12 @@
 //! parts: `text`, `image`, `file`, `reasoning`, `tool-call` (`toolCallId`, `toolName`, `input`, or
 //! `args` before v5), `tool-result` (`output`, or `result` before v5), and the tool approval parts.
 
-use super::common::{as_text, content, object, req_id, req_str, Content, Part};
+use super::common::{as_text, content, obj, object, req_id, req_str, Content, Part};
 use crate::edit::{FieldEdit, Key};
 use crate::error::{Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
 use crate::text::opens_summary;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::borrow::Cow;
 
 pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
@@ -78,16 +78,18 @@ fn result_text(v: Option<&Value>) -> Cow<'_, str> {
 pub fn clear_result(part: &Value, index: usize, placeholder: &str) -> Vec<FieldEdit> {
     let at = |field: &str| vec![Key::field("content"), Key::Index(index), Key::field(field)];
     if part.get("result").is_some() && part.get("output").is_none() {
-        vec![FieldEdit::set(at("result"), json!(placeholder))]
+        vec![FieldEdit::set(at("result"), placeholder.into())]
     } else {
-        vec![FieldEdit::set(at("output"), json!({ "type": "text", "value": placeholder }))]
+        vec![FieldEdit::set(at("output"), obj([("type", "text".into()), ("value", placeholder.into())]))]
     }
 }
 
 pub fn summary_message(text: &str) -> Value {
-    json!({ "role": "user", "content": text })
+    obj([("role", "user".into()), ("content", text.into())])
 }
 
 pub fn result_message(id: &str, name: &str, text: &str) -> Value {
-    json!({ "role": "tool", "content": [{ "type": "tool-result", "toolCallId": id, "toolName": name, "output": { "type": "error-text", "value": text } }] })
+    let output = obj([("type", "error-text".into()), ("value", text.into())]);
+    let part = obj([("type", "tool-result".into()), ("toolCallId", id.into()), ("toolName", name.into()), ("output", output)]);
+    obj([("role", "tool".into()), ("content", Value::Array(vec![part]))])
 }

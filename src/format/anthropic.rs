@@ -3,12 +3,12 @@
 //! or block content, `is_error`), `thinking` and `redacted_thinking` (signed: never edited),
 //! server tool blocks; any block may carry `cache_control`, which is left as it is.
 
-use super::common::{as_text, content, object, req_id, req_str, text_parts, Content, Part};
+use super::common::{as_text, content, obj, object, req_id, req_str, text_block, text_parts, Content, Part};
 use crate::edit::{FieldEdit, Key, Op};
 use crate::error::{Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
 use crate::text::opens_summary;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::borrow::Cow;
 
 pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
@@ -68,40 +68,37 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
 
 /// Replaces the output of the tool_result block `part`; its id, `is_error` and `cache_control` stay.
 pub fn clear_result(part: usize, placeholder: &str) -> Vec<FieldEdit> {
-    vec![FieldEdit::set(vec![Key::field("content"), Key::Index(part), Key::field("content")], json!(placeholder))]
+    vec![FieldEdit::set(vec![Key::field("content"), Key::Index(part), Key::field("content")], placeholder.into())]
 }
 
 pub fn summary_message(text: &str) -> Value {
-    json!({ "role": "user", "content": [{ "type": "text", "text": text }] })
+    obj([("role", "user".into()), ("content", Value::Array(vec![text_block(text)]))])
 }
 
 /// Roles must alternate: when the summary lands just before a user message, it becomes that
 /// message's first block instead of a second user turn in a row.
 pub fn merge_summary(next: &Value, text: &str) -> Vec<FieldEdit> {
-    let block = json!({ "type": "text", "text": text });
+    let block = text_block(text);
     match next.get("content") {
-        Some(Value::String(s)) => vec![FieldEdit::set(
-            vec![Key::field("content")],
-            json!([block, { "type": "text", "text": s }]),
-        )],
+        Some(Value::String(s)) => vec![FieldEdit::set(vec![Key::field("content")], Value::Array(vec![block, text_block(s)]))],
         _ => vec![FieldEdit { path: vec![Key::field("content"), Key::Index(0)], op: Op::Insert(block) }],
     }
 }
 
 pub fn result_block(id: &str, text: &str) -> Value {
-    json!({ "type": "tool_result", "tool_use_id": id, "content": text, "is_error": true })
+    obj([("type", "tool_result".into()), ("tool_use_id", id.into()), ("content", text.into()), ("is_error", true.into())])
 }
 
 /// A region's summary after the user turn before it: that turn's last block.
 pub fn append_summary(previous: &Value, text: &str) -> Vec<FieldEdit> {
-    let block = json!({ "type": "text", "text": text });
+    let block = text_block(text);
     match previous.get("content") {
         Some(Value::Array(blocks)) => vec![FieldEdit { path: vec![Key::field("content"), Key::Index(blocks.len())], op: Op::Insert(block) }],
-        Some(Value::String(s)) => vec![FieldEdit::set(vec![Key::field("content")], json!([{ "type": "text", "text": s }, block]))],
-        _ => vec![FieldEdit::set(vec![Key::field("content")], json!([block]))],
+        Some(Value::String(s)) => vec![FieldEdit::set(vec![Key::field("content")], Value::Array(vec![text_block(s), block]))],
+        _ => vec![FieldEdit::set(vec![Key::field("content")], Value::Array(vec![block]))],
     }
 }
 
 pub fn result_message(id: &str, text: &str) -> Value {
-    json!({ "role": "user", "content": [result_block(id, text)] })
+    obj([("role", "user".into()), ("content", Value::Array(vec![result_block(id, text)]))])
 }

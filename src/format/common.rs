@@ -5,6 +5,21 @@ use crate::message::join;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 
+/// A JSON object of `fields`: how the formats write every message and part they add. Not `json!`,
+/// which expands each field at each site into its own key copy, `to_value(..).unwrap()` and insert.
+pub fn obj<const N: usize>(fields: [(&str, Value); N]) -> Value {
+    let mut map = Map::new();
+    for (key, value) in fields {
+        map.insert(key.to_string(), value);
+    }
+    Value::Object(map)
+}
+
+/// A `{ "type": "text", "text": text }` part (OpenAI Chat, Anthropic).
+pub fn text_block(text: &str) -> Value {
+    obj([("type", "text".into()), ("text", text.into())])
+}
+
 pub fn object<'a>(v: &'a Value, path: &str, what: &str) -> Result<&'a Map<String, Value>> {
     v.as_object().ok_or_else(|| Error::input(path, format!("expected {what} object, got {}", type_name(v))))
 }

@@ -3,12 +3,12 @@
 //! system prompt is the request's `systemInstruction`. Calls and responses pair by `id` when the
 //! API gave one, otherwise by name and order within the turn, as Gemini itself pairs them.
 
-use super::common::{as_text, object, req_str};
+use super::common::{as_text, obj, object, req_str};
 use crate::edit::{FieldEdit, Key, Op};
 use crate::error::{type_name, Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
 use crate::text::opens_summary;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use std::borrow::Cow;
 
 pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
@@ -109,31 +109,31 @@ fn response_text(v: &Value) -> Cow<'_, str> {
 pub fn clear_result(part: usize, placeholder: &str) -> Vec<FieldEdit> {
     vec![FieldEdit::set(
         vec![Key::field("parts"), Key::Index(part), Key::field("functionResponse"), Key::field("response")],
-        json!({ "content": placeholder }),
+        obj([("content", placeholder.into())]),
     )]
 }
 
 pub fn summary_message(text: &str) -> Value {
-    json!({ "role": "user", "parts": [{ "text": text }] })
+    obj([("role", "user".into()), ("parts", Value::Array(vec![obj([("text", text.into())])]))])
 }
 
 /// Turns alternate: a summary just before a user turn becomes that turn's first part.
 pub fn merge_summary(text: &str) -> Vec<FieldEdit> {
-    vec![FieldEdit { path: vec![Key::field("parts"), Key::Index(0)], op: Op::Insert(json!({ "text": text })) }]
+    vec![FieldEdit { path: vec![Key::field("parts"), Key::Index(0)], op: Op::Insert(obj([("text", text.into())])) }]
 }
 
 /// A region's summary after the user turn before it: that turn's last part.
 pub fn append_summary(previous: &Value, text: &str) -> Vec<FieldEdit> {
     let at = previous.get("parts").and_then(Value::as_array).map_or(0, Vec::len);
-    vec![FieldEdit { path: vec![Key::field("parts"), Key::Index(at)], op: Op::Insert(json!({ "text": text })) }]
+    vec![FieldEdit { path: vec![Key::field("parts"), Key::Index(at)], op: Op::Insert(obj([("text", text.into())])) }]
 }
 
 pub fn result_part(name: &str, id: Option<&str>, text: &str) -> Value {
     let mut r = Map::new();
-    r.insert("name".into(), json!(name));
+    r.insert("name".into(), name.into());
     if let Some(id) = id {
-        r.insert("id".into(), json!(id));
+        r.insert("id".into(), id.into());
     }
-    r.insert("response".into(), json!({ "error": text }));
-    json!({ "functionResponse": r })
+    r.insert("response".into(), obj([("error", text.into())]));
+    obj([("functionResponse", Value::Object(r))])
 }

@@ -122,7 +122,7 @@ impl Format {
     /// A new message of `role` holding `text`, in this format's plainest form. Formats without
     /// system messages in the list (Anthropic, Gemini) get a user message: callers avoid asking.
     pub fn text_message(self, role: Role, text: &str) -> Value {
-        use serde_json::json;
+        use common::obj;
         let name = match role {
             Role::Assistant if self == Format::Gemini => "model",
             Role::Assistant => "assistant",
@@ -131,11 +131,14 @@ impl Format {
         };
         match (self, role) {
             (_, Role::User | Role::Tool) => self.summary_message(text),
-            (Format::OpenAiChat | Format::AiSdk, _) => json!({ "role": name, "content": text }),
-            (Format::OpenAiResponses, Role::Assistant) => json!({ "type": "message", "role": name, "content": [{ "type": "output_text", "text": text }] }),
-            (Format::OpenAiResponses, _) => json!({ "type": "message", "role": name, "content": [{ "type": "input_text", "text": text }] }),
-            (Format::Anthropic, _) => json!({ "role": name, "content": [{ "type": "text", "text": text }] }),
-            (Format::Gemini, _) => json!({ "role": name, "parts": [{ "text": text }] }),
+            (Format::OpenAiChat | Format::AiSdk, _) => obj([("role", name.into()), ("content", text.into())]),
+            (Format::OpenAiResponses, _) => {
+                let kind = if role == Role::Assistant { "output_text" } else { "input_text" };
+                let part = obj([("type", kind.into()), ("text", text.into())]);
+                obj([("type", "message".into()), ("role", name.into()), ("content", Value::Array(vec![part]))])
+            }
+            (Format::Anthropic, _) => obj([("role", name.into()), ("content", Value::Array(vec![common::text_block(text)]))]),
+            (Format::Gemini, _) => obj([("role", name.into()), ("parts", Value::Array(vec![obj([("text", text.into())])]))]),
         }
     }
 
@@ -169,11 +172,11 @@ impl Format {
     /// A message holding one result marked as missing, for the call `id` to tool `name`.
     pub fn missing_result_message(self, id: &str, name: &str, text: &str) -> Value {
         match self {
-            Format::OpenAiChat if id.starts_with("function_call@") => serde_json::json!({ "role": "function", "name": name, "content": text }),
+            Format::OpenAiChat if id.starts_with("function_call@") => common::obj([("role", "function".into()), ("name", name.into()), ("content", text.into())]),
             Format::OpenAiChat => openai_chat::result_message(id, text),
             Format::OpenAiResponses => openai_responses::result_message(id, text),
             Format::Anthropic => anthropic::result_message(id, text),
-            Format::Gemini => serde_json::json!({ "role": "user", "parts": [gemini::result_part(name, explicit_id(id), text)] }),
+            Format::Gemini => common::obj([("role", "user".into()), ("parts", Value::Array(vec![gemini::result_part(name, explicit_id(id), text)]))]),
             Format::AiSdk => ai_sdk::result_message(id, name, text),
         }
     }

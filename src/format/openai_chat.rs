@@ -1,12 +1,12 @@
 //! OpenAI Chat Completions: `role` system/developer/user/assistant/tool (and the legacy `function`),
 //! `content` as a string, an array of parts, or null beside `tool_calls` (or legacy `function_call`).
 
-use super::common::{as_text, object, opt_str, req_id, req_str, text_parts};
+use super::common::{as_text, obj, object, opt_str, req_id, req_str, text_parts};
 use crate::edit::{FieldEdit, Key};
 use crate::error::{type_name, Error, Result};
 use crate::message::{Message, Role, ToolCall, ToolResult};
 use crate::text::opens_summary;
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
     items.iter().enumerate().map(|(i, v)| read_message(items, v, i, root)).collect()
@@ -102,14 +102,10 @@ pub fn clear_result(placeholder: &str) -> Vec<FieldEdit> {
 /// The summary travels as a user message: every OpenAI-compatible endpoint accepts a user message
 /// anywhere, and the model reads it as context it was given, not as something it said.
 pub fn summary_message(text: &str) -> Value {
-    json!({ "role": "user", "content": text })
+    obj([("role", "user".into()), ("content", text.into())])
 }
 
 /// A tool message marking a result that was missing.
 pub fn result_message(id: &str, text: &str) -> Value {
-    let mut m = Map::new();
-    m.insert("role".into(), json!("tool"));
-    m.insert("tool_call_id".into(), json!(id));
-    m.insert("content".into(), json!(text));
-    Value::Object(m)
+    obj([("role", "tool".into()), ("tool_call_id", id.into()), ("content", text.into())])
 }

@@ -3,12 +3,12 @@
 //! `reasoning` items, which stay next to the item they led to and are never edited. The system
 //! prompt is the request's `instructions` (or a system/developer message).
 
-use super::common::{as_text, content, object, opt_str, req_id, req_str, Content, Part};
+use super::common::{as_text, content, obj, object, opt_str, req_id, req_str, Content, Part};
 use crate::edit::{FieldEdit, Key};
 use crate::error::{Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
 use crate::text::opens_summary;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::borrow::Cow;
 
 pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
@@ -108,13 +108,14 @@ fn output_text(v: Option<&Value>) -> (Cow<'_, str>, u32) {
 }
 
 pub fn clear_result(placeholder: &str) -> Vec<FieldEdit> {
-    vec![FieldEdit::set(vec![Key::field("output")], json!(placeholder))]
+    vec![FieldEdit::set(vec![Key::field("output")], placeholder.into())]
 }
 
 pub fn summary_message(text: &str) -> Value {
-    json!({ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": text }] })
+    let part = obj([("type", "input_text".into()), ("text", text.into())]);
+    obj([("type", "message".into()), ("role", "user".into()), ("content", Value::Array(vec![part]))])
 }
 
 pub fn result_message(id: &str, text: &str) -> Value {
-    json!({ "type": "function_call_output", "call_id": id, "output": text })
+    obj([("type", "function_call_output".into()), ("call_id", id.into()), ("output", text.into())])
 }
