@@ -4,7 +4,13 @@
 //! id are pairing problems.
 
 use crate::message::{Message, ToolLinks};
+use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+/// Call ids to calls, hashed with fixed keys: only looked up, never iterated, so the order the keys
+/// would randomize never shows; and no per-map random seed, whose thread-local setup is code in the wasm.
+type Calls<'m, 'a> = HashMap<&'m str, (usize, &'a str, bool), BuildHasherDefault<DefaultHasher>>;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LinkProblem {
@@ -18,7 +24,7 @@ pub struct LinkProblem {
 
 pub fn link<'a>(messages: &[Message<'a>]) -> (ToolLinks<'a>, Vec<LinkProblem>) {
     // id → (calling message, tool name, answered?)
-    let mut calls: HashMap<&str, (usize, &'a str, bool)> = HashMap::new();
+    let mut calls: Calls<'_, 'a> = Calls::default();
     let mut links = ToolLinks { callers: Vec::with_capacity(messages.len()), last_result: vec![None; messages.len()] };
     let mut problems = Vec::new();
     for (i, m) in messages.iter().enumerate() {
