@@ -140,7 +140,7 @@ fn array_of<'a>(v: &'a Value, path: &str) -> Result<&'a Vec<Value>> {
 fn index_of(v: &Value, path: &str) -> Result<usize> {
     v.as_u64()
         .and_then(|n| usize::try_from(n).ok())
-        .ok_or_else(|| Error::plan(path, format!("expected a whole number, got {v}")))
+        .ok_or_else(|| Error::plan(path, format!("expected a whole number, got {}", crate::text::json_text(v))))
 }
 
 fn range_of(v: &Value, path: &str, count: usize) -> Result<Range> {

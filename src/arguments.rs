@@ -11,7 +11,7 @@ const NOTE: &str = "… [truncated: ";
 pub fn shorten(value: &Value, max: usize) -> Option<Value> {
     match value {
         Value::String(text) => match serde_json::from_str::<Value>(text) {
-            Ok(parsed @ (Value::Object(_) | Value::Array(_))) => shorten(&parsed, max).map(|v| Value::String(v.to_string())),
+            Ok(parsed @ (Value::Object(_) | Value::Array(_))) => shorten(&parsed, max).map(|v| Value::String(crate::text::json_text(&v))),
             _ => cut(text, max).map(Value::String),
         },
         Value::Object(map) => {

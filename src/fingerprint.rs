@@ -4,7 +4,6 @@
 //! detects change, it is not a security measure.
 
 use serde_json::Value;
-use std::io::Write;
 
 const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const PRIME: u64 = 0x0000_0100_0000_01b3;
@@ -26,8 +25,9 @@ impl Hasher {
         }
     }
     pub fn value(&mut self, v: &Value) {
-        // Writing into the hasher cannot fail, and a Value always serializes.
-        let _ = serde_json::to_writer(&mut *self, v);
+        // The text first, then its bytes: serializing straight into the hasher (an `io::Write`) would
+        // compile one more copy of serde_json's writer into the wasm than `json_text`'s.
+        self.bytes(crate::text::json_text(v).as_bytes());
         self.bytes(&[0xff]); // separator: [a, bc] and [ab, c] must differ
     }
     pub fn number(&mut self, n: u64) {
@@ -35,16 +35,6 @@ impl Hasher {
     }
     pub fn finish(&self) -> u64 {
         self.0
-    }
-}
-
-impl Write for Hasher {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.bytes(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }
 

@@ -5,6 +5,7 @@ use crate::error::{type_name, Error, Result};
 use crate::format::Format;
 use crate::preset;
 use crate::template::Template;
+use crate::text::json_text;
 use crate::tokens::{Profile, CLAUDE, CL100K, GEMINI, O200K};
 use serde_json::{Map, Value};
 
@@ -382,7 +383,7 @@ fn read_indices(v: &Value, path: &str) -> Result<Vec<usize>> {
     for (i, item) in items.iter().enumerate() {
         match item.as_u64().and_then(|n| usize::try_from(n).ok()) {
             Some(n) => out.push(n),
-            None => return Err(Error::option(format!("{path}[{i}]"), format!("expected a message index (a whole number from 0), got {item}"))),
+            None => return Err(Error::option(format!("{path}[{i}]"), format!("expected a message index (a whole number from 0), got {}", json_text(item)))),
         }
     }
     let mut out = crate::order::sorted(out);
@@ -418,7 +419,7 @@ fn read_report(v: &Value, path: String) -> Result<Report> {
         let Some(v) = obj.get(key).filter(|v| !v.is_null()) else { return Ok(None) };
         match v.as_f64() {
             Some(n) if n >= 0.0 && n.fract() == 0.0 && n < 9e15 => Ok(Some(n as u64)),
-            _ => Err(Error::option(format!("{path}.{key}"), format!("expected a whole number of tokens, got {v}"))),
+            _ => Err(Error::option(format!("{path}.{key}"), format!("expected a whole number of tokens, got {}", json_text(v)))),
         }
     };
     let prompt_tokens = whole("promptTokens")?.ok_or_else(|| Error::option(format!("{path}.promptTokens"), "missing: the input tokens the provider reported"))?;
@@ -461,7 +462,7 @@ fn read_tools(v: Option<&Value>) -> Result<Vec<String>> {
             .iter()
             .enumerate()
             .map(|(i, item)| match item {
-                Value::Object(_) => Ok(item.to_string()),
+                Value::Object(_) => Ok(json_text(item)),
                 other => Err(Error::option(format!("options.tools[{i}]"), format!("expected a tool definition object, got {}", type_name(other)))),
             })
             .collect(),
@@ -489,7 +490,7 @@ impl<'a> Reader<'a> {
         let Some(s) = self.string(key)? else { return Ok(None) };
         match names.iter().position(|n| *n == s) {
             Some(i) => Ok(Some(i)),
-            None => Err(Error::option(format!("options.{key}"), format!("unknown value {s:?}; expected one of {}", names.join(", ")))),
+            None => Err(Error::option(format!("options.{key}"), format!("unknown value {}; expected one of {}", crate::text::quoted(s), names.join(", ")))),
         }
     }
 

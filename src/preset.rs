@@ -11,7 +11,7 @@ pub const NAMES: [&str; 5] = ["opencode", "spring-ai", "claude-code", "gemini-cl
 
 pub fn options(name: &str) -> Result<Options> {
     let preset = NAMES.iter().find(|n| **n == name).copied().ok_or_else(|| {
-        Error::option("options.preset", format!("unknown preset {name:?}; expected one of {}", NAMES.join(", ")))
+        Error::option("options.preset", format!("unknown preset {}; expected one of {}", crate::text::quoted(name), NAMES.join(", ")))
     })?;
     // Fields set one by one on the defaults, not `Options { .., ..base }`: that form copies the whole
     // struct in each arm (smaller wasm).

@@ -219,7 +219,7 @@ pub fn request(config: &ClientConfig, prompt: &Prompt) -> HttpRequest {
 /// as text, keys in the order serde_json's map sorts them, because building them with `json!` compiled
 /// to 0.5 KiB gzip more wasm; `bodies_are_the_text_json_writes` checks they are byte for byte the same.
 fn json_string(s: &str) -> String {
-    Value::String(s.to_string()).to_string()
+    crate::text::quoted(s)
 }
 
 /// A failed summary request. `code` is part of the public contract, like the core's error codes.

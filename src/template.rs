@@ -62,7 +62,7 @@ impl Template {
             None | Some(Value::Null) => Ok(Template::Sections),
             Some(Value::String(name)) => Template::from_name(name)
                 .filter(|t| !matches!(t, Template::Custom { .. }))
-                .ok_or_else(|| Error::option(path, format!("unknown template {name:?}; expected \"sections\", \"snapshot\", \"general\", \"progress\" or {{ system, user }}"))),
+                .ok_or_else(|| Error::option(path, format!("unknown template {}; expected \"sections\", \"snapshot\", \"general\", \"progress\" or {{ system, user }}", crate::text::quoted(name)))),
             Some(Value::Object(o)) => {
                 let text = |key: &str| match o.get(key) {
                     None | Some(Value::Null) => Ok(None),

@@ -47,6 +47,20 @@ pub fn defuse_markers(text: &str) -> (String, bool) {
     (text.replace("ctxfold-summary", "ctxfold_summary"), true)
 }
 
+/// A value as compact JSON text, exactly what its `Display` writes. Every value is written through
+/// this one function: `Display` would compile two more copies of serde_json's writer into the wasm
+/// (compact and pretty, behind `fmt::Write`) beside the one the results are written with.
+pub fn json_text(v: &serde_json::Value) -> String {
+    // Cannot fail: a `Value`'s keys are strings.
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// `s` in double quotes, escaped as in JSON: how errors quote a name the caller gave. Not `{:?}`,
+/// whose escaping code and Unicode tables would be in the wasm for these messages alone.
+pub fn quoted(s: &str) -> String {
+    json_text(&serde_json::Value::String(s.to_string()))
+}
+
 /// A number as JavaScript would print it (`5`, `0.25`, `NaN`, `Infinity`). Written without Rust's float
 /// formatting, whose code would add several kilobytes to the WebAssembly: serde_json's is already there.
 pub fn number(n: f64) -> String {

@@ -206,8 +206,8 @@ impl Counts {
 impl Profile {
     pub fn from_name(name: &str, path: &str) -> Result<Profile> {
         PROFILES.iter().find(|p| p.name == name || p.aliases.contains(&name)).copied().ok_or_else(|| {
-            let names: Vec<String> = PROFILES.iter().map(|p| format!("{:?}", p.name)).collect();
-            Error::option(path, format!("unknown tokenizer {name:?}; expected one of {}", names.join(", ")))
+            let names: Vec<String> = PROFILES.iter().map(|p| crate::text::quoted(p.name)).collect();
+            Error::option(path, format!("unknown tokenizer {}; expected one of {}", crate::text::quoted(name), names.join(", ")))
         })
     }
 

@@ -7,6 +7,7 @@ use crate::format::{self, Conversation, ResultPlacement};
 use crate::input::Input;
 use crate::message::Role;
 use crate::options::Options;
+use crate::text::quoted;
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -78,7 +79,7 @@ fn placement(conv: &Conversation, out: &mut Vec<Problem>) {
                         kind: "misplaced_result",
                         index: j,
                         path: result.path.clone(),
-                        message: format!("the result of tool call {:?} must be {}", result.id, where_results_go(placement, i)),
+                        message: format!("the result of tool call {} must be {}", quoted(&result.id), where_results_go(placement, i)),
                     });
                 }
             }
@@ -96,7 +97,7 @@ fn placement(conv: &Conversation, out: &mut Vec<Problem>) {
                         kind: "missing_result",
                         index: i,
                         path: call.path.clone(),
-                        message: format!("tool call {:?} ({}) has no result, but the conversation goes on", call.id, call.name),
+                        message: format!("tool call {} ({}) has no result, but the conversation goes on", quoted(&call.id), call.name),
                     });
                 }
             }

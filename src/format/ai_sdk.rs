@@ -6,7 +6,7 @@ use super::common::{as_text, content, obj, object, req_id, req_str, Content, Par
 use crate::edit::{FieldEdit, Key};
 use crate::error::{Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
-use crate::text::opens_summary;
+use crate::text::{json_text, opens_summary, quoted};
 use serde_json::Value;
 use std::borrow::Cow;
 
@@ -21,7 +21,7 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
         "user" => Role::User,
         "assistant" => Role::Assistant,
         "tool" => Role::Tool,
-        other => return Err(Error::input(format!("{path}.role"), format!("unknown role {other:?}; expected system, user, assistant or tool"))),
+        other => return Err(Error::input(format!("{path}.role"), format!("unknown role {}; expected system, user, assistant or tool", quoted(other)))),
     };
     let mut m = Message::new(role);
     let mut texts = Vec::new();
@@ -52,9 +52,9 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
                     "tool-approval-response" => {
                         // Answers the approval request in the assistant message before it.
                         m.binds_to_previous = true;
-                        hidden.push(Cow::Owned(part.to_string()));
+                        hidden.push(Cow::Owned(json_text(part)));
                     }
-                    _ => hidden.push(Cow::Owned(part.to_string())),
+                    _ => hidden.push(Cow::Owned(json_text(part))),
                 }
             }
         }

@@ -7,7 +7,7 @@ use super::common::{as_text, content, obj, object, req_id, req_str, text_block, 
 use crate::edit::{FieldEdit, Key, Op};
 use crate::error::{Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
-use crate::text::opens_summary;
+use crate::text::{json_text, opens_summary, quoted};
 use serde_json::Value;
 use std::borrow::Cow;
 
@@ -21,7 +21,7 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
         "user" => Role::User,
         "assistant" => Role::Assistant,
         other => return Err(Error::input(format!("{path}.role"), format!(
-            "unknown role {other:?}: Anthropic messages are user or assistant (the system prompt goes in the request's `system`)"
+            "unknown role {}: Anthropic messages are user or assistant (the system prompt goes in the request's `system`)", quoted(other)
         ))),
     };
     let mut m = Message::new(role);
@@ -55,7 +55,7 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
                     "thinking" => hidden.push(Cow::Borrowed(req_str(b, "thinking", &at)?)),
                     // Redacted thinking, server tool results and blocks of newer API versions: counted
                     // as the JSON the model is sent, never shown or edited.
-                    _ => hidden.push(Cow::Owned(block.to_string())),
+                    _ => hidden.push(Cow::Owned(json_text(block))),
                 }
             }
         }

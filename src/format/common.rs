@@ -53,7 +53,7 @@ pub fn as_text(v: &Value) -> Cow<'_, str> {
     match v {
         Value::String(s) => Cow::Borrowed(s),
         Value::Null => Cow::Borrowed(""),
-        other => Cow::Owned(other.to_string()),
+        other => Cow::Owned(crate::text::json_text(other)),
     }
 }
 

@@ -7,7 +7,7 @@ use super::common::{as_text, obj, object, req_str};
 use crate::edit::{FieldEdit, Key, Op};
 use crate::error::{type_name, Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
-use crate::text::opens_summary;
+use crate::text::{json_text, opens_summary, quoted};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 
@@ -31,7 +31,7 @@ fn read_content<'a>(v: &'a Value, i: usize, last_model: Option<usize>, path: &st
         Some(Value::String(r)) => match r.as_str() {
             "user" | "function" => Role::User,
             "model" => Role::Assistant,
-            other => return Err(Error::input(format!("{path}.role"), format!("unknown role {other:?}: Gemini contents are user or model"))),
+            other => return Err(Error::input(format!("{path}.role"), format!("unknown role {}: Gemini contents are user or model", quoted(other)))),
         },
         Some(other) => return Err(Error::input(format!("{path}.role"), format!("expected a string, got {}", type_name(other)))),
     };
@@ -80,7 +80,7 @@ fn read_content<'a>(v: &'a Value, i: usize, last_model: Option<usize>, path: &st
         } else if p.contains_key("inlineData") || p.contains_key("fileData") {
             m.attachments = m.attachments.saturating_add(1);
         } else {
-            hidden.push(Cow::Owned(part.to_string()));
+            hidden.push(Cow::Owned(json_text(part)));
         }
     }
     m.is_summary = role != Role::Tool && texts.iter().any(|t| opens_summary(t));

@@ -4,6 +4,7 @@
 //! id are pairing problems.
 
 use crate::message::{Message, ToolLinks};
+use crate::text::quoted;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
@@ -34,7 +35,7 @@ pub fn link<'a>(messages: &[Message<'a>]) -> (ToolLinks<'a>, Vec<LinkProblem>) {
                     kind: "duplicate_call_id",
                     index: i,
                     path: call.path.clone(),
-                    message: format!("tool call id {:?} is already used by message {j}, whose call has no result yet", call.id),
+                    message: format!("tool call id {} is already used by message {j}, whose call has no result yet", quoted(&call.id)),
                 });
             }
         }
@@ -46,7 +47,7 @@ pub fn link<'a>(messages: &[Message<'a>]) -> (ToolLinks<'a>, Vec<LinkProblem>) {
                         kind: "orphan_result",
                         index: i,
                         path: result.path.clone(),
-                        message: format!("no earlier tool call has the id {:?}", result.id),
+                        message: format!("no earlier tool call has the id {}", quoted(&result.id)),
                     });
                     None
                 }
@@ -55,7 +56,7 @@ pub fn link<'a>(messages: &[Message<'a>]) -> (ToolLinks<'a>, Vec<LinkProblem>) {
                         kind: "duplicate_result",
                         index: i,
                         path: result.path.clone(),
-                        message: format!("the tool call {:?} of message {} already has a result", result.id, entry.0),
+                        message: format!("the tool call {} of message {} already has a result", quoted(&result.id), entry.0),
                     });
                     None
                 }

@@ -5,7 +5,7 @@ use super::common::{as_text, obj, object, opt_str, req_id, req_str, text_parts};
 use crate::edit::{FieldEdit, Key};
 use crate::error::{type_name, Error, Result};
 use crate::message::{Message, Role, ToolCall, ToolResult};
-use crate::text::opens_summary;
+use crate::text::{opens_summary, quoted};
 use serde_json::Value;
 
 pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
@@ -27,7 +27,7 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, root: &str) -> R
         "tool" | "function" => Role::Tool,
         other => {
             return Err(Error::input(format!("{path}.role"), format!(
-                "unknown role {other:?}; expected system, developer, user, assistant, tool or function"
+                "unknown role {}; expected system, developer, user, assistant, tool or function", quoted(other)
             )))
         }
     };

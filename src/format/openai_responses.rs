@@ -7,7 +7,7 @@ use super::common::{as_text, content, obj, object, opt_str, req_id, req_str, Con
 use crate::edit::{FieldEdit, Key};
 use crate::error::{Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
-use crate::text::opens_summary;
+use crate::text::{json_text, opens_summary, quoted};
 use serde_json::Value;
 use std::borrow::Cow;
 
@@ -62,7 +62,7 @@ fn read_item<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
         // JSON the model is sent, never edited.
         _ => {
             let mut m = Message::new(Role::Assistant);
-            m.hidden = Cow::Owned(v.to_string());
+            m.hidden = Cow::Owned(json_text(v));
             Ok(m)
         }
     }
@@ -73,7 +73,7 @@ fn read_message<'a>(obj: &'a serde_json::Map<String, Value>, path: &str) -> Resu
         "system" | "developer" => Role::System,
         "user" => Role::User,
         "assistant" => Role::Assistant,
-        other => return Err(Error::input(format!("{path}.role"), format!("unknown role {other:?}; expected system, developer, user or assistant"))),
+        other => return Err(Error::input(format!("{path}.role"), format!("unknown role {}; expected system, developer, user or assistant", quoted(other)))),
     };
     let mut m = Message::new(role);
     let mut texts = Vec::new();
