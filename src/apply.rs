@@ -5,7 +5,7 @@
 pub use crate::audit::Audit;
 use crate::digest::digest;
 use crate::edit::Slot;
-use crate::error::{type_name, Code, Error, Result};
+use crate::error::{expected, subpath, Code, Error, Result};
 use crate::estimate::{message_tokens, per_message, request_overhead, sum};
 use crate::input::Input;
 use crate::fingerprint;
@@ -50,7 +50,7 @@ pub struct JobRef {
 
 impl PlanRef {
     pub fn from_json(v: &Value) -> Result<PlanRef> {
-        let obj = v.as_object().ok_or_else(|| Error::plan("plan", format!("expected the object plan_compaction returned, got {}", type_name(v))))?;
+        let obj = v.as_object().ok_or_else(|| Error::plan("plan", expected("the object plan_compaction returned", v)))?;
         let field = |k: &str| obj.get(k).ok_or_else(|| Error::plan(format!("plan.{k}"), "missing; pass the plan object plan_compaction returned"));
         let needed = field("needed")?.as_bool().ok_or_else(|| Error::plan("plan.needed", "expected a boolean"))?;
         let format = Format::from_name(str_of(field("format")?, "plan.format")?, "plan.format").map_err(as_plan_error)?;
@@ -72,9 +72,9 @@ impl PlanRef {
             .enumerate()
             .map(|(i, j)| {
                 let path = format!("plan.jobs[{i}]");
-                let id = str_of(j.get("id").unwrap_or(&Value::Null), &format!("{path}.id"))?.to_string();
-                let range = range_of(j.get("range").unwrap_or(&Value::Null), &format!("{path}.range"), message_count)?;
-                let max = index_of(j.get("maxOutputTokens").unwrap_or(&Value::Null), &format!("{path}.maxOutputTokens"))?;
+                let id = str_of(j.get("id").unwrap_or(&Value::Null), &subpath(&path, "id"))?.to_string();
+                let range = range_of(j.get("range").unwrap_or(&Value::Null), &subpath(&path, "range"), message_count)?;
+                let max = index_of(j.get("maxOutputTokens").unwrap_or(&Value::Null), &subpath(&path, "maxOutputTokens"))?;
                 Ok(JobRef { id, range, max_output_tokens: max.min(u32::MAX as usize) as u32 })
             })
             .collect::<Result<Vec<_>>>()?;
@@ -130,11 +130,11 @@ fn as_plan_error(e: Error) -> Error {
 }
 
 fn str_of<'a>(v: &'a Value, path: &str) -> Result<&'a str> {
-    v.as_str().ok_or_else(|| Error::plan(path, format!("expected a string, got {}", type_name(v))))
+    v.as_str().ok_or_else(|| Error::plan(path, expected("a string", v)))
 }
 
 fn array_of<'a>(v: &'a Value, path: &str) -> Result<&'a Vec<Value>> {
-    v.as_array().ok_or_else(|| Error::plan(path, format!("expected an array, got {}", type_name(v))))
+    v.as_array().ok_or_else(|| Error::plan(path, expected("an array", v)))
 }
 
 fn index_of(v: &Value, path: &str) -> Result<usize> {
@@ -144,8 +144,8 @@ fn index_of(v: &Value, path: &str) -> Result<usize> {
 }
 
 fn range_of(v: &Value, path: &str, count: usize) -> Result<Range> {
-    let start = index_of(v.get("start").unwrap_or(&Value::Null), &format!("{path}.start"))?;
-    let end = index_of(v.get("end").unwrap_or(&Value::Null), &format!("{path}.end"))?;
+    let start = index_of(v.get("start").unwrap_or(&Value::Null), &subpath(path, "start"))?;
+    let end = index_of(v.get("end").unwrap_or(&Value::Null), &subpath(path, "end"))?;
     if start >= end || end > count {
         return Err(Error::plan(path, format!("not a range of the plan's {count} messages")));
     }
@@ -157,7 +157,7 @@ pub fn summaries_for(summary: &Value, plan: &PlanRef) -> Result<Vec<String>> {
     let pick = |v: Option<&Value>, path: String| -> Result<String> {
         match v {
             Some(Value::String(s)) => Ok(s.clone()),
-            Some(other) => Err(Error::input(path, format!("expected the summary text as a string, got {}", type_name(other)))),
+            Some(other) => Err(Error::input(path, expected("the summary text as a string", other))),
             None => Err(Error::input(path, "no summary was given for this job")),
         }
     };
@@ -168,7 +168,7 @@ pub fn summaries_for(summary: &Value, plan: &PlanRef) -> Result<Vec<String>> {
         ))),
         Value::Array(items) => plan.jobs.iter().enumerate().map(|(i, _)| pick(items.get(i), format!("summary[{i}]"))).collect(),
         Value::Object(map) => plan.jobs.iter().map(|j| pick(map.get(&j.id), format!("summary.{}", j.id))).collect(),
-        other => Err(Error::input("summary", format!("expected a string, an array or an object, got {}", type_name(other)))),
+        other => Err(Error::input("summary", expected("a string, an array or an object", other))),
     }
 }
 

@@ -2,7 +2,7 @@
 //! messages }`, `{ systemInstruction, contents }`, `{ instructions, input }`). The body's other
 //! fields are never read or changed; its system prompt is counted.
 
-use crate::error::{type_name, Error, Result};
+use crate::error::{expected, Error, Result};
 use serde_json::Value;
 
 /// The largest input accepted, in characters of its JSON text (UTF-16 code units, as JavaScript counts
@@ -46,13 +46,13 @@ impl<'a> Input<'a> {
                             };
                             return Ok(Input { items, system, system_field, key: Some(key), root: key });
                         }
-                        Some(other) => return Err(Error::input(key, format!("expected an array, got {}", type_name(other)))),
+                        Some(other) => return Err(Error::input(key, expected("an array", other))),
                         None => {}
                     }
                 }
                 Err(Error::input("messages", "expected an array of messages, or a request body with `messages`, `contents` or `input`"))
             }
-            other => Err(Error::input("messages", format!("expected an array of messages, got {}", type_name(other)))),
+            other => Err(Error::input("messages", expected("an array of messages", other))),
         }
     }
 

@@ -1,7 +1,7 @@
 //! The one options object every function takes. Read strictly: a wrong type, an impossible value or
 //! a misspelt name is an `INVALID_OPTION` naming the field, never silently ignored.
 
-use crate::error::{type_name, Error, Result};
+use crate::error::{expected, subpath, Error, Result};
 use crate::format::Format;
 use crate::preset;
 use crate::template::Template;
@@ -222,14 +222,14 @@ impl Options {
         let obj = match v {
             Value::Null => return Ok(Options::default()),
             Value::Object(obj) => obj,
-            other => return Err(Error::option("options", format!("expected an object, got {}", type_name(other)))),
+            other => return Err(Error::option("options", expected("an object", other))),
         };
         for key in obj.keys() {
             if key == "counter" {
                 return Err(Error::option("options.counter", "a counter function is read by estimate() only"));
             }
             if !KNOWN.contains(&key.as_str()) {
-                return Err(Error::option(format!("options.{key}"), format!("unknown option; known options: {}", KNOWN.join(", "))));
+                return Err(Error::option(subpath("options", key), format!("unknown option; known options: {}", KNOWN.join(", "))));
             }
         }
         let r = Reader(obj);
@@ -378,7 +378,7 @@ fn set<T>(target: &mut T, given: Option<T>) {
 
 /// Message indices (`pin`): whole numbers, given in any order; kept sorted and without duplicates.
 fn read_indices(v: &Value, path: &str) -> Result<Vec<usize>> {
-    let items = v.as_array().ok_or_else(|| Error::option(path, format!("expected an array of message indices, got {}", type_name(v))))?;
+    let items = v.as_array().ok_or_else(|| Error::option(path, expected("an array of message indices", v)))?;
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         match item.as_u64().and_then(|n| usize::try_from(n).ok()) {
@@ -408,25 +408,25 @@ fn read_usage(v: Option<&Value>) -> Result<Vec<Report>> {
 
 fn read_report(v: &Value, path: String) -> Result<Report> {
     let Value::Object(obj) = v else {
-        return Err(Error::option(path, format!("expected {{ promptTokens, messageCount }}, got {}", type_name(v))));
+        return Err(Error::option(path, expected("{ promptTokens, messageCount }", v)));
     };
     for key in obj.keys() {
         if !["promptTokens", "messageCount", "cachedTokens"].contains(&key.as_str()) {
-            return Err(Error::option(format!("{path}.{key}"), "unknown field; a usage report has promptTokens, messageCount and cachedTokens"));
+            return Err(Error::option(subpath(&path, key), "unknown field; a usage report has promptTokens, messageCount and cachedTokens"));
         }
     }
     let whole = |key: &str| -> Result<Option<u64>> {
         let Some(v) = obj.get(key).filter(|v| !v.is_null()) else { return Ok(None) };
         match v.as_f64() {
             Some(n) if n >= 0.0 && n.fract() == 0.0 && n < 9e15 => Ok(Some(n as u64)),
-            _ => Err(Error::option(format!("{path}.{key}"), format!("expected a whole number of tokens, got {}", json_text(v)))),
+            _ => Err(Error::option(subpath(&path, key), format!("expected a whole number of tokens, got {}", json_text(v)))),
         }
     };
-    let prompt_tokens = whole("promptTokens")?.ok_or_else(|| Error::option(format!("{path}.promptTokens"), "missing: the input tokens the provider reported"))?;
-    let message_count = whole("messageCount")?.ok_or_else(|| Error::option(format!("{path}.messageCount"), "missing: how many messages that request held"))?;
+    let prompt_tokens = whole("promptTokens")?.ok_or_else(|| Error::option(subpath(&path, "promptTokens"), "missing: the input tokens the provider reported"))?;
+    let message_count = whole("messageCount")?.ok_or_else(|| Error::option(subpath(&path, "messageCount"), "missing: how many messages that request held"))?;
     let cached_tokens = whole("cachedTokens")?;
     if cached_tokens.is_some_and(|c| c > prompt_tokens) {
-        return Err(Error::option(format!("{path}.cachedTokens"), "more than promptTokens: promptTokens must be the whole input, cached tokens included (for Anthropic, input_tokens + cache_read_input_tokens + cache_creation_input_tokens)"));
+        return Err(Error::option(subpath(&path, "cachedTokens"), "more than promptTokens: promptTokens must be the whole input, cached tokens included (for Anthropic, input_tokens + cache_read_input_tokens + cache_creation_input_tokens)"));
     }
     Ok(Report { prompt_tokens, message_count: message_count as usize, cached_tokens, path })
 }
@@ -445,12 +445,12 @@ fn read_system(v: Option<&Value>) -> Result<Option<String>> {
                         Some(Value::String(s)) => parts.push(s.as_str()),
                         _ => return Err(Error::option(format!("options.system[{i}].text"), "expected a text block with a string text")),
                     },
-                    other => return Err(Error::option(format!("options.system[{i}]"), format!("expected a string or a text block, got {}", type_name(other)))),
+                    other => return Err(Error::option(format!("options.system[{i}]"), expected("a string or a text block", other))),
                 }
             }
             Ok(Some(parts.join("\n")))
         }
-        Some(other) => Err(Error::option("options.system", format!("expected a string or an array of text blocks, got {}", type_name(other)))),
+        Some(other) => Err(Error::option("options.system", expected("a string or an array of text blocks", other))),
     }
 }
 
@@ -463,10 +463,10 @@ fn read_tools(v: Option<&Value>) -> Result<Vec<String>> {
             .enumerate()
             .map(|(i, item)| match item {
                 Value::Object(_) => Ok(json_text(item)),
-                other => Err(Error::option(format!("options.tools[{i}]"), format!("expected a tool definition object, got {}", type_name(other)))),
+                other => Err(Error::option(format!("options.tools[{i}]"), expected("a tool definition object", other))),
             })
             .collect(),
-        Some(other) => Err(Error::option("options.tools", format!("expected an array of tool definitions, got {}", type_name(other)))),
+        Some(other) => Err(Error::option("options.tools", expected("an array of tool definitions", other))),
     }
 }
 
@@ -481,7 +481,7 @@ impl<'a> Reader<'a> {
         match self.get(key) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s)),
-            Some(other) => Err(Error::option(format!("options.{key}"), format!("expected a string, got {}", type_name(other)))),
+            Some(other) => Err(Error::option(subpath("options", key), expected("a string", other))),
         }
     }
 
@@ -490,7 +490,7 @@ impl<'a> Reader<'a> {
         let Some(s) = self.string(key)? else { return Ok(None) };
         match names.iter().position(|n| *n == s) {
             Some(i) => Ok(Some(i)),
-            None => Err(Error::option(format!("options.{key}"), format!("unknown value {}; expected one of {}", crate::text::quoted(s), names.join(", ")))),
+            None => Err(Error::option(subpath("options", key), format!("unknown value {}; expected one of {}", crate::text::quoted(s), names.join(", ")))),
         }
     }
 
@@ -498,15 +498,15 @@ impl<'a> Reader<'a> {
         match self.get(key) {
             None => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
-            Some(other) => Err(Error::option(format!("options.{key}"), format!("expected a boolean, got {}", type_name(other)))),
+            Some(other) => Err(Error::option(subpath("options", key), expected("a boolean", other))),
         }
     }
 
     /// A whole number of tokens, at least `min`.
     fn count(&self, key: &str, min: u32) -> Result<Option<u32>> {
         let Some(v) = self.get(key) else { return Ok(None) };
-        let path = format!("options.{key}");
-        let n = v.as_f64().ok_or_else(|| Error::option(&path, format!("expected a number, got {}", type_name(v))))?;
+        let path = subpath("options", key);
+        let n = v.as_f64().ok_or_else(|| Error::option(&path, expected("a number", v)))?;
         if n.fract() != 0.0 || n < f64::from(min) || n > f64::from(u32::MAX) {
             return Err(Error::option(&path, format!("expected a whole number from {min} to {}, got {}", u32::MAX, crate::text::number(n))));
         }
@@ -516,8 +516,8 @@ impl<'a> Reader<'a> {
     /// A ratio in (0, 1].
     fn fraction(&self, key: &str) -> Result<Option<f64>> {
         let Some(v) = self.get(key) else { return Ok(None) };
-        let path = format!("options.{key}");
-        let n = v.as_f64().ok_or_else(|| Error::option(&path, format!("expected a number, got {}", type_name(v))))?;
+        let path = subpath("options", key);
+        let n = v.as_f64().ok_or_else(|| Error::option(&path, expected("a number", v)))?;
         if !(n > 0.0 && n <= 1.0) {
             return Err(Error::option(&path, format!("expected a number above 0 and at most 1, got {}", crate::text::number(n))));
         }
@@ -526,14 +526,14 @@ impl<'a> Reader<'a> {
 
     fn strings(&self, key: &str) -> Result<Option<Vec<String>>> {
         let Some(v) = self.get(key) else { return Ok(None) };
-        let path = format!("options.{key}");
-        let items = v.as_array().ok_or_else(|| Error::option(&path, format!("expected an array of strings, got {}", type_name(v))))?;
+        let path = subpath("options", key);
+        let items = v.as_array().ok_or_else(|| Error::option(&path, expected("an array of strings", v)))?;
         items
             .iter()
             .enumerate()
             .map(|(i, item)| {
                 item.as_str().map(str::to_string).ok_or_else(|| {
-                    Error::option(format!("{path}[{i}]"), format!("expected a string, got {}", type_name(item)))
+                    Error::option(format!("{path}[{i}]"), expected("a string", item))
                 })
             })
             .collect::<Result<Vec<_>>>()

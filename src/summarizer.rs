@@ -7,7 +7,7 @@
 //! error text that could contain it (an endpoint echoing the request, a URL with the key as a query
 //! parameter) passes through [`redact`] first.
 
-use crate::error::{type_name, Error, Result};
+use crate::error::{expected, subpath, Error, Result};
 use serde_json::Value;
 
 /// Which wire protocol the endpoint speaks.
@@ -47,18 +47,18 @@ impl ClientConfig {
     /// `options.<field>`, raised here when the client is made rather than on its first request.
     pub fn from_json(api: Api, v: &Value) -> Result<ClientConfig> {
         let Value::Object(fields) = v else {
-            return Err(Error::option("options", format!("expected an object, got {}", type_name(v))));
+            return Err(Error::option("options", expected("an object", v)));
         };
         for name in fields.keys() {
             if !["baseUrl", "apiKey", "model", "headers", "timeoutMs"].contains(&name.as_str()) {
-                return Err(Error::option(format!("options.{name}"), "unknown option"));
+                return Err(Error::option(subpath("options", name), "unknown option"));
             }
         }
         let string = |name: &str| -> Result<Option<String>> {
             match fields.get(name) {
                 None | Some(Value::Null) => Ok(None),
                 Some(Value::String(s)) => Ok(Some(s.clone())),
-                Some(other) => Err(Error::option(format!("options.{name}"), format!("expected a string, got {}", type_name(other)))),
+                Some(other) => Err(Error::option(subpath("options", name), expected("a string", other))),
             }
         };
         let base_url = match (string("baseUrl")?, api) {
@@ -108,13 +108,13 @@ fn read_headers(v: Option<&Value>) -> Result<Vec<(String, String)>> {
     let map = match v {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::Object(map)) => map,
-        Some(other) => return Err(Error::option("options.headers", format!("expected an object of strings, got {}", type_name(other)))),
+        Some(other) => return Err(Error::option("options.headers", expected("an object of strings", other))),
     };
     map.iter()
         .map(|(name, value)| {
             let path = format!("options.headers.{name}");
             let Value::String(value) = value else {
-                return Err(Error::option(path, format!("expected a string, got {}", type_name(value))));
+                return Err(Error::option(path, expected("a string", value)));
             };
             if !is_header_name(name) {
                 return Err(Error::option(path, "not a valid header name"));
@@ -134,7 +134,7 @@ fn read_timeout(v: Option<&Value>) -> Result<u32> {
             Some(ms) if ms > 0 && ms <= MAX_TIMEOUT_MS => Ok(ms as u32),
             _ => Err(Error::option("options.timeoutMs", format!("expected whole milliseconds from 1 to {MAX_TIMEOUT_MS}, got {n}"))),
         },
-        Some(other) => Err(Error::option("options.timeoutMs", format!("expected a number, got {}", type_name(other)))),
+        Some(other) => Err(Error::option("options.timeoutMs", expected("a number", other))),
     }
 }
 
@@ -160,12 +160,12 @@ impl Prompt {
     /// can pass `{ ...job.prompt, maxOutputTokens: job.maxOutputTokens, jobId: job.id }` as is.
     pub fn from_json(v: &Value) -> Result<Prompt> {
         let Value::Object(fields) = v else {
-            return Err(Error::input("prompt", format!("expected {{ system, user, maxOutputTokens }}, got {}", type_name(v))));
+            return Err(Error::input("prompt", expected("{ system, user, maxOutputTokens }", v)));
         };
         let text = |name: &str| match fields.get(name) {
             Some(Value::String(s)) => Ok(s.clone()),
-            Some(other) => Err(Error::input(format!("prompt.{name}"), format!("expected a string, got {}", type_name(other)))),
-            None => Err(Error::input(format!("prompt.{name}"), "missing")),
+            Some(other) => Err(Error::input(subpath("prompt", name), expected("a string", other))),
+            None => Err(Error::input(subpath("prompt", name), "missing")),
         };
         let max_output_tokens = match fields.get("maxOutputTokens") {
             None | Some(Value::Null) => None,
@@ -173,7 +173,7 @@ impl Prompt {
                 Some(t) if t > 0 && t <= u64::from(u32::MAX) => Some(t as u32),
                 _ => return Err(Error::input("prompt.maxOutputTokens", format!("expected a positive whole number, got {n}"))),
             },
-            Some(other) => return Err(Error::input("prompt.maxOutputTokens", format!("expected a number, got {}", type_name(other)))),
+            Some(other) => return Err(Error::input("prompt.maxOutputTokens", expected("a number", other))),
         };
         Ok(Prompt { system: text("system")?, user: text("user")?, max_output_tokens })
     }

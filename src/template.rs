@@ -3,7 +3,7 @@
 //! snapshot in the manner of Gemini CLI; `general` is prose for chat apps; a custom template brings
 //! the host's own system text and a user text with a `{transcript}` placeholder.
 
-use crate::error::{type_name, Error, Result};
+use crate::error::{expected, subpath, Error, Result};
 use crate::prompt::{Prompt, RULES};
 use serde_json::Value;
 
@@ -67,18 +67,18 @@ impl Template {
                 let text = |key: &str| match o.get(key) {
                     None | Some(Value::Null) => Ok(None),
                     Some(Value::String(s)) => Ok(Some(s.clone())),
-                    Some(other) => Err(Error::option(format!("{path}.{key}"), format!("expected a string, got {}", type_name(other)))),
+                    Some(other) => Err(Error::option(subpath(path, key), expected("a string", other))),
                 };
                 if let Some(key) = o.keys().find(|k| *k != "system" && *k != "user") {
-                    return Err(Error::option(format!("{path}.{key}"), "a custom template has `system` and `user`"));
+                    return Err(Error::option(subpath(path, key), "a custom template has `system` and `user`"));
                 }
-                let user = text("user")?.ok_or_else(|| Error::option(format!("{path}.user"), "a custom template needs a user text with {transcript} in it"))?;
+                let user = text("user")?.ok_or_else(|| Error::option(subpath(path, "user"), "a custom template needs a user text with {transcript} in it"))?;
                 if !user.contains("{transcript}") {
-                    return Err(Error::option(format!("{path}.user"), "must contain {transcript}, where the conversation goes"));
+                    return Err(Error::option(subpath(path, "user"), "must contain {transcript}, where the conversation goes"));
                 }
                 Ok(Template::Custom { system: text("system")?, user })
             }
-            Some(other) => Err(Error::option(path, format!("expected a template name or {{ system, user }}, got {}", type_name(other)))),
+            Some(other) => Err(Error::option(path, expected("a template name or { system, user }", other))),
         }
     }
 

@@ -4,7 +4,7 @@
 
 use super::common::{as_text, content, obj, object, req_id, req_str, Content, Part};
 use crate::edit::{FieldEdit, Key};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, subpath};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
 use crate::text::{json_text, opens_summary, quoted};
 use serde_json::Value;
@@ -21,7 +21,7 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
         "user" => Role::User,
         "assistant" => Role::Assistant,
         "tool" => Role::Tool,
-        other => return Err(Error::input(format!("{path}.role"), format!("unknown role {}; expected system, user, assistant or tool", quoted(other)))),
+        other => return Err(Error::input(subpath(path, "role"), format!("unknown role {}; expected system, user, assistant or tool", quoted(other)))),
     };
     let mut m = Message::new(role);
     let mut texts = Vec::new();
@@ -38,7 +38,7 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
                         id: req_id(p, "toolCallId", &at)?.into(),
                         name: req_str(p, "toolName", &at)?,
                         arguments: p.get("input").or_else(|| p.get("args")).map(as_text).unwrap_or_default(),
-                        path: format!("{at}.toolCallId"),
+                        path: subpath(&at, "toolCallId"),
                     }),
                     "tool-result" => m.tool_results.push(ToolResult {
                         id: req_id(p, "toolCallId", &at)?.into(),
@@ -47,7 +47,7 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
                             || p.get("output").and_then(|o| o.get("type")).and_then(Value::as_str).is_some_and(|t| t.starts_with("error")),
                         part: Some(k),
                         clearable: true,
-                        path: format!("{at}.toolCallId"),
+                        path: subpath(&at, "toolCallId"),
                     }),
                     "tool-approval-response" => {
                         // Answers the approval request in the assistant message before it.
@@ -80,16 +80,16 @@ pub fn clear_result(part: &Value, index: usize, placeholder: &str) -> Vec<FieldE
     if part.get("result").is_some() && part.get("output").is_none() {
         vec![FieldEdit::set(at("result"), placeholder.into())]
     } else {
-        vec![FieldEdit::set(at("output"), obj([("type", "text".into()), ("value", placeholder.into())]))]
+        vec![FieldEdit::set(at("output"), obj(vec![("type", "text".into()), ("value", placeholder.into())]))]
     }
 }
 
 pub fn summary_message(text: &str) -> Value {
-    obj([("role", "user".into()), ("content", text.into())])
+    obj(vec![("role", "user".into()), ("content", text.into())])
 }
 
 pub fn result_message(id: &str, name: &str, text: &str) -> Value {
-    let output = obj([("type", "error-text".into()), ("value", text.into())]);
-    let part = obj([("type", "tool-result".into()), ("toolCallId", id.into()), ("toolName", name.into()), ("output", output)]);
-    obj([("role", "tool".into()), ("content", Value::Array(vec![part]))])
+    let output = obj(vec![("type", "error-text".into()), ("value", text.into())]);
+    let part = obj(vec![("type", "tool-result".into()), ("toolCallId", id.into()), ("toolName", name.into()), ("output", output)]);
+    obj(vec![("role", "tool".into()), ("content", Value::Array(vec![part]))])
 }

@@ -5,7 +5,7 @@
 
 use super::common::{as_text, content, obj, object, req_id, req_str, text_block, text_parts, Content, Part};
 use crate::edit::{FieldEdit, Key, Op};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, subpath};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
 use crate::text::{json_text, opens_summary, quoted};
 use serde_json::Value;
@@ -20,7 +20,7 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
     let role = match req_str(obj, "role", path)? {
         "user" => Role::User,
         "assistant" => Role::Assistant,
-        other => return Err(Error::input(format!("{path}.role"), format!(
+        other => return Err(Error::input(subpath(path, "role"), format!(
             "unknown role {}: Anthropic messages are user or assistant (the system prompt goes in the request's `system`)", quoted(other)
         ))),
     };
@@ -38,7 +38,7 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
                         id: req_id(b, "id", &at)?.into(),
                         name: req_str(b, "name", &at)?,
                         arguments: b.get("input").map(as_text).unwrap_or_default(),
-                        path: format!("{at}.id"),
+                        path: subpath(&at, "id"),
                     }),
                     "tool_result" | "mcp_tool_result" => {
                         let (text, attachments) = text_parts(b.get("content"), &at, &["text"])?;
@@ -49,7 +49,7 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
                             is_error: b.get("is_error").and_then(Value::as_bool).unwrap_or(false),
                             part: Some(k),
                             clearable: true,
-                            path: format!("{at}.tool_use_id"),
+                            path: subpath(&at, "tool_use_id"),
                         });
                     }
                     "thinking" => hidden.push(Cow::Borrowed(req_str(b, "thinking", &at)?)),
@@ -72,7 +72,7 @@ pub fn clear_result(part: usize, placeholder: &str) -> Vec<FieldEdit> {
 }
 
 pub fn summary_message(text: &str) -> Value {
-    obj([("role", "user".into()), ("content", Value::Array(vec![text_block(text)]))])
+    obj(vec![("role", "user".into()), ("content", Value::Array(vec![text_block(text)]))])
 }
 
 /// Roles must alternate: when the summary lands just before a user message, it becomes that
@@ -86,7 +86,7 @@ pub fn merge_summary(next: &Value, text: &str) -> Vec<FieldEdit> {
 }
 
 pub fn result_block(id: &str, text: &str) -> Value {
-    obj([("type", "tool_result".into()), ("tool_use_id", id.into()), ("content", text.into()), ("is_error", true.into())])
+    obj(vec![("type", "tool_result".into()), ("tool_use_id", id.into()), ("content", text.into()), ("is_error", true.into())])
 }
 
 /// A region's summary after the user turn before it: that turn's last block.
@@ -100,5 +100,5 @@ pub fn append_summary(previous: &Value, text: &str) -> Vec<FieldEdit> {
 }
 
 pub fn result_message(id: &str, text: &str) -> Value {
-    obj([("role", "user".into()), ("content", Value::Array(vec![result_block(id, text)]))])
+    obj(vec![("role", "user".into()), ("content", Value::Array(vec![result_block(id, text)]))])
 }

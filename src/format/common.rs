@@ -1,13 +1,14 @@
 //! Small readers shared by the formats: typed field access that fails with the field's path.
 
-use crate::error::{type_name, Error, Result};
+use crate::error::{expected, subpath, type_name, Error, Result};
 use crate::message::join;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 
 /// A JSON object of `fields`: how the formats write every message and part they add. Not `json!`,
-/// which expands each field at each site into its own key copy, `to_value(..).unwrap()` and insert.
-pub fn obj<const N: usize>(fields: [(&str, Value); N]) -> Value {
+/// which expands each field at each site into its own key copy, `to_value(..).unwrap()` and insert;
+/// and a `Vec`, not an array, so that there is one copy of this function rather than one per length.
+pub fn obj(fields: Vec<(&str, Value)>) -> Value {
     let mut map = Map::new();
     for (key, value) in fields {
         map.insert(key.to_string(), value);
@@ -17,11 +18,11 @@ pub fn obj<const N: usize>(fields: [(&str, Value); N]) -> Value {
 
 /// A `{ "type": "text", "text": text }` part (OpenAI Chat, Anthropic).
 pub fn text_block(text: &str) -> Value {
-    obj([("type", "text".into()), ("text", text.into())])
+    obj(vec![("type", "text".into()), ("text", text.into())])
 }
 
 pub fn object<'a>(v: &'a Value, path: &str, what: &str) -> Result<&'a Map<String, Value>> {
-    v.as_object().ok_or_else(|| Error::input(path, format!("expected {what} object, got {}", type_name(v))))
+    v.as_object().ok_or_else(|| Error::input(path, ["expected ", what, " object, got ", type_name(v)].concat()))
 }
 
 /// An optional string field (absent or null: None).
@@ -29,20 +30,20 @@ pub fn opt_str<'a>(obj: &'a Map<String, Value>, key: &str, path: &str) -> Result
     match obj.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
-        Some(other) => Err(Error::input(format!("{path}.{key}"), format!("expected a string, got {}", type_name(other)))),
+        Some(other) => Err(Error::input(subpath(path, key), expected("a string", other))),
     }
 }
 
 /// A required string field.
 pub fn req_str<'a>(obj: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a str> {
-    opt_str(obj, key, path)?.ok_or_else(|| Error::input(format!("{path}.{key}"), "missing; expected a string"))
+    opt_str(obj, key, path)?.ok_or_else(|| Error::input(subpath(path, key), "missing; expected a string"))
 }
 
 /// A required non-empty id.
 pub fn req_id<'a>(obj: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a str> {
     let id = req_str(obj, key, path)?;
     if id.is_empty() {
-        return Err(Error::input(format!("{path}.{key}"), "an id cannot be empty"));
+        return Err(Error::input(subpath(path, key), "an id cannot be empty"));
     }
     Ok(id)
 }
@@ -61,7 +62,7 @@ pub fn as_text(v: &Value) -> Cow<'_, str> {
 pub fn part_type<'a>(obj: &'a Map<String, Value>, path: &str) -> Result<&'a str> {
     match obj.get("type") {
         Some(Value::String(t)) => Ok(t),
-        _ => Err(Error::input(format!("{path}.type"), "a content part needs a string type")),
+        _ => Err(Error::input(subpath(path, "type"), "a content part needs a string type")),
     }
 }
 
@@ -86,9 +87,7 @@ pub fn text_parts<'a>(content: Option<&'a Value>, path: &str, text_types: &[&str
             }
             Ok((join(texts), others))
         }
-        Some(other) => Err(Error::input(format!("{path}.content"), format!(
-            "expected a string, an array of parts or null, got {}", type_name(other)
-        ))),
+        Some(other) => Err(Error::input(subpath(path, "content"), expected("a string, an array of parts or null", other))),
     }
 }
 
@@ -121,9 +120,7 @@ pub fn content<'a>(obj: &'a Map<String, Value>, path: &str) -> Result<Content<'a
             })
             .collect::<Result<Vec<_>>>()
             .map(Content::Parts),
-        Some(other) => Err(Error::input(format!("{path}.content"), format!(
-            "expected a string or an array of content parts, got {}", type_name(other)
-        ))),
-        None => Err(Error::input(format!("{path}.content"), "missing content")),
+        Some(other) => Err(Error::input(subpath(path, "content"), expected("a string or an array of content parts", other))),
+        None => Err(Error::input(subpath(path, "content"), "missing content")),
     }
 }

@@ -4,7 +4,7 @@
 //! admits are reported with what was seen, never guessed at.
 
 use super::Format;
-use crate::error::{Error, Result};
+use crate::error::{expected, Error, Result};
 use crate::input::Input;
 use serde_json::{Map, Value};
 
@@ -33,7 +33,7 @@ pub fn detect(input: &Input) -> Result<Format> {
     let mut first_seen: Option<(usize, Set)> = None;
     for (i, item) in input.items.iter().enumerate() {
         let Some(obj) = item.as_object() else {
-            return Err(Error::input(format!("{}[{i}]", input.root), format!("expected a message object, got {}", crate::error::type_name(item))));
+            return Err(Error::input(format!("{}[{i}]", input.root), expected("a message object", item)));
         };
         let set = admits(obj);
         let narrowed: Set = std::array::from_fn(|k| admitted[k] && set[k]);

@@ -5,7 +5,7 @@
 
 use super::common::{as_text, obj, object, req_str};
 use crate::edit::{FieldEdit, Key, Op};
-use crate::error::{type_name, Error, Result};
+use crate::error::{expected, subpath, Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
 use crate::text::{json_text, opens_summary, quoted};
 use serde_json::{Map, Value};
@@ -31,14 +31,14 @@ fn read_content<'a>(v: &'a Value, i: usize, last_model: Option<usize>, path: &st
         Some(Value::String(r)) => match r.as_str() {
             "user" | "function" => Role::User,
             "model" => Role::Assistant,
-            other => return Err(Error::input(format!("{path}.role"), format!("unknown role {}: Gemini contents are user or model", quoted(other)))),
+            other => return Err(Error::input(subpath(path, "role"), format!("unknown role {}: Gemini contents are user or model", quoted(other)))),
         },
-        Some(other) => return Err(Error::input(format!("{path}.role"), format!("expected a string, got {}", type_name(other)))),
+        Some(other) => return Err(Error::input(subpath(path, "role"), expected("a string", other))),
     };
     let parts = match obj.get("parts") {
         Some(Value::Array(parts)) => parts,
-        Some(other) => return Err(Error::input(format!("{path}.parts"), format!("expected an array of parts, got {}", type_name(other)))),
-        None => return Err(Error::input(format!("{path}.parts"), "missing parts")),
+        Some(other) => return Err(Error::input(subpath(path, "parts"), expected("an array of parts", other))),
+        None => return Err(Error::input(subpath(path, "parts"), "missing parts")),
     };
     let mut m = Message::new(role);
     let mut texts = Vec::new();
@@ -48,14 +48,14 @@ fn read_content<'a>(v: &'a Value, i: usize, last_model: Option<usize>, path: &st
         let at = format!("{path}.parts[{k}]");
         let p = object(part, &at, "a part")?;
         if let Some(text) = p.get("text") {
-            let text = text.as_str().ok_or_else(|| Error::input(format!("{at}.text"), "expected a string"))?;
+            let text = text.as_str().ok_or_else(|| Error::input(subpath(&at, "text"), "expected a string"))?;
             if p.get("thought").and_then(Value::as_bool) == Some(true) {
                 hidden.push(Cow::Borrowed(text));
             } else {
                 texts.push(Cow::Borrowed(text));
             }
         } else if let Some(call) = p.get("functionCall") {
-            let at = format!("{at}.functionCall");
+            let at = subpath(&at, "functionCall");
             let c = object(call, &at, "a function call")?;
             let name = req_str(c, "name", &at)?;
             let ordinal = m.tool_calls.iter().filter(|x| x.name == name).count();
@@ -63,9 +63,9 @@ fn read_content<'a>(v: &'a Value, i: usize, last_model: Option<usize>, path: &st
                 Some(id) => Cow::Borrowed(id),
                 None => Cow::Owned(positional_id(name, i, ordinal)),
             };
-            m.tool_calls.push(ToolCall { id, name, arguments: c.get("args").map(as_text).unwrap_or_default(), path: format!("{at}.name") });
+            m.tool_calls.push(ToolCall { id, name, arguments: c.get("args").map(as_text).unwrap_or_default(), path: subpath(&at, "name") });
         } else if let Some(response) = p.get("functionResponse") {
-            let at = format!("{at}.functionResponse");
+            let at = subpath(&at, "functionResponse");
             let r = object(response, &at, "a function response")?;
             let name = req_str(r, "name", &at)?;
             let ordinal = answered.iter().filter(|n| **n == name).count();
@@ -76,7 +76,7 @@ fn read_content<'a>(v: &'a Value, i: usize, last_model: Option<usize>, path: &st
                 None => Cow::Owned(positional_id(name, last_model.unwrap_or(usize::MAX), ordinal)),
             };
             let text = r.get("response").map(response_text).unwrap_or_default();
-            m.tool_results.push(ToolResult { id, text, is_error: false, part: Some(k), clearable: true, path: format!("{at}.name") });
+            m.tool_results.push(ToolResult { id, text, is_error: false, part: Some(k), clearable: true, path: subpath(&at, "name") });
         } else if p.contains_key("inlineData") || p.contains_key("fileData") {
             m.attachments = m.attachments.saturating_add(1);
         } else {
@@ -109,23 +109,23 @@ fn response_text(v: &Value) -> Cow<'_, str> {
 pub fn clear_result(part: usize, placeholder: &str) -> Vec<FieldEdit> {
     vec![FieldEdit::set(
         vec![Key::field("parts"), Key::Index(part), Key::field("functionResponse"), Key::field("response")],
-        obj([("content", placeholder.into())]),
+        obj(vec![("content", placeholder.into())]),
     )]
 }
 
 pub fn summary_message(text: &str) -> Value {
-    obj([("role", "user".into()), ("parts", Value::Array(vec![obj([("text", text.into())])]))])
+    obj(vec![("role", "user".into()), ("parts", Value::Array(vec![obj(vec![("text", text.into())])]))])
 }
 
 /// Turns alternate: a summary just before a user turn becomes that turn's first part.
 pub fn merge_summary(text: &str) -> Vec<FieldEdit> {
-    vec![FieldEdit { path: vec![Key::field("parts"), Key::Index(0)], op: Op::Insert(obj([("text", text.into())])) }]
+    vec![FieldEdit { path: vec![Key::field("parts"), Key::Index(0)], op: Op::Insert(obj(vec![("text", text.into())])) }]
 }
 
 /// A region's summary after the user turn before it: that turn's last part.
 pub fn append_summary(previous: &Value, text: &str) -> Vec<FieldEdit> {
     let at = previous.get("parts").and_then(Value::as_array).map_or(0, Vec::len);
-    vec![FieldEdit { path: vec![Key::field("parts"), Key::Index(at)], op: Op::Insert(obj([("text", text.into())])) }]
+    vec![FieldEdit { path: vec![Key::field("parts"), Key::Index(at)], op: Op::Insert(obj(vec![("text", text.into())])) }]
 }
 
 pub fn result_part(name: &str, id: Option<&str>, text: &str) -> Value {
@@ -134,6 +134,6 @@ pub fn result_part(name: &str, id: Option<&str>, text: &str) -> Value {
     if let Some(id) = id {
         r.insert("id".into(), id.into());
     }
-    r.insert("response".into(), obj([("error", text.into())]));
-    obj([("functionResponse", Value::Object(r))])
+    r.insert("response".into(), obj(vec![("error", text.into())]));
+    obj(vec![("functionResponse", Value::Object(r))])
 }

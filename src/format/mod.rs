@@ -131,14 +131,14 @@ impl Format {
         };
         match (self, role) {
             (_, Role::User | Role::Tool) => self.summary_message(text),
-            (Format::OpenAiChat | Format::AiSdk, _) => obj([("role", name.into()), ("content", text.into())]),
+            (Format::OpenAiChat | Format::AiSdk, _) => obj(vec![("role", name.into()), ("content", text.into())]),
             (Format::OpenAiResponses, _) => {
                 let kind = if role == Role::Assistant { "output_text" } else { "input_text" };
-                let part = obj([("type", kind.into()), ("text", text.into())]);
-                obj([("type", "message".into()), ("role", name.into()), ("content", Value::Array(vec![part]))])
+                let part = obj(vec![("type", kind.into()), ("text", text.into())]);
+                obj(vec![("type", "message".into()), ("role", name.into()), ("content", Value::Array(vec![part]))])
             }
-            (Format::Anthropic, _) => obj([("role", name.into()), ("content", Value::Array(vec![common::text_block(text)]))]),
-            (Format::Gemini, _) => obj([("role", name.into()), ("parts", Value::Array(vec![obj([("text", text.into())])]))]),
+            (Format::Anthropic, _) => obj(vec![("role", name.into()), ("content", Value::Array(vec![common::text_block(text)]))]),
+            (Format::Gemini, _) => obj(vec![("role", name.into()), ("parts", Value::Array(vec![obj(vec![("text", text.into())])]))]),
         }
     }
 
@@ -172,11 +172,11 @@ impl Format {
     /// A message holding one result marked as missing, for the call `id` to tool `name`.
     pub fn missing_result_message(self, id: &str, name: &str, text: &str) -> Value {
         match self {
-            Format::OpenAiChat if id.starts_with("function_call@") => common::obj([("role", "function".into()), ("name", name.into()), ("content", text.into())]),
+            Format::OpenAiChat if id.starts_with("function_call@") => common::obj(vec![("role", "function".into()), ("name", name.into()), ("content", text.into())]),
             Format::OpenAiChat => openai_chat::result_message(id, text),
             Format::OpenAiResponses => openai_responses::result_message(id, text),
             Format::Anthropic => anthropic::result_message(id, text),
-            Format::Gemini => common::obj([("role", "user".into()), ("parts", Value::Array(vec![gemini::result_part(name, explicit_id(id), text)]))]),
+            Format::Gemini => common::obj(vec![("role", "user".into()), ("parts", Value::Array(vec![gemini::result_part(name, explicit_id(id), text)]))]),
             Format::AiSdk => ai_sdk::result_message(id, name, text),
         }
     }

@@ -3,7 +3,7 @@
 
 use super::common::{as_text, obj, object, opt_str, req_id, req_str, text_parts};
 use crate::edit::{FieldEdit, Key};
-use crate::error::{type_name, Error, Result};
+use crate::error::{expected, subpath, Error, Result};
 use crate::message::{Message, Role, ToolCall, ToolResult};
 use crate::text::{opens_summary, quoted};
 use serde_json::Value;
@@ -16,9 +16,9 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, root: &str) -> R
     let path = format!("{root}[{i}]");
     let obj = object(v, &path, "a message")?;
     let role_name = match obj.get("role") {
-        None => return Err(Error::input(format!("{path}.role"), "missing role")),
+        None => return Err(Error::input(subpath(&path, "role"), "missing role")),
         Some(Value::String(r)) => r.as_str(),
-        Some(other) => return Err(Error::input(format!("{path}.role"), format!("expected a string, got {}", type_name(other)))),
+        Some(other) => return Err(Error::input(subpath(&path, "role"), expected("a string", other))),
     };
     let role = match role_name {
         "system" | "developer" => Role::System,
@@ -26,7 +26,7 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, root: &str) -> R
         "assistant" => Role::Assistant,
         "tool" | "function" => Role::Tool,
         other => {
-            return Err(Error::input(format!("{path}.role"), format!(
+            return Err(Error::input(subpath(&path, "role"), format!(
                 "unknown role {}; expected system, developer, user, assistant, tool or function", quoted(other)
             )))
         }
@@ -41,7 +41,7 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, root: &str) -> R
     match role_name {
         "tool" => {
             let id = req_id(obj, "tool_call_id", &path)?;
-            m.tool_results.push(ToolResult { id: id.into(), text, is_error: false, part: None, clearable: true, path: format!("{path}.tool_call_id") });
+            m.tool_results.push(ToolResult { id: id.into(), text, is_error: false, part: None, clearable: true, path: subpath(&path, "tool_call_id") });
         }
         "function" => {
             // Legacy: a function result answers the `function_call` of the assistant message before it.
@@ -50,7 +50,7 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, root: &str) -> R
             } else {
                 format!("function_call@none:{i}")
             };
-            m.tool_results.push(ToolResult { id: id.into(), text, is_error: false, part: None, clearable: true, path: format!("{path}.role") });
+            m.tool_results.push(ToolResult { id: id.into(), text, is_error: false, part: None, clearable: true, path: subpath(&path, "role") });
         }
         _ => m.text = text,
     }
@@ -62,12 +62,12 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, root: &str) -> R
             }
         }
         (Role::Assistant, Some(other)) => {
-            return Err(Error::input(format!("{path}.tool_calls"), format!("expected an array, got {}", type_name(other))))
+            return Err(Error::input(subpath(&path, "tool_calls"), expected("an array", other)))
         }
-        (_, Some(_)) => return Err(Error::input(format!("{path}.tool_calls"), "only assistant messages can make tool calls")),
+        (_, Some(_)) => return Err(Error::input(subpath(&path, "tool_calls"), "only assistant messages can make tool calls")),
     }
     if let (Role::Assistant, Some(call)) = (role, obj.get("function_call").filter(|c| !c.is_null())) {
-        let at = format!("{path}.function_call");
+        let at = subpath(&path, "function_call");
         let call = object(call, &at, "a function call")?;
         m.tool_calls.push(ToolCall {
             id: format!("function_call@{i}").into(),
@@ -85,13 +85,13 @@ fn read_tool_call<'a>(c: &'a Value, path: &str) -> Result<ToolCall<'a>> {
     let id = req_id(obj, "id", path)?;
     // `function` tools carry JSON arguments; `custom` tools carry free-form `input`.
     let (body_key, args_key) = if obj.contains_key("custom") { ("custom", "input") } else { ("function", "arguments") };
-    let at = format!("{path}.{body_key}");
+    let at = subpath(path, body_key);
     let body = object(obj.get(body_key).unwrap_or(&Value::Null), &at, "the tool's name and arguments in an")?;
     Ok(ToolCall {
         id: id.into(),
         name: req_str(body, "name", &at)?,
         arguments: body.get(args_key).map(as_text).unwrap_or_default(),
-        path: format!("{path}.id"),
+        path: subpath(path, "id"),
     })
 }
 
@@ -102,10 +102,10 @@ pub fn clear_result(placeholder: &str) -> Vec<FieldEdit> {
 /// The summary travels as a user message: every OpenAI-compatible endpoint accepts a user message
 /// anywhere, and the model reads it as context it was given, not as something it said.
 pub fn summary_message(text: &str) -> Value {
-    obj([("role", "user".into()), ("content", text.into())])
+    obj(vec![("role", "user".into()), ("content", text.into())])
 }
 
 /// A tool message marking a result that was missing.
 pub fn result_message(id: &str, text: &str) -> Value {
-    obj([("role", "tool".into()), ("tool_call_id", id.into()), ("content", text.into())])
+    obj(vec![("role", "tool".into()), ("tool_call_id", id.into()), ("content", text.into())])
 }

@@ -5,7 +5,7 @@
 
 use super::common::{as_text, content, obj, object, opt_str, req_id, req_str, Content, Part};
 use crate::edit::{FieldEdit, Key};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, subpath};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
 use crate::text::{json_text, opens_summary, quoted};
 use serde_json::Value;
@@ -24,7 +24,7 @@ fn read_item<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
             id: req_id(obj, "call_id", path)?.into(),
             name,
             arguments: obj.get(args).map(as_text).unwrap_or_default(),
-            path: format!("{path}.call_id"),
+            path: subpath(path, "call_id"),
         });
         Ok(m)
     };
@@ -38,7 +38,7 @@ fn read_item<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
             is_error: false,
             part: None,
             clearable: kind != "computer_call_output",
-            path: format!("{path}.call_id"),
+            path: subpath(path, "call_id"),
         });
         Ok(m)
     };
@@ -73,7 +73,7 @@ fn read_message<'a>(obj: &'a serde_json::Map<String, Value>, path: &str) -> Resu
         "system" | "developer" => Role::System,
         "user" => Role::User,
         "assistant" => Role::Assistant,
-        other => return Err(Error::input(format!("{path}.role"), format!("unknown role {}; expected system, developer, user or assistant", quoted(other)))),
+        other => return Err(Error::input(subpath(path, "role"), format!("unknown role {}; expected system, developer, user or assistant", quoted(other)))),
     };
     let mut m = Message::new(role);
     let mut texts = Vec::new();
@@ -112,10 +112,10 @@ pub fn clear_result(placeholder: &str) -> Vec<FieldEdit> {
 }
 
 pub fn summary_message(text: &str) -> Value {
-    let part = obj([("type", "input_text".into()), ("text", text.into())]);
-    obj([("type", "message".into()), ("role", "user".into()), ("content", Value::Array(vec![part]))])
+    let part = obj(vec![("type", "input_text".into()), ("text", text.into())]);
+    obj(vec![("type", "message".into()), ("role", "user".into()), ("content", Value::Array(vec![part]))])
 }
 
 pub fn result_message(id: &str, text: &str) -> Value {
-    obj([("type", "function_call_output".into()), ("call_id", id.into()), ("output", text.into())])
+    obj(vec![("type", "function_call_output".into()), ("call_id", id.into()), ("output", text.into())])
 }

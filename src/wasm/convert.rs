@@ -6,7 +6,7 @@
 //! and read field by field, so NaN and Infinity are caught (JSON.stringify would turn them into null).
 
 use crate::edit::{FieldEdit, Key, Op, Slot};
-use crate::error::{Code, Error};
+use crate::error::{Code, Error, subpath};
 use crate::input::MAX_INPUT_CHARS;
 use js_sys::{Array, Object, Reflect, JSON};
 use serde::Serialize;
@@ -110,7 +110,7 @@ fn read_value(v: &JsValue, path: &str, code: Code, depth: usize) -> Result<Value
         let mut out = Map::new();
         for key in Object::keys(obj).iter() {
             let Some(name) = key.as_string() else { continue };
-            let child_path = format!("{path}.{name}");
+            let child_path = subpath(path, &name);
             let child = Reflect::get(obj, &key).map_err(|e| Error::new(code, &child_path, error_text(&e)))?;
             if child.is_undefined() {
                 continue;
