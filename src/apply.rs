@@ -5,7 +5,7 @@
 pub use crate::audit::Audit;
 use crate::digest::digest;
 use crate::edit::Slot;
-use crate::error::{expected, subpath, Code, Error, Result};
+use crate::error::{expected, item_path, subpath, Code, Error, Result};
 use crate::estimate::{message_tokens, per_message, request_overhead, sum};
 use crate::input::Input;
 use crate::fingerprint;
@@ -60,18 +60,18 @@ impl PlanRef {
         let summarize = array_of(field("summarize")?, "plan.summarize")?
             .iter()
             .enumerate()
-            .map(|(i, r)| range_of(r, &format!("plan.summarize[{i}]"), message_count))
+            .map(|(i, r)| range_of(r, &item_path("plan.summarize", i), message_count))
             .collect::<Result<Vec<_>>>()?;
         let pinned = array_of(field("pinned")?, "plan.pinned")?
             .iter()
             .enumerate()
-            .map(|(i, p)| index_of(p, &format!("plan.pinned[{i}]")))
+            .map(|(i, p)| index_of(p, &item_path("plan.pinned", i)))
             .collect::<Result<Vec<_>>>()?;
         let jobs = array_of(field("jobs")?, "plan.jobs")?
             .iter()
             .enumerate()
             .map(|(i, j)| {
-                let path = format!("plan.jobs[{i}]");
+                let path = item_path("plan.jobs", i);
                 let id = str_of(j.get("id").unwrap_or(&Value::Null), &subpath(&path, "id"))?.to_string();
                 let range = range_of(j.get("range").unwrap_or(&Value::Null), &subpath(&path, "range"), message_count)?;
                 let max = index_of(j.get("maxOutputTokens").unwrap_or(&Value::Null), &subpath(&path, "maxOutputTokens"))?;
@@ -166,7 +166,7 @@ pub fn summaries_for(summary: &Value, plan: &PlanRef) -> Result<Vec<String>> {
         Value::String(_) => Err(Error::input("summary", format!(
             "the plan has {} jobs: pass an array or an object keyed by job id", plan.jobs.len()
         ))),
-        Value::Array(items) => plan.jobs.iter().enumerate().map(|(i, _)| pick(items.get(i), format!("summary[{i}]"))).collect(),
+        Value::Array(items) => plan.jobs.iter().enumerate().map(|(i, _)| pick(items.get(i), item_path("summary", i))).collect(),
         Value::Object(map) => plan.jobs.iter().map(|j| pick(map.get(&j.id), format!("summary.{}", j.id))).collect(),
         other => Err(Error::input("summary", expected("a string, an array or an object", other))),
     }

@@ -95,6 +95,13 @@ pub fn subpath(path: &str, field: &str) -> String {
     out
 }
 
+/// The path of item `index` of the list at `path` (`messages` and 3 give `messages[3]`), for the same
+/// reason as `subpath`.
+#[inline(never)]
+pub fn item_path(path: &str, index: usize) -> String {
+    format!("{path}[{index}]")
+}
+
 /// "expected `what`, got `got`'s type": the message of every error about a value of the wrong type.
 /// One function instead of a `format!` at each of the forty places (less wasm), and no format pieces
 /// repeated in the data.

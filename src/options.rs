@@ -1,7 +1,7 @@
 //! The one options object every function takes. Read strictly: a wrong type, an impossible value or
 //! a misspelt name is an `INVALID_OPTION` naming the field, never silently ignored.
 
-use crate::error::{expected, subpath, Error, Result};
+use crate::error::{expected, item_path, subpath, Error, Result};
 use crate::format::Format;
 use crate::preset;
 use crate::template::Template;
@@ -383,7 +383,7 @@ fn read_indices(v: &Value, path: &str) -> Result<Vec<usize>> {
     for (i, item) in items.iter().enumerate() {
         match item.as_u64().and_then(|n| usize::try_from(n).ok()) {
             Some(n) => out.push(n),
-            None => return Err(Error::option(format!("{path}[{i}]"), format!("expected a message index (a whole number from 0), got {}", json_text(item)))),
+            None => return Err(Error::option(item_path(path, i), format!("expected a message index (a whole number from 0), got {}", json_text(item)))),
         }
     }
     let mut out = crate::order::sorted(out);
@@ -395,7 +395,7 @@ fn read_indices(v: &Value, path: &str) -> Result<Vec<usize>> {
 fn read_usage(v: Option<&Value>) -> Result<Vec<Report>> {
     let reports = match v {
         None => return Ok(Vec::new()),
-        Some(Value::Array(items)) => items.iter().enumerate().map(|(i, item)| read_report(item, format!("options.usage[{i}]"))).collect::<Result<Vec<_>>>()?,
+        Some(Value::Array(items)) => items.iter().enumerate().map(|(i, item)| read_report(item, item_path("options.usage", i))).collect::<Result<Vec<_>>>()?,
         Some(one) => vec![read_report(one, "options.usage".into())?],
     };
     for pair in reports.windows(2) {
@@ -445,7 +445,7 @@ fn read_system(v: Option<&Value>) -> Result<Option<String>> {
                         Some(Value::String(s)) => parts.push(s.as_str()),
                         _ => return Err(Error::option(format!("options.system[{i}].text"), "expected a text block with a string text")),
                     },
-                    other => return Err(Error::option(format!("options.system[{i}]"), expected("a string or a text block", other))),
+                    other => return Err(Error::option(item_path("options.system", i), expected("a string or a text block", other))),
                 }
             }
             Ok(Some(parts.join("\n")))
@@ -463,7 +463,7 @@ fn read_tools(v: Option<&Value>) -> Result<Vec<String>> {
             .enumerate()
             .map(|(i, item)| match item {
                 Value::Object(_) => Ok(json_text(item)),
-                other => Err(Error::option(format!("options.tools[{i}]"), expected("a tool definition object", other))),
+                other => Err(Error::option(item_path("options.tools", i), expected("a tool definition object", other))),
             })
             .collect(),
         Some(other) => Err(Error::option("options.tools", expected("an array of tool definitions", other))),
@@ -533,7 +533,7 @@ impl<'a> Reader<'a> {
             .enumerate()
             .map(|(i, item)| {
                 item.as_str().map(str::to_string).ok_or_else(|| {
-                    Error::option(format!("{path}[{i}]"), expected("a string", item))
+                    Error::option(item_path(&path, i), expected("a string", item))
                 })
             })
             .collect::<Result<Vec<_>>>()

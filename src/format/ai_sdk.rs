@@ -4,14 +4,14 @@
 
 use super::common::{as_text, content, obj, object, req_id, req_str, Content, Part};
 use crate::edit::{FieldEdit, Key};
-use crate::error::{Error, Result, subpath};
+use crate::error::{item_path, subpath, Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
 use crate::text::{json_text, opens_summary, quoted};
 use serde_json::Value;
 use std::borrow::Cow;
 
 pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
-    items.iter().enumerate().map(|(i, v)| read_message(v, &format!("{root}[{i}]"))).collect()
+    items.iter().enumerate().map(|(i, v)| read_message(v, &item_path(root, i))).collect()
 }
 
 fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {

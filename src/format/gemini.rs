@@ -5,7 +5,7 @@
 
 use super::common::{as_text, obj, object, req_str};
 use crate::edit::{FieldEdit, Key, Op};
-use crate::error::{expected, subpath, Error, Result};
+use crate::error::{expected, item_path, subpath, Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
 use crate::text::{json_text, opens_summary, quoted};
 use serde_json::{Map, Value};
@@ -15,7 +15,7 @@ pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
     let mut out = Vec::with_capacity(items.len());
     let mut last_model = None;
     for (i, v) in items.iter().enumerate() {
-        let m = read_content(v, i, last_model, &format!("{root}[{i}]"))?;
+        let m = read_content(v, i, last_model, &item_path(root, i))?;
         if m.role == Role::Assistant {
             last_model = Some(i);
         }

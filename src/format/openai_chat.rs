@@ -3,7 +3,7 @@
 
 use super::common::{as_text, obj, object, opt_str, req_id, req_str, text_parts};
 use crate::edit::{FieldEdit, Key};
-use crate::error::{expected, subpath, Error, Result};
+use crate::error::{expected, item_path, subpath, Error, Result};
 use crate::message::{Message, Role, ToolCall, ToolResult};
 use crate::text::{opens_summary, quoted};
 use serde_json::Value;
@@ -13,7 +13,7 @@ pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
 }
 
 fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, root: &str) -> Result<Message<'a>> {
-    let path = format!("{root}[{i}]");
+    let path = item_path(root, i);
     let obj = object(v, &path, "a message")?;
     let role_name = match obj.get("role") {
         None => return Err(Error::input(subpath(&path, "role"), "missing role")),

@@ -6,7 +6,7 @@
 //! and read field by field, so NaN and Infinity are caught (JSON.stringify would turn them into null).
 
 use crate::edit::{FieldEdit, Key, Op, Slot};
-use crate::error::{Code, Error, subpath};
+use crate::error::{item_path, subpath, Code, Error};
 use crate::input::MAX_INPUT_CHARS;
 use js_sys::{Array, Object, Reflect, JSON};
 use serde::Serialize;
@@ -53,7 +53,7 @@ fn locate_unreadable(messages: &JsValue) -> String {
             .and_then(|j| serde_json::from_str::<Value>(&String::from(j)).ok())
             .is_some();
         if !readable {
-            return format!("{root}[{i}]");
+            return item_path(&root, i);
         }
     }
     root
@@ -101,7 +101,7 @@ fn read_value(v: &JsValue, path: &str, code: Code, depth: usize) -> Result<Value
         let items = Array::from(v);
         let mut out = Vec::with_capacity(items.length() as usize);
         for (i, item) in items.iter().enumerate() {
-            out.push(read_value(&item, &format!("{path}[{i}]"), code, depth + 1)?);
+            out.push(read_value(&item, &item_path(path, i), code, depth + 1)?);
         }
         return Ok(Value::Array(out));
     }
