@@ -116,7 +116,12 @@ impl MessageSize {
 
     /// The estimate, rounded up once per message.
     pub fn tokens(&self, p: &Profile) -> u32 {
-        to_tokens(p.weigh(&self.counts) + self.framing(p))
+        self.tokens_weighed(p.weigh(&self.counts), p)
+    }
+
+    /// The same with the texts already weighed (`p.weigh(&self.counts)`, which a cache may keep).
+    pub fn tokens_weighed(&self, text_tokens: f64, p: &Profile) -> u32 {
+        to_tokens(text_tokens + self.framing(p))
     }
 
     /// With the texts counted exactly (by the host's counter).

@@ -10,7 +10,8 @@ mod links;
 mod openai_chat;
 mod openai_responses;
 
-pub use links::LinkProblem;
+pub use detect::{admitted_by_shape, chosen, item_formats, Set as FormatSet};
+pub use links::{link, LinkProblem};
 
 use crate::edit::FieldEdit;
 use crate::error::{Error, Result};
