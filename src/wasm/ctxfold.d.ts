@@ -46,6 +46,7 @@ export interface Options {
    * called on each text (content, thinking, name, tool name, arguments, results, system, tool definitions); the
    * framing still comes from the profile. What it throws is
    * thrown back unchanged; a result that is not a finite number ≥ 0 is `INVALID_OPTION` at `options.counter`.
+   * Its counts are cached per message object and counter function: it must give the same number for the same text.
    */
   counter?: (text: string) => number;
   /** The model's context window in tokens. Default 128 000. */
@@ -329,7 +330,12 @@ export interface CtxfoldError extends Error {
   path: string;
 }
 
-/** Estimates tokens per message and in total. */
+/**
+ * Estimates tokens per message and in total. What each message object cost is cached (keyed by the object, held
+ * weakly), so re-estimating a history after a message was appended reads only the new one; the result is always
+ * the same as without the cache. Messages are taken as immutable: a message changed in place keeps its cached
+ * cost, so pass an edited copy instead.
+ */
 export function estimate(messages: Messages, options?: Options): EstimateResult;
 /** Clears old tool outputs (no LLM): OpenCode's rule by default. */
 export function prune(messages: Messages, options?: Options): PruneResult;
