@@ -79,52 +79,67 @@ impl Budget {
     }
 }
 
-/// What a message costs whatever the profile: the class counts of its texts and its framing. This
-/// is what the binding caches per message object, so a profile change needs no rescan.
-#[derive(Debug, Default, Clone, Copy, PartialEq)]
+/// What a message costs whatever the profile: the class counts of its texts, per piece of content, and
+/// its framing. The binding's cache keeps what this gives under each profile.
+///
+/// A piece is the message's own body (text, thinking, name, attachments), one tool call (name and
+/// arguments) or one tool result, and each is rounded up on its own: formats group the same conversation
+/// differently (Anthropic puts three results in one user turn, OpenAI in three tool messages; Responses
+/// makes each call its own item), and the same conversation must cost the same, and be cut in the same
+/// place, in all of them.
+#[derive(Debug, Default, Clone, PartialEq)]
 pub struct MessageSize {
-    pub counts: Counts,
+    /// The body's texts; None when the message has no body (only tool calls or results) and no name.
+    pub body: Option<Counts>,
+    pub calls: Vec<Counts>,
+    pub results: Vec<Counts>,
     /// Units of content framed like a message: each tool result, and the message's own body.
     pub units: u32,
     pub named: bool,
-    pub tool_calls: u32,
     pub attachments: u32,
 }
 
 impl MessageSize {
     pub fn of(m: &Message) -> MessageSize {
-        let mut counts = Counts::default();
-        for text in texts(m) {
-            counts.add_text(text);
-        }
-        // Framing is counted per unit of content, not per message object: formats group the same
-        // conversation differently (Anthropic puts three results in one user turn, OpenAI in three
-        // tool messages; Responses makes each call its own item), and the same conversation must
-        // cost the same, and be cut in the same place, in all of them.
         let has_body = !m.text.is_empty() || !m.hidden.is_empty() || m.attachments > 0 || (m.tool_calls.is_empty() && m.tool_results.is_empty());
-        let units = (m.tool_results.len() + usize::from(has_body)) as u32;
-        MessageSize { counts, units, named: m.name.is_some(), tool_calls: m.tool_calls.len() as u32, attachments: m.attachments }
+        let body = (has_body || m.name.is_some()).then(|| {
+            let mut c = Counts::default();
+            [m.text.as_ref(), m.hidden.as_ref()].into_iter().chain(m.name).for_each(|t| c.add_text(t));
+            c
+        });
+        let calls = m.tool_calls.iter().map(|call| {
+            let mut c = Counts::of(call.name);
+            c.add_text(&call.arguments);
+            c
+        });
+        MessageSize {
+            body,
+            calls: calls.collect(),
+            results: m.tool_results.iter().map(|r| Counts::of(&r.text)).collect(),
+            units: (m.tool_results.len() + usize::from(has_body)) as u32,
+            named: m.name.is_some(),
+            attachments: m.attachments,
+        }
     }
 
     /// Tokens that do not depend on the text: per unit of content, name, tool call and attachment.
     pub fn framing(&self, p: &Profile) -> f64 {
         p.per_message * f64::from(self.units)
             + if self.named { p.per_name } else { 0.0 }
-            + f64::from(self.tool_calls) * p.per_tool_call
+            + self.calls.len() as f64 * p.per_tool_call
             + f64::from(self.attachments) * p.per_attachment
     }
 
-    /// The estimate, rounded up once per message.
+    /// The estimate: each piece weighed with its framing and rounded up.
     pub fn tokens(&self, p: &Profile) -> u32 {
-        self.tokens_weighed(p.weigh(&self.counts), p)
+        let body_framing = self.framing(p) - self.calls.len() as f64 * p.per_tool_call - self.results.len() as f64 * p.per_message;
+        let body = self.body.as_ref().map_or(0, |c| to_tokens(p.weigh(c) + body_framing));
+        let calls = self.calls.iter().map(|c| to_tokens(p.weigh(c) + p.per_tool_call));
+        let results = self.results.iter().map(|c| to_tokens(p.weigh(c) + p.per_message));
+        calls.chain(results).fold(body, u32::saturating_add)
     }
 
-    /// The same with the texts already weighed (`p.weigh(&self.counts)`, which a cache may keep).
-    pub fn tokens_weighed(&self, text_tokens: f64, p: &Profile) -> u32 {
-        to_tokens(text_tokens + self.framing(p))
-    }
-
-    /// With the texts counted exactly (by the host's counter).
+    /// With the texts counted exactly (by the host's counter): whole tokens, so one sum.
     pub fn tokens_counted(&self, text_tokens: f64, p: &Profile) -> u32 {
         to_tokens(text_tokens + self.framing(p))
     }

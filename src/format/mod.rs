@@ -11,7 +11,7 @@ mod openai_chat;
 mod openai_responses;
 
 pub use detect::{admitted_by_shape, chosen, item_formats, Set as FormatSet};
-pub use links::{link, LinkProblem};
+pub use links::{ids_pair_up, LinkProblem};
 
 use crate::edit::FieldEdit;
 use crate::error::{Error, Result};

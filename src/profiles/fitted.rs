@@ -2,123 +2,123 @@
 // Costs per class, in the order of `crate::tokens::Class`.
 
 pub const O200K: [f32; 27] = [
-    1.0613, // word
+    1.0608, // word
     0.0, // letter
     0.0, // midLetter
     0.0, // longLetter
-    0.5051, // longIdentLetter
+    0.4876, // longIdentLetter
     0.0, // hump
     0.0, // upper
     0.0, // digit
-    1.2618, // digitGroup
-    0.1862, // punct
-    0.8512, // punctRun
-    0.2278, // punctGlued
-    0.8725, // spaceRun
+    1.2575, // digitGroup
+    0.1777, // punct
+    0.8621, // punctRun
+    0.2221, // punctGlued
+    0.8911, // spaceRun
     0.0, // extraSpace
-    0.4527, // newlineRun
+    0.4704, // newlineRun
     0.0, // newline
-    0.6263, // han
-    0.9938, // hanCommon
-    3.0867, // hanRare
-    0.3888, // hanRun
-    0.4887, // kana
+    0.6268, // han
+    0.9855, // hanCommon
+    3.0655, // hanRare
+    0.3813, // hanRun
+    0.4899, // kana
     0.0, // kanaRun
-    0.6648, // hangul
-    0.5732, // cjkPunct
-    1.7198, // emoji
-    0.3035, // otherLetter
-    0.8934, // other
+    0.6619, // hangul
+    0.5773, // cjkPunct
+    1.7576, // emoji
+    0.3172, // otherLetter
+    0.8842, // other
 ];
 
 pub const CL100K: [f32; 27] = [
-    1.1352, // word
+    1.1489, // word
     0.0, // letter
     0.0, // midLetter
     0.0, // longLetter
-    1.0457, // longIdentLetter
+    1.0473, // longIdentLetter
     0.0, // hump
     0.0, // upper
-    0.4704, // digit
+    0.4653, // digit
     0.0, // digitGroup
     0.0, // punct
-    1.3202, // punctRun
-    0.1271, // punctGlued
-    1.2167, // spaceRun
+    1.2975, // punctRun
+    0.107, // punctGlued
+    1.2276, // spaceRun
     0.0, // extraSpace
     0.0, // newlineRun
     0.0, // newline
-    0.8629, // han
-    2.4119, // hanCommon
-    3.1709, // hanRare
+    0.8673, // han
+    2.3778, // hanCommon
+    3.1902, // hanRare
     0.0, // hanRun
-    0.7831, // kana
+    0.7837, // kana
     0.0, // kanaRun
-    1.0385, // hangul
-    0.9011, // cjkPunct
-    2.3014, // emoji
-    0.5108, // otherLetter
-    0.9449, // other
+    1.0679, // hangul
+    0.8982, // cjkPunct
+    2.2736, // emoji
+    0.5448, // otherLetter
+    0.9388, // other
 ];
 
 pub const CLAUDE: [f32; 27] = [
-    1.2045, // word
+    1.2262, // word
     0.0, // letter
     0.0, // midLetter
     0.0, // longLetter
-    1.1203, // longIdentLetter
+    1.1178, // longIdentLetter
     0.0, // hump
     0.0, // upper
-    0.5366, // digit
+    0.5202, // digit
     0.0, // digitGroup
     0.0, // punct
-    0.9982, // punctRun
-    0.7055, // punctGlued
-    1.3484, // spaceRun
+    1.0068, // punctRun
+    0.6447, // punctGlued
+    1.3856, // spaceRun
     0.0, // extraSpace
-    0.3799, // newlineRun
+    0.3484, // newlineRun
     0.0, // newline
-    0.7297, // han
-    2.1458, // hanCommon
-    2.7077, // hanRare
-    0.1988, // hanRun
-    0.9061, // kana
+    0.7378, // han
+    2.1278, // hanCommon
+    2.7285, // hanRare
+    0.2348, // hanRun
+    0.9066, // kana
     0.0, // kanaRun
-    1.2905, // hangul
-    1.1605, // cjkPunct
-    2.8965, // emoji
-    0.6272, // otherLetter
-    1.0877, // other
+    1.3118, // hangul
+    1.124, // cjkPunct
+    2.865, // emoji
+    0.6734, // otherLetter
+    1.0895, // other
 ];
 
 pub const GEMINI: [f32; 27] = [
-    1.2256, // word
+    1.236, // word
     0.0, // letter
     0.0, // midLetter
     0.0, // longLetter
-    0.5833, // longIdentLetter
+    0.5682, // longIdentLetter
     0.0, // hump
     0.0, // upper
     0.0, // digit
-    1.4571, // digitGroup
-    0.2151, // punct
-    0.983, // punctRun
-    0.2631, // punctGlued
-    1.0076, // spaceRun
+    1.4651, // digitGroup
+    0.207, // punct
+    1.0044, // punctRun
+    0.2588, // punctGlued
+    1.0383, // spaceRun
     0.0, // extraSpace
-    0.5229, // newlineRun
+    0.548, // newlineRun
     0.0, // newline
-    0.7233, // han
-    1.1477, // hanCommon
-    3.5647, // hanRare
-    0.449, // hanRun
-    0.5643, // kana
+    0.7303, // han
+    1.1483, // hanCommon
+    3.5717, // hanRare
+    0.4443, // hanRun
+    0.5708, // kana
     0.0, // kanaRun
-    0.7678, // hangul
-    0.6619, // cjkPunct
-    1.9862, // emoji
-    0.3505, // otherLetter
-    1.0318, // other
+    0.7712, // hangul
+    0.6726, // cjkPunct
+    2.0479, // emoji
+    0.3696, // otherLetter
+    1.0303, // other
 ];
 
-pub const GEMINI_PER_MESSAGE: f64 = 2.7804;
+pub const GEMINI_PER_MESSAGE: f64 = 2.4432;

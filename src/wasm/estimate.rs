@@ -268,18 +268,16 @@ fn read_warm(
         let linked = cache::with(|c| {
             // Both lists are in message order: merged, they are the history's calls and results in order.
             let mut cached = linking.iter().map(|&i| (i, &c.entries[ids[i] as usize])).peekable();
-            let mut views: Vec<Message> = Vec::with_capacity(linking.len());
-            loop {
+            let merged = std::iter::from_fn(|| {
                 let take_cached = match (cached.peek(), fresh_linking.peek()) {
                     (Some((i, _)), Some((j, _))) => i < *j,
                     (Some(_), None) => true,
                     (None, Some(_)) => false,
-                    (None, None) => break,
+                    (None, None) => return None,
                 };
-                let e = if take_cached { cached.next().map(|(_, e)| e) } else { fresh_linking.next().map(|(_, e)| e) };
-                views.extend(e.map(Entry::link_view));
-            }
-            format::link(&views).1.is_empty()
+                if take_cached { cached.next().map(|(_, e)| e) } else { fresh_linking.next().map(|(_, e)| e) }
+            });
+            format::ids_pair_up(merged.map(Entry::ids))
         });
         if !linked {
             return Err(Warm::Cold);

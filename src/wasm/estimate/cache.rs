@@ -14,9 +14,8 @@
 use crate::estimate::MessageSize;
 use crate::tokens::PROFILES;
 use crate::format::{Format, FormatSet};
-use crate::message::{Message, Role, ToolCall, ToolResult};
+use crate::message::Message;
 use js_sys::{Function, WeakMap};
-use std::borrow::Cow;
 use std::cell::RefCell;
 use wasm_bindgen::JsValue;
 
@@ -67,20 +66,9 @@ impl Entry {
         !self.calls.is_empty() || !self.results.is_empty()
     }
 
-    /// The message as the linker sees it: ids only, which is all the linker needs to find problems.
-    pub fn link_view(&self) -> Message<'_> {
-        let mut m = Message::new(Role::User);
-        m.tool_calls = self
-            .calls
-            .iter()
-            .map(|id| ToolCall { id: Cow::Borrowed(id), name: "", arguments: Cow::Borrowed(""), path: String::new() })
-            .collect();
-        m.tool_results = self
-            .results
-            .iter()
-            .map(|id| ToolResult { id: Cow::Borrowed(id), text: Cow::Borrowed(""), is_error: false, part: None, clearable: true, path: String::new() })
-            .collect();
-        m
+    /// Its tool-call ids and the ids its results answer, for re-linking.
+    pub fn ids(&self) -> (impl Iterator<Item = &str>, impl Iterator<Item = &str>) {
+        (self.calls.iter().map(|id| &**id), self.results.iter().map(|id| &**id))
     }
 }
 
