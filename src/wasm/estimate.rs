@@ -313,13 +313,21 @@ fn remember_entries(missing: &Array, fresh: Vec<Entry>, generation: u32) {
         (c.map.clone(), Some(first))
     });
     let Some(first) = first else { return };
-    // One call, made of built-ins: `[<first + 1 holes>, ...missing].forEach(WeakMap.prototype.set, map)`
-    // sets each item to its index there, which is its id + 1 (forEach skips the holes).
-    let padded = Array::new_with_length(first as u32 + 1).concat(missing);
-    let set = Reflect::get(&map, &JsValue::from_str("set")).ok().and_then(|f| f.dyn_into::<Function>().ok());
-    let for_each = Reflect::get(&padded, &JsValue::from_str("forEach")).ok().and_then(|f| f.dyn_into::<Function>().ok());
-    if let (Some(set), Some(for_each)) = (set, for_each) {
-        let _ = for_each.call2(&padded, &set, &map);
+    let id = |k: usize| JsValue::from((first + k + 1) as f64); // id + 1: a miss reads as 0 (see `cache_ids`)
+    // One call, made of built-ins, when the ids are not far past the start:
+    // `[<first + 1 holes>, ...missing].forEach(WeakMap.prototype.set, map)` sets each item to its index
+    // there, which is its id + 1 (forEach skips the holes, but still walks them: hence the bound).
+    if first <= 8 * missing.length() as usize {
+        let padded = Array::new_with_length(first as u32 + 1).concat(missing);
+        let set = Reflect::get(&map, &JsValue::from_str("set")).ok().and_then(|f| f.dyn_into::<Function>().ok());
+        let for_each = Reflect::get(&padded, &JsValue::from_str("forEach")).ok().and_then(|f| f.dyn_into::<Function>().ok());
+        if let (Some(set), Some(for_each)) = (set, for_each) {
+            let _ = for_each.call2(&padded, &set, &map);
+        }
+    } else {
+        for (k, item) in missing.iter().enumerate() {
+            map.set(item.unchecked_ref(), &id(k));
+        }
     }
 }
 
