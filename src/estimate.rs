@@ -233,8 +233,10 @@ fn at_path(mut e: Error, path: &str) -> Error {
 
 /// Below this many estimated tokens between two reports, their difference is too noisy to scale by.
 const MIN_SCALE_SPAN: u64 = 100;
-/// A ratio measured over this many estimated tokens moves the scale halfway from 1 towards it.
-pub const SCALE_TRUST_TOKENS: f64 = 2000.0;
+/// A ratio measured over this many estimated tokens moves the scale halfway from 1 towards it. A few
+/// thousand tokens (one odd tool output) say little about a profile: on the corpus's Gemini labels,
+/// calibrating on the first three reports over-corrected with 2 000 here and does not with 10 000.
+pub const SCALE_TRUST_TOKENS: f64 = 10000.0;
 /// The scale never goes beyond these: a report for a different history (or with tools the host did
 /// not pass) must not make the estimate absurd.
 const SCALE_RANGE: (f64, f64) = (0.5, 2.0);
@@ -384,7 +386,8 @@ mod tests {
         // 500 000 estimated tokens grew the reported count by 600 000: ×1.2 (nearly fully trusted over so
         // many tokens), whatever the fixed part was.
         let c = calibrate(&pm, 3, &[report(50_000, 1), report(650_000, 2)]).unwrap().unwrap();
-        assert!((c.scale - 1.2).abs() < 0.001, "{}", c.scale);
+        let trust = 500_000.0 / (500_000.0 + SCALE_TRUST_TOKENS);
+        assert!((c.scale - (1.0 + 0.2 * trust)).abs() < 1e-9 && c.scale > 1.19, "{}", c.scale);
         assert_eq!(c.estimated_tail, (800.0 * c.scale).ceil() as u64);
         assert_eq!(c.estimated_prefix, 3 + 600_000);
     }
