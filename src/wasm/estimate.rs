@@ -31,13 +31,14 @@ pub fn estimate_js(messages: JsValue, options: JsValue) -> Result<JsValue, JsVal
     let (counter, options) = read_options(&options).map_err(error_to_js)?;
     let mut counter = counter.map(|f| Counter { serial: cache::with(|c| c.counter_serial(&f)), f, thrown: None });
     let mut outcome = warm(&messages, &options, counter.as_mut());
-    if let Warm::Reset = outcome {
+    if let Err(Warm::Reset) = outcome {
         cache::with(|c| c.clear());
         outcome = warm(&messages, &options, counter.as_mut());
     }
     let result = match outcome {
-        Warm::Done(result) => result,
-        Warm::Cold | Warm::Reset => cold(&messages, &options, counter.as_mut()),
+        Ok(result) => result,
+        Err(Warm::Thrown(thrown)) => return Err(thrown),
+        Err(Warm::Cold | Warm::Reset) => cold(&messages, &options, counter.as_mut()),
     };
     result_to_js(result?)
 }
@@ -52,8 +53,10 @@ fn result_to_js(mut result: Estimate) -> Result<JsValue, JsValue> {
     Ok(object)
 }
 
+/// Why the warm path did not answer.
 enum Warm {
-    Done(Result<Estimate, JsValue>),
+    /// The host's counter threw this: it goes back as it is.
+    Thrown(JsValue),
     /// Cached entries cannot serve this call (read in another format, or not counted by this
     /// counter): start the cache over and try again.
     Reset,
@@ -129,10 +132,10 @@ fn item_lengths(text: &str) -> Option<Vec<u32>> {
 }
 
 /// The cache's answer; see the module comment.
-fn warm(messages: &JsValue, options: &Options, mut counter: Option<&mut Counter>) -> Warm {
-    let Some((items, skeleton)) = items_of(messages) else { return Warm::Cold };
+fn warm(messages: &JsValue, options: &Options, mut counter: Option<&mut Counter>) -> Result<Result<Estimate, JsValue>, Warm> {
+    let Some((items, skeleton)) = items_of(messages) else { return Err(Warm::Cold) };
     let (generation, map) = cache::with(|c| (c.generation, c.map.clone()));
-    let Some(ids) = cache_ids(&map, &items) else { return Warm::Cold };
+    let Some(ids) = cache_ids(&map, &items) else { return Err(Warm::Cold) };
     // The items not cached, as JSON, one per line, in one call: `missing.map(JSON.stringify)` (map's
     // extra arguments land in the replacer and space parameters, which ignore a number and an array).
     // The items not cached (all of them on a first call), as one JSON text.
@@ -147,7 +150,7 @@ fn warm(messages: &JsValue, options: &Options, mut counter: Option<&mut Counter>
             missing
         }
     };
-    let Ok(text) = JSON::stringify(&missing) else { return Warm::Cold };
+    let Ok(text) = JSON::stringify(&missing) else { return Err(Warm::Cold) };
     // The input's JSON length as the cold path measures it, before the text is copied in: cached items
     // from their entries, the others from the text, plus the commas between the two, plus the body
     // around the array.
@@ -155,7 +158,7 @@ fn warm(messages: &JsValue, options: &Options, mut counter: Option<&mut Counter>
         let known = c.generation == generation;
         ids.iter().filter(|&&id| id >= 0).map(|&id| c.entries.get(id as usize).filter(|_| known).map(|e| u64::from(e.json_len) + 1)).sum::<Option<u64>>()
     }) else {
-        return Warm::Cold;
+        return Err(Warm::Cold);
     };
     let body_len = skeleton.as_ref().map_or(0, |s| u64::from(s.length()).saturating_sub(2));
     let all_len = match missed {
@@ -163,31 +166,31 @@ fn warm(messages: &JsValue, options: &Options, mut counter: Option<&mut Counter>
         _ => u64::from(text.length()) + hits_len,
     };
     if all_len + body_len > MAX_INPUT_CHARS as u64 {
-        return Warm::Cold;
+        return Err(Warm::Cold);
     }
     let text = String::from(text);
-    let (Some(lengths), Ok(Value::Array(values))) = (item_lengths(&text), serde_json::from_str::<Value>(&text)) else { return Warm::Cold };
+    let (Some(lengths), Ok(Value::Array(values))) = (item_lengths(&text), serde_json::from_str::<Value>(&text)) else { return Err(Warm::Cold) };
     if values.len() != missed || lengths.len() != missed {
-        return Warm::Cold;
+        return Err(Warm::Cold);
     }
     let body = match skeleton.map(|s| serde_json::from_str::<Value>(&String::from(s))) {
         None => None,
         Some(Ok(v)) => Some(v),
-        Some(Err(_)) => return Warm::Cold,
+        Some(Err(_)) => return Err(Warm::Cold),
     };
     let input = match &body {
         Some(b) => match Input::read(b) {
             Ok(input) => input,
-            Err(_) => return Warm::Cold,
+            Err(_) => return Err(Warm::Cold),
         },
         None => Input::items(&[]),
     };
     match read_warm(&ids, &values, &lengths, &input, options, generation, counter.as_deref_mut()) {
         Ok((format, per_message, fresh)) => {
             remember_entries(&missing, fresh, generation);
-            Warm::Done(finish(per_message, format, options, &input, counter))
+            Ok(finish(per_message, format, options, &input, counter))
         }
-        Err(w) => w,
+        Err(w) => Err(w),
     }
 }
 
@@ -199,7 +202,7 @@ fn read_warm(
     input: &Input,
     options: &Options,
     generation: u32,
-    mut counter: Option<&mut Counter>,
+    counter: Option<&mut Counter>,
 ) -> Result<(Format, Vec<u32>, Vec<Entry>), Warm> {
     let serial = counter.as_deref().map(|c| c.serial);
     // Entries keep their tokens under every built-in profile (options only ever pick one of them).
@@ -284,9 +287,9 @@ fn read_warm(
         }
     }
     // The host's counter on the new messages only, in order (it may throw, or call estimate again).
-    if let Some(c) = counter.as_deref_mut() {
+    if let Some(c) = counter {
         for ((&i, (m, size)), e) in misses.iter().zip(&read).zip(fresh.iter_mut()) {
-            let t = c.count_message(m, i).map_err(|thrown| Warm::Done(Err(thrown)))?;
+            let t = c.count_message(m, i).map_err(Warm::Thrown)?;
             e.counted = Some((c.serial, PROFILES.map(|p| size.tokens_counted(t, &p))));
         }
     }
