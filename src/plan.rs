@@ -145,11 +145,11 @@ pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
         let asked = job.max_output_tokens;
         job.max_output_tokens = asked.min(window / 4).max(1);
         plan.estimated_tokens_after -= u64::from(asked - job.max_output_tokens);
-        let budget = f64::from(window - job.max_output_tokens);
-        let fits = |p: &Prompt| 2.0 * profile.per_message + profile.per_reply + profile.text(&p.system) + profile.text(&p.user) <= budget;
+        // The prompt's two messages get their framing; the rest of the window is for their text.
+        let budget = f64::from(window - job.max_output_tokens) - 2.0 * profile.per_message - profile.per_reply;
         let indices = summarized_indices(&[job.range], &plan.pinned);
-        let (prompt, degraded) = fitted_prompt(&conv, &indices, seed, &options.template, latest.as_deref().unwrap_or(""), fits);
-        if !fits(&prompt) {
+        let (prompt, degraded) = fitted_prompt(&conv, &indices, seed, &options.template, latest.as_deref().unwrap_or(""), |t| profile.text(t), budget);
+        if profile.text(&prompt.system) + profile.text(&prompt.user) > budget {
             plan.warnings.push(format!("{}: even shortened, the summary prompt does not fit a summarizer window of {window} tokens", job.id));
         }
         plan.warnings.extend(degraded.map(|d| format!("{}: {d}", job.id)));
