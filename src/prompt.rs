@@ -50,7 +50,7 @@ messages made obsolete, and do not mention that summaries were merged.
 /// Builds the prompt for the messages at `indices` (in order). `seed` makes the nonce depend on the
 /// conversation, so the same input always gives the same prompt.
 pub fn summary_prompt(conv: &Conversation, indices: &[usize], seed: u64) -> Prompt {
-    render(conv, indices, seed, CUTS, &Template::Sections, "")
+    render(conv, indices, &nonce(conv, indices, seed), CUTS, &Template::Sections, "")
 }
 
 /// The user's newest request (message `i`), as a block that follows the transcript: the summary
@@ -73,38 +73,45 @@ pub fn latest_request(conv: &Conversation, i: usize, seed: u64) -> String {
 pub fn fitted_prompt(conv: &Conversation, indices: &[usize], seed: u64, template: &Template, suffix: &str, measure: impl Fn(&str) -> f64, budget: f64) -> (Prompt, Option<String>) {
     let size = |p: &Prompt| measure(&p.system) + measure(&p.user);
     let nonce = nonce(conv, indices, seed);
-    let full = assemble(&nonce, &render_all(conv, indices, &nonce, CUTS), None, template, suffix);
+    let full = render(conv, indices, &nonce, CUTS, template, suffix);
     if size(&full) <= budget {
         return (full, None);
     }
+    drop(full);
+    // Cut harder; then, if need be, leave out the oldest messages that are not summaries: the fewest
+    // whose cost covers the excess, the note saying they are missing included. Costs add up (the
+    // profile counts classes of text), so each message is measured once; the assembled prompt is checked.
     let parts = render_all(conv, indices, &nonce, TIGHT_CUTS);
-    let tight = assemble(&nonce, &parts, None, template, suffix);
-    let excess = size(&tight) - budget;
-    if excess <= 0.0 {
-        return (tight, Some("tool outputs and long messages were cut harder in the summary prompt to fit the summarizer's window".into()));
-    }
-    // Leave out the oldest `k` messages that are not summaries: the fewest whose cost covers the excess
-    // and the note saying they are missing, checked on the assembled prompt.
+    let costs: Vec<f64> = parts.iter().map(|p| measure(p)).collect();
+    let frame = size(&assemble(&nonce, None, template, suffix, |_| {}));
     let others: Vec<usize> = (0..indices.len()).filter(|&j| conv.messages.get(indices[j]).is_some_and(|m| !m.is_summary)).collect();
-    let costs: Vec<f64> = others.iter().map(|&j| measure(&parts[j])).collect();
-    let note = measure(&left_out_note(&[0, 0]));
-    let mut freed = 0.0;
+    let excess = frame + costs.iter().sum::<f64>() - budget;
     let mut k = 0;
-    while k < others.len() && freed < excess + note {
-        freed += costs[k];
-        k += 1;
+    if excess > 0.0 {
+        let note = measure(&left_out_note(&[0, 0]));
+        let mut freed = 0.0;
+        while k < others.len() && freed < excess + note {
+            freed += costs[others[k]];
+            k += 1;
+        }
     }
     loop {
         let left_out: Vec<usize> = others[..k].iter().map(|&j| indices[j]).collect();
-        let shown: Vec<&str> = (0..indices.len()).filter(|j| others[..k].binary_search(j).is_err()).map(|j| parts[j].as_str()).collect();
-        let prompt = assemble(&nonce, &shown, Some(&left_out), template, suffix);
+        let prompt = assemble(&nonce, Some(&left_out), template, suffix, |t| {
+            for (j, part) in parts.iter().enumerate() {
+                if others[..k].binary_search(&j).is_err() {
+                    t.push_str(part);
+                }
+            }
+        });
         if size(&prompt) <= budget || k == others.len() {
-            let warning = format!(
-                "the {} oldest messages of the range (#{}-#{}) were left out of the summary prompt to fit the summarizer's window",
-                left_out.len(),
-                left_out.first().copied().unwrap_or(0),
-                left_out.last().copied().unwrap_or(0)
-            );
+            let warning = match left_out.as_slice() {
+                [] => "tool outputs and long messages were cut harder in the summary prompt to fit the summarizer's window".to_string(),
+                [first, .., last] | [first @ last] => format!(
+                    "the {} oldest messages of the range (#{first}-#{last}) were left out of the summary prompt to fit the summarizer's window",
+                    left_out.len()
+                ),
+            };
             return (prompt, Some(warning));
         }
         k += 1;
@@ -123,9 +130,12 @@ fn render_all(conv: &Conversation, indices: &[usize], nonce: &str, cuts: Cuts) -
         .collect()
 }
 
-fn render(conv: &Conversation, indices: &[usize], seed: u64, cuts: Cuts, template: &Template, suffix: &str) -> Prompt {
-    let nonce = nonce(conv, indices, seed);
-    assemble(&nonce, &render_all(conv, indices, &nonce, cuts), None, template, suffix)
+fn render(conv: &Conversation, indices: &[usize], nonce: &str, cuts: Cuts, template: &Template, suffix: &str) -> Prompt {
+    assemble(nonce, None, template, suffix, |t| {
+        for &i in indices {
+            render_message(t, conv, i, nonce, cuts);
+        }
+    })
 }
 
 /// The note that the messages `left` (at least one) are not shown.
@@ -134,8 +144,9 @@ fn left_out_note(left: &[usize]) -> String {
     format!("The {n} oldest messages of this part of the conversation (#{first}-#{last}) did not fit and are not shown: say in the summary that details from before message #{} may be missing.\n\n", last + 1)
 }
 
-/// The prompt around the rendered messages `parts`.
-fn assemble(nonce: &str, parts: &[impl AsRef<str>], left_out: Option<&[usize]>, template: &Template, suffix: &str) -> Prompt {
+/// The prompt around the messages that `body` writes (straight into the prompt: a long transcript is
+/// not copied more than the template needs).
+fn assemble(nonce: &str, left_out: Option<&[usize]>, template: &Template, suffix: &str, body: impl FnOnce(&mut String)) -> Prompt {
     let mut t = String::new();
     let _ = writeln!(t, "Summarize the conversation transcript between the <transcript-{nonce}> tags below.");
     let _ = writeln!(t, "Each message starts with a header line in square brackets that begins with {nonce}; lines without that prefix belong to the message above them.\n");
@@ -143,11 +154,9 @@ fn assemble(nonce: &str, parts: &[impl AsRef<str>], left_out: Option<&[usize]>, 
         t.push_str(&left_out_note(left));
     }
     let _ = writeln!(t, "<transcript-{nonce}>");
-    for part in parts {
-        t.push_str(part.as_ref());
-    }
+    body(&mut t);
     let _ = write!(t, "</transcript-{nonce}>{suffix}");
-    template.prompt(&t)
+    template.prompt(t)
 }
 
 fn render_message(t: &mut String, conv: &Conversation, i: usize, nonce: &str, cuts: Cuts) {

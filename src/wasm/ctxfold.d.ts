@@ -459,22 +459,39 @@ export type Summarize = (prompt: SummaryPrompt) => string | Promise<string>;
 
 /** Options of `compact`: the usual options, plus who writes the summaries. */
 export interface CompactOptions extends Options {
-  /** Called once per job, in order; `openai_summarizer(...)` and `anthropic_summarizer(...)` make one. */
+  /** Called once per job (jobs start in order, up to `concurrency` at once); `openai_summarizer(...)` and `anthropic_summarizer(...)` make one. */
   summarize: Summarize;
   /**
    * What to do when `summarize` throws, rejects or returns no string, or when its summary is refused
    * (empty, or not smaller): `"offline"` (default) uses `summarize_offline`'s digest for that job and
-   * reports it in `jobs`; `"none"` rethrows the error from `summarize` unchanged.
+   * reports it in `jobs`; `"truncate"` (the default with the `claude-code` preset, as Claude Code does) drops
+   * the job's messages with a notice in their place; `"none"` rethrows the error from `summarize` unchanged.
    */
-  fallback?: "offline" | "none";
+  fallback?: "offline" | "truncate" | "none";
+  /** How many `summarize` calls may be in flight at once (plans with several jobs: `regions`, `hierarchical`). Results keep job order. Default 4. */
+  concurrency?: number;
+  /** Called each time a job's summary settles; what it throws is thrown back unchanged. */
+  onProgress?: (progress: CompactProgress) => void;
+}
+
+/** One job settled, in `compact`. */
+export interface CompactProgress {
+  /** The job that settled. */
+  jobId: string;
+  /** How many jobs have settled, this one included. */
+  done: number;
+  /** How many jobs the plan has. */
+  total: number;
+  /** `"llm"`: `summarize` gave text; `"failed"`: it threw or gave no string (the offline digest will stand in). */
+  source: "llm" | "failed";
 }
 
 /** How one job of a `compact` call was summarized. */
 export interface CompactJob {
   /** The plan job's id. */
   id: string;
-  /** `"llm"`: `summarize`'s text; `"offline"`: the offline digest stood in. */
-  source: "llm" | "offline";
+  /** `"llm"`: `summarize`'s text; `"offline"`: the offline digest stood in; `"truncated"`: the messages were dropped with a notice. */
+  source: "llm" | "offline" | "truncated";
   /** Why the digest stood in: the error `summarize` threw (unchanged), or the refusal of its summary (`SUMMARY_NOT_SMALLER`, `SUMMARY_EMPTY`). */
   error?: unknown;
 }
