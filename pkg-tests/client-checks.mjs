@@ -143,6 +143,12 @@ export function checkClient(runtime, produce) {
       assert.equal(c.summariesInPlanOrder, true);
     });
 
+    check("compact prunes first, then plans on what is left", (cases) => {
+      const c = value(cases["compact: prunes first"], "compact pruning first");
+      assert.ok(c.pruned > 0, `${c.pruned} outputs pruned`);
+      assert.deepEqual({ ...c, pruned: true }, { pruned: true, samePruned: true, tokensBeforeIsTheEstimate: true, planMadeAfterPruning: true, smaller: true });
+    });
+
     check("compact under the limit compacts nothing and never calls the summarizer", (cases) => {
       const c = value(cases["compact: not needed"], "compact not needed");
       assert.deepEqual({ compacted: c.compacted, jobs: c.jobs, sameObjects: c.sameObjects }, { compacted: false, jobs: 0, sameObjects: true });

@@ -99,6 +99,18 @@ export async function runClientScenario(api, server, messages) {
       summariesInPlanOrder: res.plan.jobs.every((j, i, all) => i === 0 || summary.indexOf(`Summary of ${all[i - 1].id}.`) < summary.indexOf(`Summary of ${j.id}.`)),
     };
   });
+  await run("compact: prunes first", async () => {
+    const options = { contextWindow, protectTokens: 300, minimumPruneTokens: 100 };
+    const res = await api.compact(messages, { ...options, summarize: async () => "A short summary of the earlier work." });
+    const pruned = api.prune(messages, options);
+    return {
+      pruned: res.pruned.length,
+      samePruned: JSON.stringify(res.pruned) === JSON.stringify(pruned.pruned),
+      tokensBeforeIsTheEstimate: res.tokensBefore === api.estimate(messages, options).total,
+      planMadeAfterPruning: res.plan.tokensBefore === api.estimate(pruned.messages, options).total,
+      smaller: res.tokensAfter < res.tokensBefore,
+    };
+  });
   await run("compact: no summarize", () => api.compact(messages, { contextWindow }));
   const inputUntouched = JSON.stringify(messages) === before;
   return { cases, inputUntouched };

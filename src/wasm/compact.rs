@@ -9,6 +9,8 @@
 
 use super::convert::{error_to_js, messages_from_js, output_to_js, snapshot, to_js, value_from_js, with_messages};
 use crate::compact::{compact_with, Fallback, Outcome, Source};
+use crate::edit::materialize;
+use crate::prune::PruneReport;
 use crate::error::{Code, Error};
 use crate::input::Input;
 use crate::options::Options;
@@ -30,6 +32,9 @@ struct Run {
     /// the summaries are written, and the result must hold the objects the plan was made from.
     snapshot: JsValue,
     fallback: Fallback,
+    /// What pruning cleared before planning, for the result, and the tokens it saved.
+    pruned_list: JsValue,
+    pruned_tokens: u64,
 }
 
 thread_local! {
@@ -44,13 +49,22 @@ thread_local! {
 #[wasm_bindgen(js_name = __compact_begin)]
 pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let (own, core_options) = split_options(&options).map_err(error_to_js)?;
-    let value = messages_from_js(&messages).map_err(error_to_js)?;
-    let input = Input::read(&value).map_err(error_to_js)?;
-    let snapshot = snapshot(&messages, input.key)?;
     let options = value_from_js(&core_options, "options", Code::InvalidOption)
         .and_then(|o| Options::from_json(&o))
         .map_err(error_to_js)?;
+    let value = messages_from_js(&messages).map_err(error_to_js)?;
+    // The first rung of the ladder: prune (it may be enough), then plan on what is left.
+    let (value, messages, pruned) = match own.prune {
+        true => prune_first(value, &messages, &options)?,
+        false => (value, messages, None),
+    };
+    let input = Input::read(&value).map_err(error_to_js)?;
+    let snapshot = snapshot(&messages, input.key)?;
     let plan = crate::plan::plan_compaction(&input, &options).map_err(error_to_js)?;
+    let (pruned_list, pruned_tokens) = match &pruned {
+        Some(report) => (to_js(&report.pruned)?, report.tokens_before - report.tokens_after),
+        None => (Array::new().into(), 0),
+    };
     // What stands in for a failed summary: the digest, unless Claude Code's way was asked for.
     let fallback = match own.fallback.as_deref() {
         Some("none") => None,
@@ -66,10 +80,11 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
 
     if !plan.needed || plan.jobs.is_empty() {
         let result = to_js(&json!({
-            "compacted": false, "tokensBefore": plan.tokens_before, "tokensAfter": plan.tokens_before,
+            "compacted": false, "tokensBefore": plan.tokens_before + pruned_tokens, "tokensAfter": plan.tokens_before,
             "audit": null, "warnings": plan.warnings, "jobs": [],
         }))?;
         set(&result, "plan", &plan_js)?;
+        set(&result, "pruned", &pruned_list)?;
         // A new array (or body) of the caller's own objects, as when something is compacted.
         set(&out, "result", &with_messages(result, snapshot)?)?;
         return Ok(out.into());
@@ -82,7 +97,7 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
         }))?);
     }
     let plan_value = serde_json::from_str(&plan_text).map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))?;
-    let run = Run { value, plan, plan_value, plan_js, snapshot, fallback: fallback.unwrap_or(Fallback::Digest) };
+    let run = Run { value, plan, plan_value, plan_js, snapshot, fallback: fallback.unwrap_or(Fallback::Digest), pruned_list, pruned_tokens };
     let handle = RUNS.with_borrow_mut(|runs| match runs.iter().position(Option::is_none) {
         Some(free) => {
             runs[free] = Some(run);
@@ -115,7 +130,7 @@ pub fn compact_text(job_id: &str, settled: JsValue) -> Result<String, JsValue> {
 /// `summarize` failed with `failures[i]` (the host's own error, reported unchanged).
 #[wasm_bindgen(js_name = __compact_finish)]
 pub fn compact_finish(run: u32, texts: Array, failures: Array) -> Result<JsValue, JsValue> {
-    let Some(Run { value, plan, plan_value, plan_js, snapshot, fallback }) = take(run) else {
+    let Some(Run { value, plan, plan_value, plan_js, snapshot, fallback, pruned_list, pruned_tokens }) = take(run) else {
         return Err(error_to_js(Error::new(Code::InvalidInput, "run", "this compaction is already finished")));
     };
     let input = Input::read(&value).map_err(error_to_js)?;
@@ -139,8 +154,11 @@ pub fn compact_finish(run: u32, texts: Array, failures: Array) -> Result<JsValue
         }
         jobs.push(&entry);
     }
-    let result = to_js(&done.applied.report)?;
+    let mut report = done.applied.report;
+    report.tokens_before += pruned_tokens;
+    let result = to_js(&report)?;
     set(&result, "compacted", &JsValue::TRUE)?;
+    set(&result, "pruned", &pruned_list)?;
     set(&result, "plan", &plan_js)?;
     set(&result, "jobs", &jobs)?;
     with_messages(result, output_to_js(&done.applied.slots, &snapshot, input.key)?)
@@ -157,6 +175,28 @@ fn take(run: u32) -> Option<Run> {
 }
 
 /// Takes `summarize` and `fallback` out; the rest are the usual options, checked by the core.
+/// Prunes `value` (the caller's `messages`, read): the pruned history as data, as the caller's objects
+/// and copies, and what was cleared; the same history and no report when nothing was.
+fn prune_first(value: Value, messages: &JsValue, options: &Options) -> Result<(Value, JsValue, Option<PruneReport>), JsValue> {
+    let (pruned, key, items) = {
+        let input = Input::read(&value).map_err(error_to_js)?;
+        let pruned = crate::prune::prune(&input, options).map_err(error_to_js)?;
+        let changed = !pruned.report.pruned.is_empty() || !pruned.report.cut_arguments.is_empty();
+        let items = changed.then(|| Value::Array(materialize(&pruned.slots, input.items)));
+        (pruned, input.key, items)
+    };
+    let Some(items) = items else { return Ok((value, messages.clone(), None)) };
+    let js = output_to_js(&pruned.slots, messages, key)?;
+    let data = match (key, value) {
+        (Some(key), Value::Object(mut body)) => {
+            body.insert(key.to_string(), items);
+            Value::Object(body)
+        }
+        _ => items,
+    };
+    Ok((data, js, Some(pruned.report)))
+}
+
 /// `compact`'s own options, beside the usual ones.
 struct CompactOptions {
     summarize: Function,
@@ -166,6 +206,8 @@ struct CompactOptions {
     concurrency: u32,
     /// Called as jobs finish (`{ jobId, done, total, source }`), or not at all.
     on_progress: JsValue,
+    /// Prune before planning (the default).
+    prune: bool,
 }
 
 fn split_options(options: &JsValue) -> Result<(CompactOptions, JsValue), Error> {
@@ -192,11 +234,17 @@ fn split_options(options: &JsValue) -> Result<(CompactOptions, JsValue), Error> 
     if !on_progress.is_undefined() && !on_progress.is_function() {
         return Err(Error::option("options.onProgress", "expected a function ({ jobId, done, total, source }) => void"));
     }
+    let prune = field("prune")?;
+    let prune = match prune.as_bool() {
+        _ if prune.is_undefined() => true,
+        Some(b) => b,
+        None => return Err(Error::option("options.prune", "expected a boolean")),
+    };
     let rest = Object::assign(&Object::new(), options.unchecked_ref());
-    for name in ["summarize", "fallback", "concurrency", "onProgress"] {
+    for name in ["summarize", "fallback", "concurrency", "onProgress", "prune"] {
         let _ = Reflect::delete_property(&rest, &name.into());
     }
-    Ok((CompactOptions { summarize, fallback, concurrency, on_progress }, rest.into()))
+    Ok((CompactOptions { summarize, fallback, concurrency, on_progress, prune }, rest.into()))
 }
 
 fn set(target: &JsValue, key: &str, value: &JsValue) -> Result<(), JsValue> {

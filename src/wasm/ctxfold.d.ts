@@ -66,7 +66,7 @@ export interface Options {
   protectTokens?: number;
   /** Prune: clear nothing unless at least this many tokens would go. Default 10 000. */
   minimumPruneTokens?: number;
-  /** Tool names whose outputs are never pruned. */
+  /** Tool names whose outputs are never pruned, and whose calls and results are never summarized (kept verbatim, like pins). */
   protectedTools?: string[];
   /** Prune: the text that replaces a cleared output; `{chars}` in it becomes the output's length in characters. Default `"[Old tool result content cleared]"`. */
   placeholder?: string;
@@ -468,6 +468,8 @@ export interface CompactOptions extends Options {
    * the job's messages with a notice in their place; `"none"` rethrows the error from `summarize` unchanged.
    */
   fallback?: "offline" | "truncate" | "none";
+  /** Prune old tool outputs first (the ladder's first rung; with the same options as `prune`), then plan on what is left. Default true. */
+  prune?: boolean;
   /** How many `summarize` calls may be in flight at once (plans with several jobs: `regions`, `hierarchical`). Results keep job order. Default 4. */
   concurrency?: number;
   /** Called each time a job's summary settles; what it throws is thrown back unchanged. */
@@ -502,16 +504,18 @@ export interface CompactResult {
   compacted: boolean;
   /** The history, in the input's shape: compacted, or (when `compacted` is false) a new array (or body copy) of the very same message objects. */
   messages: Messages;
-  /** Estimated tokens before. */
+  /** Estimated tokens before (before pruning). */
   tokensBefore: number;
-  /** Estimated tokens after (equal to `tokensBefore` when nothing was compacted). */
+  /** Estimated tokens after pruning and compacting. */
   tokensAfter: number;
   /** What was replaced and which facts the summary kept; null when nothing was compacted. */
   audit: Audit | null;
   /** Warnings from the plan or from applying the summary. */
   warnings: string[];
-  /** The plan the compaction followed. */
+  /** The plan the compaction followed (made after pruning). */
   plan: Plan;
+  /** What pruning cleared first (indices into the history as it was before pruning, which keeps the message count). Empty when nothing was. */
+  pruned: PrunedOutput[];
   /** One entry per plan job: where its summary came from. Empty when nothing was compacted. */
   jobs: CompactJob[];
 }
