@@ -222,8 +222,9 @@ fn decide(conv: &Conversation, tokens: &[u32], options: &Options, plan: &mut Pla
     }
     let mut jobs = Vec::new();
     for (_, parts) in &chosen {
-        for part in parts {
-            let part_tokens = summarized(part).max(1);
+        // A chunk that its pins fill entirely has nothing to summarize.
+        for part in parts.iter().filter(|p| summarized(p) > 0) {
+            let part_tokens = summarized(part);
             let max_output_tokens = summary_budget(part_tokens) as u32;
             jobs.push(Job { id: format!("summary-{}", jobs.len() + 1), range: *part, prompt: Prompt::default(), max_output_tokens });
         }
