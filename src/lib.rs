@@ -4,6 +4,7 @@
 //! thin JavaScript binding and holds no behaviour of its own.
 
 pub mod apply;
+pub mod breakpoints;
 pub mod compact;
 pub mod digest;
 pub mod edit;

@@ -456,3 +456,51 @@ export interface SummarizerError extends CtxfoldError {
 export function openai_summarizer(options: SummarizerOptions & { baseUrl: string }): (prompt: SummaryPrompt) => Promise<string>;
 /** The same for the Anthropic Messages API (`POST /v1/messages`, `anthropic-version: 2023-06-01`). */
 export function anthropic_summarizer(options: SummarizerOptions): (prompt: SummaryPrompt) => Promise<string>;
+
+/** Options of `cache_breakpoints`: the shared options (`model` also picks the minimum cacheable length; the tokenizer defaults to `"claude"`), and these. */
+export interface BreakpointOptions extends Options {
+  /** Also return `messages`: a copy of the request with the markers applied (edited messages are copies; the rest are the caller's objects). */
+  apply?: boolean;
+  /** `cache_control.ttl` of the markers written: `"5m"` or `"1h"`. Omitted: the API's default (5 minutes). */
+  ttl?: "5m" | "1h";
+  /** The shortest prefix worth a marker. Default from `model`, per Anthropic's documentation: 4096 for Claude Opus 4.5/4.6 and Haiku 4.5, 2048 for Sonnet 4.6 and Haiku 3/3.5, 1024 otherwise. */
+  minCacheableTokens?: number;
+}
+
+/** One `cache_control` marker chosen by `cache_breakpoints`. */
+export interface Breakpoint {
+  /** What it marks: the last tool definition, a block of the system prompt, or a block of a message. */
+  target: "tools" | "system" | "message";
+  /** The message's index, for `"message"`. */
+  index?: number;
+  /** The block that carries the marker: in the message's `content`, in `system` or in `tools` (a string content becomes one text block). */
+  block: number;
+  /** Estimated tokens of the prefix the marker ends. */
+  tokens: number;
+  /** What the marker adds to the expected cached tokens of this request and the next one. */
+  expectedTokens: number;
+  /** Why it was chosen, in words. */
+  reason: string;
+}
+
+export interface BreakpointResult {
+  /** The chosen markers in request order; with the host's own markers, never more than 4. */
+  breakpoints: Breakpoint[];
+  /** `cache_control` markers already in the request (they count toward Anthropic's 4). */
+  existing: number;
+  /** The shortest prefix a marker was allowed to end. */
+  minTokens: number;
+  /** The first message a prune or a compaction would rewrite next (markers after it are less likely to be read again). */
+  volatileFrom: number;
+  /** Problems found, e.g. more than 4 markers already. */
+  warnings: string[];
+  /** With `apply: true`: the request with the markers, in the input's shape. */
+  messages?: Messages;
+}
+
+/**
+ * Chooses up to 4 Anthropic `cache_control` positions (end of the tools and system prompt, the last stable message, the newest
+ * message, the end of the previous request) by expected cached tokens: the prefix each covers × the chance it is reused.
+ * Anthropic format only (a plain-text history is read as Anthropic's).
+ */
+export function cache_breakpoints(messages: Messages, options?: BreakpointOptions): BreakpointResult;

@@ -3,6 +3,7 @@
 //! objects. It decides nothing.
 
 mod apply_summary;
+mod cache_breakpoints;
 mod compact;
 mod convert;
 mod estimate;
