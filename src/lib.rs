@@ -24,6 +24,7 @@ pub mod summarizer;
 pub mod template;
 pub mod text;
 pub mod tokens;
+pub mod turn;
 pub mod repair;
 pub mod validate;
 

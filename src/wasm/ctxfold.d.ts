@@ -504,3 +504,38 @@ export interface BreakpointResult {
  * Anthropic format only (a plain-text history is read as Anthropic's).
  */
 export function cache_breakpoints(messages: Messages, options?: BreakpointOptions): BreakpointResult;
+
+/** One piece of injected context: a reminder, hook output, an editor selection. */
+export interface ContextItem {
+  /** The tag it is wrapped in (`system-reminder`, `hook-output`, `selection`): letters, digits, `_ - . :`, starting with a letter or `_`. */
+  tag: string;
+  /** The text inside the tag; any `</tag` in it is escaped so it cannot close the tag. */
+  text: string;
+  /** Attributes of the opening tag (`{ file: "src/app.py" }`); values are escaped. */
+  attributes?: Record<string, string>;
+}
+
+/** What the next user turn is made of. */
+export interface TurnInput {
+  /** Results of the calls the last assistant message made, first in the turn. */
+  toolResults?: { toolCallId: string; content: unknown; isError?: boolean; /** The tool's name; looked up in the history by `toolCallId` when omitted. */ name?: string }[];
+  /** Injected context, after the results, each in its own tag. */
+  context?: ContextItem[];
+  /** What the user typed, last. */
+  text?: string;
+}
+
+export interface TurnResult {
+  /** The messages to append, in the history's format: one user message (Anthropic, Gemini), or the tool messages and then one user message (OpenAI Chat, Responses, AI SDK). */
+  messages: Message[];
+  /** The format they were written in. */
+  format: Format;
+  /** The pieces that were longer than `maxInputChars` and were cut in the middle, with their full length in characters. */
+  cut: { path: string; chars: number }[];
+}
+
+/**
+ * Builds the next user turn: pending tool results, then tagged context, then the user's text, in the history's format.
+ * Options: `format` (detected from `messages`; an empty history reads as OpenAI Chat), `maxInputChars` (per piece, default 30 000).
+ */
+export function assemble_turn(messages: Messages, turn: TurnInput, options?: { format?: Format; maxInputChars?: number }): TurnResult;

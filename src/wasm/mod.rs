@@ -3,6 +3,7 @@
 //! objects. It decides nothing.
 
 mod apply_summary;
+mod assemble_turn;
 mod cache_breakpoints;
 mod compact;
 mod convert;
