@@ -5,6 +5,7 @@
 
 pub mod apply;
 pub mod breakpoints;
+pub mod cache_cost;
 pub mod compact;
 pub mod digest;
 pub mod edit;

@@ -49,6 +49,8 @@ pub struct Options {
     pub system: Option<String>,
     /// The request's tool definitions, each as its JSON text.
     pub tools: Vec<String>,
+    /// Prune only when the tokens saved pay for the prompt cache the edit invalidates.
+    pub cache: Option<crate::cache_cost::CachePrices>,
 }
 
 /// One usage report: the provider counted `prompt_tokens` input tokens for a request made of the
@@ -86,6 +88,7 @@ impl Default for Options {
             usage: Vec::new(),
             system: None,
             tools: Vec::new(),
+            cache: None,
         }
     }
 }
@@ -97,7 +100,7 @@ const NOT_YET: &[&str] = &["preset"];
 const KNOWN: &[&str] = &[
     "format", "tokenizer", "model", "contextWindow", "reservedOutput", "threshold", "keepRecentTurns",
     "keepRecentTokens", "keepFraction", "protectTokens", "minimumPruneTokens", "protectedTools",
-    "placeholder", "force", "usage", "system", "tools", "summarizerWindow", "hardThreshold", "template",
+    "placeholder", "force", "usage", "system", "tools", "summarizerWindow", "hardThreshold", "template", "cache",
 ];
 
 impl Options {
@@ -130,6 +133,7 @@ impl Options {
         o.usage = read_usage(r.get("usage"))?;
         o.system = read_system(r.get("system"))?;
         o.tools = read_tools(r.get("tools"))?;
+        o.cache = crate::cache_cost::CachePrices::from_json(r.get("cache").unwrap_or(&Value::Null))?;
         if let Some(t) = r.string("tokenizer")? {
             o.profile = Profile::from_name(t, "options.tokenizer")?;
         }

@@ -86,6 +86,44 @@ export interface Options {
    * apps), or your own `{ system?, user }` where `user` holds `{transcript}` (the delimited transcript goes there).
    */
   template?: "sections" | "snapshot" | "general" | { system?: string; user: string };
+  /**
+   * Cache-aware pruning: `prune` clears outputs only when the tokens saved over the next `horizon` requests pay for the
+   * cached prefix the edit makes the provider write again (or when the history is over the limit); otherwise it clears
+   * nothing and says why in `PruneResult.cache`. `true` takes Anthropic's documented prices.
+   */
+  cache?: boolean | CachePrices;
+}
+
+/** Prices of the provider's prompt cache, in any unit (only their ratios matter). */
+export interface CachePrices {
+  /** Price of an uncached input token. Default 1. */
+  inputPrice?: number;
+  /** Price of a token read from the cache. Default 0.1 × `inputPrice` (Anthropic). */
+  readPrice?: number;
+  /** Price of a token written to the cache. Default 1.25 × `inputPrice` (Anthropic's 5-minute cache; use 2× for the 1-hour one, 1× for OpenAI's automatic caching). */
+  writePrice?: number;
+  /** Tokens of the prefix the provider holds. Default: the messages of the latest `usage` report, else all but the newest message. */
+  cachedPrefixTokens?: number;
+  /** Requests over which an edit must pay for itself. Default 10. */
+  horizon?: number;
+}
+
+/** What the cache rule decided (`options.cache`). */
+export interface CacheDecision {
+  /** Whether the edit was made. */
+  applied: boolean;
+  /** `"pays"`, `"costs more than it saves"` (nothing was changed) or `"over the limit"` (made whatever it costs). */
+  reason: "pays" | "costs more than it saves" | "over the limit";
+  /** The cached prefix assumed, in tokens. */
+  cachedTokens: number;
+  /** Cached tokens after the first edited message: what the next request would write again. */
+  invalidatedTokens: number;
+  /** Tokens the edit removes. */
+  savedTokens: number;
+  /** Cost without the edit minus cost with it over `horizon` requests, in input tokens (above 0: it pays). */
+  netSaving: number;
+  /** Requests the costs were added over. */
+  horizon: number;
 }
 
 /** One usage report from the provider. */
@@ -177,6 +215,8 @@ export interface PruneResult {
   tokensAfter: number;
   /** The format the messages were read as. */
   format: string;
+  /** With `options.cache`, when there was something to clear: whether clearing it paid for the cache it invalidates. */
+  cache?: CacheDecision;
 }
 
 /** A half-open range of message indices. */
