@@ -27,6 +27,7 @@ pub mod text;
 pub mod tokens;
 pub mod turn;
 pub mod repair;
+pub mod session;
 pub mod validate;
 
 #[cfg(test)]

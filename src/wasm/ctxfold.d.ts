@@ -579,3 +579,133 @@ export interface TurnResult {
  * Options: `format` (detected from `messages`; an empty history reads as OpenAI Chat), `maxInputChars` (per piece, default 30 000).
  */
 export function assemble_turn(messages: Messages, turn: TurnInput, options?: { format?: Format; maxInputChars?: number }): TurnResult;
+
+/** Options of a `Session`: the shared options (`cache` is on by default; `false` prunes whenever `prune` would), and `thrashAfter`. */
+export interface SessionOptions extends Options {
+  /** Requests in a row without a cache read (after the first request) before `health().thrashing` is reported. Default 3. */
+  thrashAfter?: number;
+}
+
+/**
+ * A provider's usage report, in any of these shapes (or the whole response holding `usage` / `usageMetadata`):
+ * ctxfold's `{ promptTokens, cachedTokens | cacheReadTokens, cacheWriteTokens, outputTokens }`, OpenAI Chat's
+ * `{ prompt_tokens, completion_tokens, prompt_tokens_details: { cached_tokens } }`, OpenAI Responses'
+ * `{ input_tokens, input_tokens_details: { cached_tokens }, output_tokens }`, Anthropic's `{ input_tokens,
+ * cache_read_input_tokens, cache_creation_input_tokens, output_tokens }` (the prompt is their sum), Gemini's
+ * `{ promptTokenCount, cachedContentTokenCount, candidatesTokenCount }`, the AI SDK's `{ inputTokens, cachedInputTokens, outputTokens }`.
+ */
+export type ProviderUsage = Record<string, unknown>;
+
+/** A usage report read into one shape. */
+export interface Usage {
+  /** The whole input, cached tokens included. */
+  promptTokens: number;
+  /** Input tokens read from the provider's cache. */
+  cachedTokens: number;
+  /** Input tokens written to the cache (Anthropic). */
+  cacheWriteTokens: number;
+  /** Tokens of the answer. */
+  outputTokens: number;
+}
+
+/** One request of the session's timeline. */
+export interface RequestLog {
+  /** ctxfold's estimate of the messages sent. */
+  estimatedTokens: number;
+  /** How many messages were sent. */
+  messages: number;
+  /** The provider's report, once `record` was called. */
+  usage?: Usage;
+  /** The edit the session made before this request. */
+  edit?: "prune" | "compaction";
+  /** Tokens that edit removed (0 without one). */
+  tokensSaved: number;
+  /** The first message that differs from the previous request's; absent when this request extends the previous one. */
+  changedAt?: number;
+  /** The request was over the limit and nothing could shrink it. */
+  stalled: boolean;
+}
+
+/** Requests in a row that read nothing from the cache, and the likely cause. */
+export interface Thrash {
+  /** The timeline index of the first request of the run. */
+  since: number;
+  /** How many requests in a row. */
+  requests: number;
+  /** Where the prompt prefix changed, when it did. */
+  changedAt?: number;
+  /** What changed it: an edit of this session, or the host. */
+  edit?: "prune" | "compaction" | "host";
+  /** The cause in words. */
+  cause: string;
+}
+
+/** A session's health. */
+export interface Health {
+  /** Requests prepared and sent. */
+  requests: number;
+  /** Reported prompt tokens, summed. */
+  promptTokens: number;
+  /** Reported cached tokens, summed. */
+  cachedTokens: number;
+  /** Reported cache writes, summed. */
+  cacheWriteTokens: number;
+  /** Reported output tokens, summed. */
+  outputTokens: number;
+  /** Reported prompt tokens per reported request. */
+  tokensPerRequest: number;
+  /** `cachedTokens / promptTokens` (0 to 1). */
+  cacheHitRate: number;
+  /** Prunes made, and the tokens they removed. */
+  prunes: { count: number; tokensSaved: number };
+  /** Compactions applied, and the tokens they removed. */
+  compactions: { count: number; tokensSaved: number };
+  /** Edits put off because they cost more cache than they saved. */
+  deferred: number;
+  /** Requests over the limit that nothing could shrink, and summaries that did not shrink the history. */
+  stalls: number;
+  /** Set while the latest requests read nothing from the cache. */
+  thrashing?: Thrash;
+  /** Every request, oldest first. */
+  timeline: RequestLog[];
+}
+
+/** What `Session.prepare` decided. */
+export interface Prepared {
+  /** `"send"`: send `messages` as they are; `"pruned"`: old outputs were cleared, send `messages`; `"compact"`: summarize `plan.jobs` with your LLM, call `apply_summary`, then `prepare` again (nothing is sent meanwhile). */
+  action: "send" | "pruned" | "compact";
+  /** The history to send. */
+  messages: Messages;
+  /** Estimated tokens of it. */
+  tokens: number;
+  /** What was cleared (with `"pruned"`). */
+  pruned: PrunedOutput[];
+  /** The cache rule's verdict on the edit it weighed. */
+  cache?: CacheDecision;
+  /** The compaction to do (with `"compact"`). */
+  plan?: Plan;
+}
+
+/**
+ * State for hosts that want it: holds the history, decides when to prune and compact (weighing the prompt cache), and
+ * keeps health metrics. Per turn: `append` the user's message, `prepare()`, send `prepared.messages`, `record(usage)`,
+ * `append` the reply. Call `free()` when done to release its WebAssembly memory.
+ */
+export class Session {
+  /** `messages`: the history so far (an array or a request body; copied, the objects are kept). */
+  constructor(messages?: Messages, options?: SessionOptions);
+  /** The history as it stands: your objects, copies where the session edited. */
+  readonly messages: Messages;
+  /** Adds a message or an array of messages at the end. */
+  append(items: Message | Message[]): void;
+  /** Decides what to do before the next request, and logs the request as sent unless the action is `"compact"`. */
+  prepare(): Prepared;
+  /** Splices in the summary of the pending compaction (a string, or summaries by job id). */
+  apply_summary(summary: Summary): ApplyResult & { messages: Messages };
+  /** The provider's usage for the request just sent; returns the request's log entry. */
+  record(usage: ProviderUsage): RequestLog;
+  /** Metrics, the timeline and thrashing. */
+  health(): Health;
+  /** Releases the WebAssembly memory. */
+  free(): void;
+}

@@ -11,6 +11,7 @@ mod estimate;
 mod plan_compaction;
 mod prune;
 mod repair;
+mod session;
 mod summarize_offline;
 mod summarizer;
 mod validate;
