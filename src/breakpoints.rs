@@ -231,7 +231,8 @@ pub fn cache_breakpoints(body: &Value, options: &BreakpointOptions) -> Result<Br
             _ => break,
         }
     }
-    gains.sort_by_key(|&(k, _)| k);
+    // Request order (no sort: at most 4, and a sort would add its code to the package).
+    let gains: Vec<(usize, f64)> = (0..places.len()).filter_map(|k| gains.iter().find(|g| g.0 == k).copied()).collect();
 
     let n = input.items.len();
     let mut slots: Vec<Slot> = (0..n).map(Slot::Keep).collect();
@@ -262,15 +263,13 @@ pub fn cache_breakpoints(body: &Value, options: &BreakpointOptions) -> Result<Br
 /// reads the longest marked prefix still unchanged (reuse chances fall along the request), and this
 /// one reads the previous request's entry when a marker is close enough after it.
 fn expected(places: &[Place], chosen: &[usize], previous_end: Option<usize>) -> f64 {
-    let mut sorted = chosen.to_vec();
-    sorted.sort_unstable();
     let mut next = 0.0;
-    for (j, &k) in sorted.iter().enumerate() {
-        let later = sorted.get(j + 1).map_or(0.0, |&l| places[l].reuse);
+    for &k in chosen {
+        let later = chosen.iter().filter(|&&l| l > k).min().map_or(0.0, |&l| places[l].reuse);
         next += places[k].tokens as f64 * (places[k].reuse - later).max(0.0);
     }
     let now = previous_end.map_or(0.0, |e| {
-        let reached = sorted.iter().any(|&k| k >= e && places[k].blocks - places[e].blocks <= LOOKBACK_BLOCKS);
+        let reached = chosen.iter().any(|&k| k >= e && places[k].blocks - places[e].blocks <= LOOKBACK_BLOCKS);
         if reached { places[e].tokens as f64 * REUSE_PREVIOUS } else { 0.0 }
     });
     next + now

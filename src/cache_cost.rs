@@ -141,7 +141,7 @@ pub fn judge(tokens: &[u32], saved: &[(usize, u64)], cached: u64, prices: &Cache
     CacheDecision { applied, reason, cached_tokens: cached, invalidated_tokens: invalidated, saved_tokens: saved_total, net_saving, horizon: prices.horizon }
 }
 
-/// The rule applied to prune's candidates (`(message, result)` pairs, message order or not).
+/// The rule applied to prune's candidates (`(message, result)` pairs, newest first).
 pub fn judge_prune(
     conv: &crate::format::Conversation,
     tokens: &[u32],
@@ -154,7 +154,7 @@ pub fn judge_prune(
         .iter()
         .map(|&(i, k)| (i, (options.profile.text(&conv.messages[i].tool_results[k].text) - placeholder_tokens).max(0.0) as u64))
         .collect();
-    saved.sort_unstable();
+    saved.reverse(); // prune lists its candidates newest first
     let cached = cached_prefix(tokens, prices, options.usage.last().map(|r| r.message_count));
     let total: u64 = tokens.iter().map(|&t| u64::from(t)).sum();
     judge(tokens, &saved, cached, prices, total > u64::from(options.limit()))

@@ -33,18 +33,22 @@ pub struct SessionOptions {
 impl SessionOptions {
     /// The shared options, `cache` on by default (`false` turns the rule off), and `thrashAfter`.
     pub fn from_json(v: &Value) -> Result<SessionOptions> {
-        let mut obj = match v {
-            Value::Null => Map::new(),
-            Value::Object(o) => o.clone(),
+        let empty = Map::new();
+        let given = match v {
+            Value::Null => &empty,
+            Value::Object(o) => o,
             other => return Err(Error::option("options", format!("expected an object, got {}", type_name(other)))),
         };
-        let thrash_after = match obj.remove("thrashAfter") {
+        let mut obj: Map<String, Value> = given.iter().filter(|(k, _)| *k != "thrashAfter").map(|(k, v)| (k.clone(), v.clone())).collect();
+        if !obj.contains_key("cache") {
+            obj.insert("cache".into(), Value::Bool(true));
+        }
+        let thrash_after = match given.get("thrashAfter") {
             None | Some(Value::Null) => DEFAULT_THRASH_AFTER,
             Some(v) => v.as_u64().filter(|&n| (1..=1000).contains(&n)).map(|n| n as usize).ok_or_else(|| {
                 Error::option("options.thrashAfter", format!("expected a whole number from 1 to 1000, got {v}"))
             })?,
         };
-        obj.entry("cache").or_insert(Value::Bool(true));
         Ok(SessionOptions { base: Options::from_json(&Value::Object(obj))?, thrash_after })
     }
 }
@@ -155,7 +159,7 @@ pub struct Thrash {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Health {
+pub struct Health<'a> {
     pub requests: usize,
     pub prompt_tokens: u64,
     pub cached_tokens: u64,
@@ -173,7 +177,7 @@ pub struct Health {
     pub stalls: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub thrashing: Option<Thrash>,
-    pub timeline: Vec<RequestLog>,
+    pub timeline: &'a [RequestLog],
 }
 
 /// What `prepare` decided.
@@ -408,7 +412,7 @@ impl SessionCore {
         Some(Thrash { since, requests: run, changed_at, edit, cause })
     }
 
-    pub fn health(&self) -> Health {
+    pub fn health(&self) -> Health<'_> {
         let reported: Vec<Usage> = self.timeline.iter().filter_map(|r| r.usage).collect();
         let total = |f: fn(&Usage) -> u64| reported.iter().map(f).sum::<u64>();
         let prompt = total(|u| u.prompt_tokens);
@@ -426,7 +430,7 @@ impl SessionCore {
             deferred: self.deferred,
             stalls: self.stalls,
             thrashing: self.thrashing(),
-            timeline: self.timeline.clone(),
+            timeline: &self.timeline,
         }
     }
 }

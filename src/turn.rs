@@ -12,7 +12,7 @@ use crate::format::{self, Format};
 use crate::input::Input;
 use crate::text::cut_middle;
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// Claude Code's default cap on a command's output (`BASH_MAX_OUTPUT_LENGTH`), in characters.
 pub const DEFAULT_MAX_INPUT_CHARS: usize = 30_000;
@@ -49,7 +49,8 @@ struct ToolResultIn<'a> {
 
 /// Builds the turn's messages, to append to `input`'s history.
 pub fn assemble_turn(input: &Input, turn: &Value, options: &Value) -> Result<Turn> {
-    let opts = obj_or_empty(options, "options")?;
+    let empty = Map::new();
+    let opts = obj_or_empty(options, "options", &empty)?;
     for key in opts.keys() {
         if key != "format" && key != "maxInputChars" {
             return Err(Error::option(format!("options.{key}"), "unknown option; assemble_turn reads format and maxInputChars"));
@@ -68,7 +69,7 @@ pub fn assemble_turn(input: &Input, turn: &Value, options: &Value) -> Result<Tur
     };
     // An empty history has no shape to detect: it reads as the forced format or OpenAI Chat.
     let conv = format::read_unchecked(input, forced.or(input.items.is_empty().then_some(Format::OpenAiChat)))?;
-    let t = obj_or_empty(turn, "turn")?;
+    let t = obj_or_empty(turn, "turn", &empty)?;
     for key in t.keys() {
         if !matches!(key.as_str(), "toolResults" | "context" | "text") {
             return Err(Error::input(format!("turn.{key}"), "unknown field; a turn has toolResults, context and text"));
@@ -78,7 +79,7 @@ pub fn assemble_turn(input: &Input, turn: &Value, options: &Value) -> Result<Tur
     let mut results = Vec::new();
     for (i, r) in array(t.get("toolResults"), "turn.toolResults")?.iter().enumerate() {
         let path = format!("turn.toolResults[{i}]");
-        let r = obj_or_empty(r, &path)?;
+        let r = obj_or_empty(r, &path, &empty)?;
         let id = string(r.get("toolCallId"), &format!("{path}.toolCallId"))?;
         let call = conv.messages.iter().flat_map(|m| &m.tool_calls).find(|c| c.id == id);
         let name = match (r.get("name").and_then(Value::as_str), call) {
@@ -93,10 +94,10 @@ pub fn assemble_turn(input: &Input, turn: &Value, options: &Value) -> Result<Tur
     let mut pieces = Vec::new();
     for (i, c) in array(t.get("context"), "turn.context")?.iter().enumerate() {
         let path = format!("turn.context[{i}]");
-        let c = obj_or_empty(c, &path)?;
+        let c = obj_or_empty(c, &path, &empty)?;
         let tag = tag_name(string(c.get("tag"), &format!("{path}.tag"))?, &format!("{path}.tag"))?;
         let mut attributes = String::new();
-        for (k, v) in obj_or_empty(c.get("attributes").unwrap_or(&Value::Null), &format!("{path}.attributes"))? {
+        for (k, v) in obj_or_empty(c.get("attributes").unwrap_or(&Value::Null), &format!("{path}.attributes"), &empty)? {
             let at = format!("{path}.attributes.{k}");
             let value = string(Some(v), &at)?;
             attributes.push_str(&format!(" {}=\"{}\"", tag_name(k, &at)?, escape_attribute(value)));
@@ -118,49 +119,61 @@ pub fn assemble_turn(input: &Input, turn: &Value, options: &Value) -> Result<Tur
 }
 
 fn write(format: Format, results: &[ToolResultIn], pieces: &[String]) -> Vec<Value> {
-    let joined = pieces.join("\n\n");
+    // Plain loops and `object` rather than `json!` and iterator chains: the same output for a
+    // fraction of the WebAssembly.
     let mut out = Vec::new();
-    match format {
-        Format::Anthropic => {
-            let mut content: Vec<Value> = results.iter().map(|r| json!({ "type": "tool_result", "tool_use_id": r.id, "content": r.text, "is_error": r.is_error })).collect();
-            content.extend(pieces.iter().map(|p| json!({ "type": "text", "text": p })));
-            out.push(json!({ "role": "user", "content": content }));
-        }
-        Format::Gemini => {
-            let mut parts: Vec<Value> = results.iter().map(|r| {
-                let response = if r.is_error { json!({ "error": r.text }) } else { json!({ "output": r.text }) };
+    let mut parts = Vec::new();
+    for r in results {
+        let text = Value::from(r.text.as_str());
+        match format {
+            Format::Anthropic => parts.push(object(&[("type", "tool_result".into()), ("tool_use_id", r.id.into()), ("content", text), ("is_error", r.is_error.into())])),
+            Format::Gemini => {
+                let response = object(&[(if r.is_error { "error" } else { "output" }, text)]);
                 // Ids made from positions are ours: Gemini pairs those by name.
-                match r.id.contains('@') {
-                    true => json!({ "functionResponse": { "name": r.name, "response": response } }),
-                    false => json!({ "functionResponse": { "name": r.name, "id": r.id, "response": response } }),
-                }
-            }).collect();
-            parts.extend(pieces.iter().map(|p| json!({ "text": p })));
-            out.push(json!({ "role": "user", "parts": parts }));
-        }
-        Format::OpenAiChat | Format::OpenAiResponses => {
-            out.extend(results.iter().map(|r| match format {
-                Format::OpenAiChat => json!({ "role": "tool", "tool_call_id": r.id, "content": r.text }),
-                _ => json!({ "type": "function_call_output", "call_id": r.id, "output": r.text }),
-            }));
-            if !pieces.is_empty() {
-                out.push(format.summary_message(&joined));
+                let id = if r.id.contains('@') { Value::Null } else { r.id.into() };
+                parts.push(object(&[("functionResponse", object(&[("name", r.name.as_str().into()), ("id", id), ("response", response)]))]));
             }
-        }
-        Format::AiSdk => {
-            if !results.is_empty() {
-                let parts: Vec<Value> = results.iter().map(|r| {
-                    let kind = if r.is_error { "error-text" } else { "text" };
-                    json!({ "type": "tool-result", "toolCallId": r.id, "toolName": r.name, "output": { "type": kind, "value": r.text } })
-                }).collect();
-                out.push(json!({ "role": "tool", "content": parts }));
-            }
-            if !pieces.is_empty() {
-                out.push(format.summary_message(&joined));
+            Format::OpenAiChat => out.push(object(&[("role", "tool".into()), ("tool_call_id", r.id.into()), ("content", text)])),
+            Format::OpenAiResponses => out.push(object(&[("type", "function_call_output".into()), ("call_id", r.id.into()), ("output", text)])),
+            Format::AiSdk => {
+                let output = object(&[("type", (if r.is_error { "error-text" } else { "text" }).into()), ("value", text)]);
+                parts.push(object(&[("type", "tool-result".into()), ("toolCallId", r.id.into()), ("toolName", r.name.as_str().into()), ("output", output)]));
             }
         }
     }
+    let (field, role) = match format {
+        Format::Anthropic => ("content", "user"),
+        Format::Gemini => ("parts", "user"),
+        _ => {
+            if !parts.is_empty() {
+                out.push(object(&[("role", "tool".into()), ("content", Value::Array(parts))]));
+            }
+            if !pieces.is_empty() {
+                out.push(format.summary_message(&pieces.join("\n\n")));
+            }
+            return out;
+        }
+    };
+    for p in pieces {
+        let text = Value::from(p.as_str());
+        parts.push(match format {
+            Format::Anthropic => object(&[("type", "text".into()), ("text", text)]),
+            _ => object(&[("text", text)]),
+        });
+    }
+    out.push(object(&[("role", role.into()), (field, Value::Array(parts))]));
     out
+}
+
+/// An object of the given fields in order, leaving out nulls.
+fn object(fields: &[(&str, Value)]) -> Value {
+    let mut m = Map::new();
+    for (k, v) in fields {
+        if !v.is_null() {
+            m.insert((*k).to_string(), v.clone());
+        }
+    }
+    Value::Object(m)
 }
 
 /// At most `max` characters: the head and the tail with a marked middle, and the full size noted.
@@ -202,10 +215,9 @@ fn escape_attribute(v: &str) -> String {
     v.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;").replace('\n', " ")
 }
 
-fn obj_or_empty<'a>(v: &'a Value, path: &str) -> Result<&'a Map<String, Value>> {
-    static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
+fn obj_or_empty<'a>(v: &'a Value, path: &str, empty: &'a Map<String, Value>) -> Result<&'a Map<String, Value>> {
     match v {
-        Value::Null => Ok(EMPTY.get_or_init(Map::new)),
+        Value::Null => Ok(empty),
         Value::Object(o) => Ok(o),
         other => Err(Error::input(path, format!("expected an object, got {}", type_name(other)))),
     }
@@ -240,6 +252,7 @@ fn content_text(v: Option<&Value>, path: &str) -> Result<String> {
 mod tests {
     use super::*;
     use crate::format::read_items;
+    use serde_json::json;
 
     fn history(format: Format) -> Vec<Value> {
         match format {
