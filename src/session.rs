@@ -269,6 +269,9 @@ impl SessionCore {
         let o = self.turn_options(input, &est.per_message);
         let mut stalled = false;
         let mut cache = None;
+        // Over the limit, compaction comes before pruning: pruning there keeps the history hovering
+        // at the limit, rewriting its prefix again every few turns (the replay test measured both:
+        // compacting first cost 4% less than pruning first).
         if est.total > u64::from(o.limit()) || o.force {
             let plan = plan_compaction(input, &o)?;
             if plan.needed && !plan.jobs.is_empty() {
