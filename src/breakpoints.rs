@@ -65,7 +65,11 @@ impl BreakpointOptions {
             Value::Object(o) => o,
             other => return Err(Error::option("options", format!("expected an object, got {}", type_name(other)))),
         };
-        let rest: Map<String, Value> = obj.iter().filter(|(k, _)| !OWN_KEYS.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
+        // Inserted one by one: collecting into a map would bring a sort into the WebAssembly.
+        let mut rest = Map::new();
+        for (k, v) in obj.iter().filter(|(k, _)| !OWN_KEYS.contains(&k.as_str())) {
+            rest.insert(k.clone(), v.clone());
+        }
         let mut base = Options::from_json(&Value::Object(rest))?;
         let model = obj.get("model").and_then(Value::as_str);
         if model.is_none() && !obj.contains_key("tokenizer") {

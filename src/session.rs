@@ -39,9 +39,11 @@ impl SessionOptions {
             Value::Object(o) => o,
             other => return Err(Error::option("options", format!("expected an object, got {}", type_name(other)))),
         };
-        let mut obj: Map<String, Value> = given.iter().filter(|(k, _)| *k != "thrashAfter").map(|(k, v)| (k.clone(), v.clone())).collect();
-        if !obj.contains_key("cache") {
-            obj.insert("cache".into(), Value::Bool(true));
+        // Inserted one by one: collecting into a map would bring a sort into the WebAssembly.
+        let mut obj = Map::new();
+        obj.insert("cache".into(), Value::Bool(true));
+        for (k, v) in given.iter().filter(|(k, _)| *k != "thrashAfter") {
+            obj.insert(k.clone(), v.clone());
         }
         let thrash_after = match given.get("thrashAfter") {
             None | Some(Value::Null) => DEFAULT_THRASH_AFTER,

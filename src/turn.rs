@@ -75,40 +75,48 @@ pub fn assemble_turn(input: &Input, turn: &Value, options: &Value) -> Result<Tur
             return Err(Error::input(format!("turn.{key}"), "unknown field; a turn has toolResults, context and text"));
         }
     }
+    // Paths and pieces are built with `concat` rather than `format!`: each `format!` call site adds
+    // its own code to the WebAssembly.
     let mut cut = Vec::new();
     let mut results = Vec::new();
     for (i, r) in array(t.get("toolResults"), "turn.toolResults")?.iter().enumerate() {
-        let path = format!("turn.toolResults[{i}]");
+        let path = concat(&["turn.toolResults[", &i.to_string(), "]"]);
         let r = obj_or_empty(r, &path, &empty)?;
-        let id = string(r.get("toolCallId"), &format!("{path}.toolCallId"))?;
+        let id_path = concat(&[&path, ".toolCallId"]);
+        let id = string(r.get("toolCallId"), &id_path)?;
         let call = conv.messages.iter().flat_map(|m| &m.tool_calls).find(|c| c.id == id);
         let name = match (r.get("name").and_then(Value::as_str), call) {
-            (Some(n), _) => n.to_string(),
-            (None, Some(c)) => c.name.to_string(),
-            (None, None) => return Err(Error::input(format!("{path}.toolCallId"), format!("no tool call {id:?} in the history; pass `name` for a call without an id"))),
+            (Some(n), _) => n,
+            (None, Some(c)) => c.name,
+            (None, None) => return Err(Error::input(id_path, "no tool call with this id in the history; pass `name` for a call without an id")),
         };
-        let text = bounded(content_text(r.get("content"), &format!("{path}.content"))?, max, &format!("{path}.content"), &mut cut);
+        let content_path = concat(&[&path, ".content"]);
+        let text = bounded(content_text(r.get("content"), &content_path)?, max, content_path, &mut cut);
         let is_error = r.get("isError").and_then(Value::as_bool).unwrap_or(false);
-        results.push(ToolResultIn { id, name, text, is_error });
+        results.push(ToolResultIn { id, name: name.to_string(), text, is_error });
     }
     let mut pieces = Vec::new();
     for (i, c) in array(t.get("context"), "turn.context")?.iter().enumerate() {
-        let path = format!("turn.context[{i}]");
+        let path = concat(&["turn.context[", &i.to_string(), "]"]);
         let c = obj_or_empty(c, &path, &empty)?;
-        let tag = tag_name(string(c.get("tag"), &format!("{path}.tag"))?, &format!("{path}.tag"))?;
-        let mut attributes = String::new();
-        for (k, v) in obj_or_empty(c.get("attributes").unwrap_or(&Value::Null), &format!("{path}.attributes"), &empty)? {
-            let at = format!("{path}.attributes.{k}");
-            let value = string(Some(v), &at)?;
-            attributes.push_str(&format!(" {}=\"{}\"", tag_name(k, &at)?, escape_attribute(value)));
+        let tag_path = concat(&[&path, ".tag"]);
+        let tag = tag_name(string(c.get("tag"), &tag_path)?, &tag_path)?;
+        let mut piece = concat(&["<", tag]);
+        let attributes_path = concat(&[&path, ".attributes"]);
+        for (k, v) in obj_or_empty(c.get("attributes").unwrap_or(&Value::Null), &attributes_path, &empty)? {
+            let at = concat(&[&attributes_path, ".", k]);
+            let value = escape_attribute(string(Some(v), &at)?);
+            piece.push_str(&concat(&[" ", tag_name(k, &at)?, "=\"", &value, "\""]));
         }
-        let text = bounded(string(c.get("text"), &format!("{path}.text"))?.to_string(), max, &format!("{path}.text"), &mut cut);
-        pieces.push(format!("<{tag}{attributes}>\n{}\n</{tag}>", defuse_closing(&text, tag)));
+        let text_path = concat(&[&path, ".text"]);
+        let text = bounded(string(c.get("text"), &text_path)?.to_string(), max, text_path, &mut cut);
+        piece.push_str(&concat(&[">\n", &defuse_closing(&text, tag), "\n</", tag, ">"]));
+        pieces.push(piece);
     }
     if let Some(text) = t.get("text").filter(|v| !v.is_null()) {
         let text = string(Some(text), "turn.text")?;
         if !text.is_empty() {
-            pieces.push(bounded(text.to_string(), max, "turn.text", &mut cut));
+            pieces.push(bounded(text.to_string(), max, "turn.text".into(), &mut cut));
         }
     }
     if results.is_empty() && pieces.is_empty() {
@@ -177,11 +185,15 @@ fn object(fields: &[(&str, Value)]) -> Value {
 }
 
 /// At most `max` characters: the head and the tail with a marked middle, and the full size noted.
-fn bounded(text: String, max: usize, path: &str, cut: &mut Vec<Cut>) -> String {
+fn bounded(text: String, max: usize, path: String, cut: &mut Vec<Cut>) -> String {
     let Some((byte_max, _)) = text.char_indices().nth(max) else { return text };
     let chars = text.chars().count();
-    cut.push(Cut { path: path.to_string(), chars });
-    format!("{}\n[the full input was {chars} characters; its middle was cut]", cut_middle(&text, byte_max))
+    cut.push(Cut { path, chars });
+    concat(&[&cut_middle(&text, byte_max), "\n[the full input was ", &chars.to_string(), " characters; its middle was cut]"])
+}
+
+fn concat(parts: &[&str]) -> String {
+    parts.concat()
 }
 
 /// A tag or attribute name: letters, digits, `_`, `-`, `.`, `:`, not starting with a digit or punctuation.
