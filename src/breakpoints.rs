@@ -176,7 +176,8 @@ pub fn cache_breakpoints(body: &Value, options: &BreakpointOptions) -> Result<Br
         let last = tools.len() - 1;
         places.push(Place { target: "tools", index: None, block: last, tokens: covered.ceil() as u64, blocks, reuse: REUSE_FIXED, existing: tools.iter().any(has_marker) });
     }
-    covered = covered.max(f64::from(request_overhead(o, &input, &mut |t| Ok(profile.text(t)))?));
+    // The system prompt (and `options.tools`) as `estimate` counts them; the reply priming is in already.
+    covered += f64::from(request_overhead(o, &input, &mut |t| Ok(profile.text(t)))?) - profile.per_reply;
     if let (Some(system), Some(_)) = (input.system, input.key) {
         let (count, last, existing) = match system {
             Value::Array(b) => (b.len(), markable(b), b.iter().any(has_marker)),
@@ -405,6 +406,17 @@ mod tests {
         let out = materialize(&b.slots, body["messages"].as_array().unwrap());
         assert_eq!(out[18]["content"][0]["tool_use_id"], "t7");
         assert_eq!(out[18]["content"][0]["cache_control"]["type"], "ephemeral");
+    }
+
+    #[test]
+    fn tools_come_first_and_the_system_marker_covers_both() {
+        let mut body = chat_body();
+        body["tools"] = json!([{ "name": "search", "description": words(2000), "input_schema": { "type": "object" } }]);
+        let b = cache_breakpoints(&body, &opts(json!({}))).unwrap();
+        let plain = cache_breakpoints(&chat_body(), &opts(json!({}))).unwrap();
+        let system = |r: &BreakpointReport| r.breakpoints.iter().find(|b| b.target == "system").map(|b| b.tokens).unwrap();
+        assert!(system(&b.report) > system(&plain.report) + 1900, "the tools precede the system prompt in the prefix");
+        assert!(b.report.breakpoints.len() <= MAX_BREAKPOINTS);
     }
 
     #[test]
