@@ -6,7 +6,7 @@ use crate::facts::{command_line, error_lines, paths};
 use crate::format::Conversation;
 use crate::message::Role;
 use crate::template::SNAPSHOT_TAG;
-use crate::text::{cut_middle, one_line, split_summary};
+use crate::text::{cut_middle, one_line, opens_summary, split_summary};
 use std::fmt::Write;
 
 const MAX_REQUESTS: usize = 8;
@@ -26,10 +26,14 @@ pub fn digest(conv: &Conversation, indices: &[usize], max_chars: usize, snapshot
     let mut last_words = None;
     for (i, m) in msgs() {
         let mut text: &str = &m.text;
+        if m.is_summary && !opens_summary(text) {
+            continue; // the question or acknowledgement a summary shape adds
+        }
+        let split;
         if m.is_summary {
-            let (summary, rest) = split_summary(text);
-            earlier.push(summary);
-            text = rest;
+            split = split_summary(&m.text);
+            earlier.push(split.0);
+            text = &split.1;
         }
         match m.role {
             Role::User if !text.is_empty() => {

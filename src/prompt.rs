@@ -7,11 +7,11 @@ use crate::fingerprint::Hasher;
 use crate::format::Conversation;
 use crate::message::Role;
 use crate::template::Template;
-use crate::text::{cut_middle, one_line, split_summary};
+use crate::text::{cut_middle, one_line, opens_summary, split_summary};
 use serde::Serialize;
 use std::fmt::Write;
 
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
 pub struct Prompt {
     pub system: String,
     pub user: String,
@@ -50,19 +50,32 @@ messages made obsolete, and do not mention that summaries were merged.
 /// Builds the prompt for the messages at `indices` (in order). `seed` makes the nonce depend on the
 /// conversation, so the same input always gives the same prompt.
 pub fn summary_prompt(conv: &Conversation, indices: &[usize], seed: u64) -> Prompt {
-    render(conv, indices, seed, CUTS, None, &Template::Sections)
+    render(conv, indices, seed, CUTS, None, &Template::Sections, "")
+}
+
+/// The user's newest request (message `i`), as a block that follows the transcript: the summary
+/// should keep what answering it needs. Delimited like the transcript, for the same reason.
+pub fn latest_request(conv: &Conversation, i: usize, seed: u64) -> String {
+    let nonce = nonce(conv, &[i], seed ^ 0x5eed);
+    let text = conv.messages.get(i).map_or("", |m| m.text.as_ref());
+    format!(
+        "\n\nThe user's current request follows between the <request-{nonce}> tags, for context only: do not answer it, \
+         but keep in the summary what answering it needs.\n<request-{nonce}>\n{}\n</request-{nonce}>",
+        cut_middle(text, CUTS.user_text)
+    )
 }
 
 /// The prompt, degraded until `fits` accepts it, for a summarizer whose window the full transcript
 /// would overflow: first tool outputs and long texts are cut harder, then the oldest messages are left
 /// out with a note (an earlier summary of ours is always kept: it is the memory of what came before).
 /// Also returns what was given up, for the plan's warnings.
-pub fn fitted_prompt(conv: &Conversation, indices: &[usize], seed: u64, template: &Template, fits: impl Fn(&Prompt) -> bool) -> (Prompt, Option<String>) {
-    let full = render(conv, indices, seed, CUTS, None, template);
+pub fn fitted_prompt(conv: &Conversation, indices: &[usize], seed: u64, template: &Template, suffix: &str, fits: impl Fn(&Prompt) -> bool) -> (Prompt, Option<String>) {
+    let render = |indices: &[usize], cuts: Cuts, left_out: Option<&[usize]>| render(conv, indices, seed, cuts, left_out, template, suffix);
+    let full = render(indices, CUTS, None);
     if fits(&full) {
         return (full, None);
     }
-    let tight = render(conv, indices, seed, TIGHT_CUTS, None, template);
+    let tight = render(indices, TIGHT_CUTS, None);
     if fits(&tight) {
         return (tight, Some("tool outputs and long messages were cut harder in the summary prompt to fit the summarizer's window".into()));
     }
@@ -77,14 +90,14 @@ pub fn fitted_prompt(conv: &Conversation, indices: &[usize], seed: u64, template
     let (mut lo, mut hi) = (1, others.len());
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        if fits(&render(conv, &keep_from(mid), seed, TIGHT_CUTS, Some(&others[..mid]), template)) {
+        if fits(&render(&keep_from(mid), TIGHT_CUTS, Some(&others[..mid]))) {
             hi = mid;
         } else {
             lo = mid + 1;
         }
     }
     let left_out = &others[..lo.min(others.len())];
-    let prompt = render(conv, &keep_from(lo), seed, TIGHT_CUTS, Some(left_out), template);
+    let prompt = render(&keep_from(lo), TIGHT_CUTS, Some(left_out));
     let warning = format!(
         "the {} oldest messages of the range (#{}-#{}) were left out of the summary prompt to fit the summarizer's window",
         left_out.len(),
@@ -94,7 +107,7 @@ pub fn fitted_prompt(conv: &Conversation, indices: &[usize], seed: u64, template
     (prompt, Some(warning))
 }
 
-fn render(conv: &Conversation, indices: &[usize], seed: u64, cuts: Cuts, left_out: Option<&[usize]>, template: &Template) -> Prompt {
+fn render(conv: &Conversation, indices: &[usize], seed: u64, cuts: Cuts, left_out: Option<&[usize]>, template: &Template, suffix: &str) -> Prompt {
     let nonce = nonce(conv, indices, seed);
     let mut t = String::new();
     let _ = writeln!(t, "Summarize the conversation transcript between the <transcript-{nonce}> tags below.");
@@ -107,7 +120,7 @@ fn render(conv: &Conversation, indices: &[usize], seed: u64, cuts: Cuts, left_ou
     for &i in indices {
         render_message(&mut t, conv, i, &nonce, cuts);
     }
-    let _ = write!(t, "</transcript-{nonce}>");
+    let _ = write!(t, "</transcript-{nonce}>{suffix}");
     template.prompt(&t)
 }
 
@@ -117,11 +130,15 @@ fn render_message(t: &mut String, conv: &Conversation, i: usize, nonce: &str, cu
         let _ = writeln!(t, "[{nonce} #{i} {what}]");
     };
     let mut text: &str = &m.text;
+    if m.is_summary && !opens_summary(text) {
+        return; // the question or acknowledgement a summary shape adds: nothing to tell
+    }
+    let split;
     if m.is_summary {
-        let (summary, rest) = split_summary(text);
+        split = split_summary(&m.text);
         header(t, "earlier summary");
-        let _ = writeln!(t, "{summary}");
-        text = rest;
+        let _ = writeln!(t, "{}", split.0);
+        text = &split.1;
         if text.is_empty() && m.tool_results.is_empty() {
             return;
         }

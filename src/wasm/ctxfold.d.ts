@@ -68,7 +68,7 @@ export interface Options {
   minimumPruneTokens?: number;
   /** Tool names whose outputs are never pruned. */
   protectedTools?: string[];
-  /** Prune: the text that replaces a cleared output. Default `"[Old tool result content cleared]"`. */
+  /** Prune: the text that replaces a cleared output; `{chars}` in it becomes the output's length in characters. Default `"[Old tool result content cleared]"`. */
   placeholder?: string;
   /** Plan a compaction even when the history is under the limit (a user's "/compact"). */
   force?: boolean;
@@ -83,9 +83,55 @@ export interface Options {
    * The form the summary is asked for: `"sections"` (the default: headed sections for coding agents), `"snapshot"`
    * (one `<state_snapshot>` XML element: overall goal, key knowledge, file-system state, recent actions, current
    * plan; `apply_summary` then refuses an answer without it with `SUMMARY_MALFORMED`), `"general"` (prose, for chat
-   * apps), or your own `{ system?, user }` where `user` holds `{transcript}` (the delimited transcript goes there).
+   * apps), `"progress"` (Claude Code's four sections: task progress, key decisions, current file state, active
+   * context), or your own `{ system?, user }` where `user` holds `{transcript}` (the delimited transcript goes there).
    */
-  template?: "sections" | "snapshot" | "general" | { system?: string; user: string };
+  template?: "sections" | "snapshot" | "general" | "progress" | { system?: string; user: string };
+  /**
+   * Start from the documented behaviour of a known system; options given explicitly override it.
+   * `"opencode"`: prune protects the newest 20 000 tokens of output and runs only when 10 000 would go; compact
+   * when the input passes the window minus 32 000 for the answer; the summary answers a "What did we do so far?"
+   * user turn. `"spring-ai"`: prune keeps the newest 4 outputs and makes the others `[truncated: N chars]`, `Skill`
+   * untouched; compact above 60 000 tokens into a system message starting 【历史摘要】, with the user's current
+   * request in view. `"claude-code"`: soft/hard limits at 0.70/0.90; keep the last 4 turns or 20 000 tokens;
+   * the largest runs of tool exchanges are summarized first, each to about a fifth; summaries are never
+   * summarized again; the `progress` template. `"gemini-cli"`: compact at 0.70, keep the newest 30%, cut only
+   * before a user message, a `<state_snapshot>` the model acknowledges. `"smart"`: critical messages stay
+   * verbatim (`keepCritical`), the rest is summarized in chunks of 20 messages (`hierarchical`).
+   */
+  preset?: "opencode" | "spring-ai" | "claude-code" | "gemini-cli" | "smart";
+  /** Compaction is also needed above this many input tokens, whatever the window (the lower limit wins). */
+  thresholdTokens?: number;
+  /** Where the kept tail may start: `"exchange"` (default: before a user message when one is in reach, else between complete tool exchanges) or `"user"` (only before a user message, unless no user turn fits even at twice the tail's budget). */
+  splitAt?: "exchange" | "user";
+  /**
+   * How the messages to summarize are chosen: `"tail"` (default: everything before the kept tail, one summary),
+   * `"regions"` (the largest runs of tool exchanges first, each summarized on its own, until the history is at
+   * three quarters of the limit; user and assistant text stay; if that cannot get under the limit, `"tail"`), or
+   * `"hierarchical"` (everything before the tail, in chunks of `chunkMessages` summarized separately, possibly in
+   * parallel, and joined into one summary).
+   */
+  strategy?: "tail" | "regions" | "hierarchical";
+  /** `hierarchical`: about this many messages per chunk (each chunk ends where no tool exchange is split). Default 20. */
+  chunkMessages?: number;
+  /** Whether an earlier summary is merged into the next one (default true). With false, summaries stay as they are, and a history with nothing else to compact throws `CANNOT_COMPACT_FURTHER`. */
+  resummarize?: boolean;
+  /** Indices of messages never to summarize: they stay verbatim after the summary, each with its tool call or results. In formats whose turns alternate, a pin that would put two turns of one role side by side is summarized instead, with a warning. */
+  pin?: number[];
+  /** Keep critical messages verbatim (newest first, within a quarter of the limit): calls of `criticalTools`, tool results that report errors, and user messages that state constraints (must, never, don't, 不能, 必须, 禁止, 要求, 约束…). */
+  keepCritical?: boolean;
+  /** With `keepCritical`: the tools whose calls are critical. Default: common file-writing and code-running tools (`write_file`, `edit`, `apply_patch`, `str_replace_editor`, `execute_code`, …). */
+  criticalTools?: string[];
+  /** How the summary goes back: `"message"` (default: one user message, merged into the next user turn where turns alternate), `"exchange"` (a "What did we do so far?" user turn and the summary as the assistant's answer), `"system"` (a system message; Anthropic and Gemini get `"message"`), `"acknowledged"` (the summary as a user turn, then an assistant turn acknowledging it). */
+  summaryShape?: "message" | "exchange" | "system" | "acknowledged";
+  /** One line (at most 64 bytes) the summary message starts with, such as `"【历史摘要】"`. */
+  summaryPrefix?: string;
+  /** Show the user's newest request to the summarizer after the transcript, so the summary keeps what answering it needs. */
+  includeLatestRequest?: boolean;
+  /** Prune: the newest this-many tool outputs are never cleared, whatever their size. Default 0. */
+  protectResults?: number;
+  /** Prune: in the calls whose outputs are cleared, strings longer than this many characters inside the arguments keep their start and a note of their length (`… [truncated: N chars]`); arguments held as JSON text stay valid JSON. Off by default. */
+  maxArgumentChars?: number;
   /**
    * Cache-aware pruning: `prune` clears outputs only when the tokens saved over the next `horizon` requests pay for the
    * cached prefix the edit makes the provider write again (or when the history is over the limit); otherwise it clears
@@ -209,6 +255,8 @@ export interface PruneResult {
   messages: Messages;
   /** What was cleared, in message order (empty when less than `minimumPruneTokens` would go). */
   pruned: PrunedOutput[];
+  /** With `maxArgumentChars`: the tool calls whose arguments were shortened; `index` is the calling message, and the tokens are the arguments'. */
+  cutArguments: PrunedOutput[];
   /** Estimated tokens before pruning. */
   tokensBefore: number;
   /** Estimated tokens after pruning. */
@@ -268,12 +316,20 @@ export interface Plan {
   /** How many messages the plan was made from; messages appended later are kept as they are. */
   messageCount: number;
   /** The template the summary is asked in; `apply_summary` checks a `snapshot` answer's form. */
-  template: "sections" | "snapshot" | "general" | "custom";
+  template: "sections" | "snapshot" | "general" | "progress" | "custom";
+  /** The preset the options started from, or null. */
+  preset: string | null;
+  /** How the summarized messages were chosen. */
+  strategy: "tail" | "regions" | "hierarchical";
+  /** How `apply_summary` writes the summary back. */
+  summaryShape: "message" | "exchange" | "system" | "acknowledged";
+  /** The line the summary message starts with, or null. */
+  summaryPrefix: string | null;
   /** Ranges kept verbatim. */
   keep: Range[];
-  /** Ranges replaced by a summary. */
+  /** Ranges replaced by a summary: one for `tail` and `hierarchical`, one per region for `regions`. Jobs whose ranges lie in one of them are joined into its summary. */
   summarize: Range[];
-  /** System and developer messages inside `summarize` ranges, kept verbatim after the summary. */
+  /** Messages inside `summarize` ranges kept verbatim after the summary: system and developer messages, `pin`s, critical messages, each with its tool exchange. */
   pinned: number[];
   /** Index of an earlier ctxfold summary that the new one merges and replaces. */
   previousSummary: number | null;
@@ -360,7 +416,7 @@ export interface RepairResult {
 /**
  * Errors are thrown as `Error`s (name `CtxfoldError`) with a stable `code` — `INVALID_INPUT`,
  * `INVALID_OPTION`, `INVALID_PLAN`, `STALE_PLAN`, `SUMMARY_EMPTY`, `SUMMARY_MALFORMED`, `SUMMARY_NOT_SMALLER`,
- * `NOTHING_TO_APPLY`, and in browsers `NOT_INITIALIZED` (a function called before `await init()`) — and the `path` of the offending field (e.g. `messages[3].tool_call_id`).
+ * `NOTHING_TO_APPLY`, `CANNOT_COMPACT_FURTHER` (over the limit with nothing left to compact, when `resummarize` is false), and in browsers `NOT_INITIALIZED` (a function called before `await init()`) — and the `path` of the offending field (e.g. `messages[3].tool_call_id`).
  */
 export interface CtxfoldError extends Error {
   /** The stable error code. */
