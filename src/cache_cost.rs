@@ -105,26 +105,24 @@ pub struct CacheDecision {
     pub horizon: u32,
 }
 
-/// Judges edits that save `saved[k].1` tokens at message `saved[k].0`, given the tokens of each
-/// message (the prefix positions) and the cached prefix.
+/// Judges edits that save `saved[k].1` tokens at message `saved[k].0` (in any order), given the
+/// tokens of each message (the prefix positions) and the cached prefix.
 pub fn judge(tokens: &[u32], saved: &[(usize, u64)], cached: u64, prices: &CachePrices, over_limit: bool) -> CacheDecision {
-    let first = saved.iter().map(|s| s.0).min().unwrap_or(tokens.len());
-    let before: u64 = tokens[..first.min(tokens.len())].iter().map(|&t| u64::from(t)).sum();
-    let invalidated = cached.saturating_sub(before);
+    // before[i]: tokens of the messages before message i.
+    let mut before = Vec::with_capacity(tokens.len() + 1);
+    let mut at = 0u64;
+    before.push(0);
+    for &t in tokens {
+        at += u64::from(t);
+        before.push(at);
+    }
+    let first = saved.iter().map(|s| s.0).min().unwrap_or(tokens.len()).min(tokens.len());
+    let invalidated = cached.saturating_sub(before[first]);
     // Saved tokens inside the cached prefix are read at the read price; those after it would have
     // been written once and then read.
-    let mut at = 0u64;
     let (mut saved_cached, mut saved_uncached) = (0u64, 0u64);
-    let mut next = saved.iter().peekable();
-    for (i, &t) in tokens.iter().enumerate() {
-        while let Some(&&(index, s)) = next.peek() {
-            if index != i {
-                break;
-            }
-            if at < cached { saved_cached += s } else { saved_uncached += s }
-            next.next();
-        }
-        at += u64::from(t);
+    for &(index, s) in saved {
+        if before[index.min(tokens.len())] < cached { saved_cached += s } else { saved_uncached += s }
     }
     let saved_total = saved_cached + saved_uncached;
     let h = f64::from(prices.horizon);
@@ -141,23 +139,11 @@ pub fn judge(tokens: &[u32], saved: &[(usize, u64)], cached: u64, prices: &Cache
     CacheDecision { applied, reason, cached_tokens: cached, invalidated_tokens: invalidated, saved_tokens: saved_total, net_saving, horizon: prices.horizon }
 }
 
-/// The rule applied to prune's candidates (`(message, result)` pairs, newest first).
-pub fn judge_prune(
-    conv: &crate::format::Conversation,
-    tokens: &[u32],
-    candidates: &[(usize, usize)],
-    placeholder_tokens: f64,
-    prices: &CachePrices,
-    options: &crate::options::Options,
-) -> CacheDecision {
-    let mut saved: Vec<(usize, u64)> = candidates
-        .iter()
-        .map(|&(i, k)| (i, (options.profile.text(&conv.messages[i].tool_results[k].text) - placeholder_tokens).max(0.0) as u64))
-        .collect();
-    saved.reverse(); // prune lists its candidates newest first
+/// The rule applied to a prune: `saved` pairs (message, tokens saved) of its edits.
+pub fn judge_prune(tokens: &[u32], saved: &[(usize, u64)], prices: &CachePrices, options: &crate::options::Options) -> CacheDecision {
     let cached = cached_prefix(tokens, prices, options.usage.last().map(|r| r.message_count));
     let total: u64 = tokens.iter().map(|&t| u64::from(t)).sum();
-    judge(tokens, &saved, cached, prices, total > u64::from(options.limit()))
+    judge(tokens, saved, cached, prices, total > u64::from(options.limit()))
 }
 
 /// The cached prefix to assume: the host's figure, else the messages of the latest usage report,

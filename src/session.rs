@@ -338,7 +338,9 @@ impl SessionCore {
     /// Splices in the summary for the plan of the last `"compact"`.
     pub fn apply_summary(&mut self, input: &Input, summary: &Value) -> Result<Applied> {
         let plan = self.plan.as_ref().ok_or_else(|| Error::new(crate::error::Code::NothingToApply, "summary", "no compaction is pending: apply_summary follows a prepare() that returned action \"compact\""))?;
-        let plan_value = serde_json::to_value(plan).map_err(|e| Error::input("plan", e.to_string()))?;
+        // Through JSON text: `serde_json::to_value` would compile a second serializer for every plan
+        // type into the wasm.
+        let plan_value: Value = serde_json::to_string(plan).and_then(|t| serde_json::from_str(&t)).map_err(|e| Error::input("plan", e.to_string()))?;
         let applied = match apply_summary(input, &plan_value, summary) {
             Ok(a) => a,
             Err(e) => {
