@@ -2,12 +2,12 @@
 //! after checking that the plan still fits the messages, and refuses any result that is not
 //! smaller. Also reads plans back from their plain-data form, for this and the offline digest.
 
+pub use crate::audit::Audit;
 use crate::digest::digest;
 use crate::edit::Slot;
 use crate::error::{type_name, Code, Error, Result};
 use crate::estimate::{message_tokens, per_message, request_overhead, sum};
 use crate::input::Input;
-use crate::facts;
 use crate::fingerprint;
 use crate::format::{self, Conversation, Format};
 use crate::message::Role;
@@ -187,19 +187,6 @@ pub struct ApplyReport {
     pub warnings: Vec<String>,
 }
 
-/// What the summary replaced and whether it kept the salient facts, checked without an LLM.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct Audit {
-    pub summarized_messages: usize,
-    pub summarized_tokens: u64,
-    pub summary_tokens: u64,
-    /// File paths and error names from the summarized messages that the summary still mentions.
-    pub facts_kept: Vec<String>,
-    /// Those it lost.
-    pub facts_missing: Vec<String>,
-}
-
 pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<Applied> {
     let plan = PlanRef::from_json(plan)?;
     if !plan.needed || plan.jobs.is_empty() {
@@ -227,7 +214,7 @@ pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<App
         }
         cleaned.push(text);
     }
-    let cleaned = per_range(&plan, &cleaned);
+    let spliced = per_range(&plan, &cleaned);
 
     let tokens = per_message(&conv, &plan.profile);
     // What travels beside the messages, as `estimate` counts it with default options (the plan does not
@@ -238,7 +225,7 @@ pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<App
     let tokens_before = sum(&tokens) + u64::from(overhead);
     let summarized = plan.summarized();
     let summarized_tokens: u64 = summarized.iter().map(|&i| u64::from(tokens[i])).sum();
-    let (slots, summary_tokens) = splice(&plan, &conv, input.items, &cleaned);
+    let (slots, summary_tokens) = splice(&plan, &conv, input.items, &spliced);
     let tokens_after = tokens_before - summarized_tokens + summary_tokens;
     if tokens_after >= tokens_before {
         return Err(Error::new(Code::SummaryNotSmaller, "summary", format!(
@@ -253,8 +240,8 @@ pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<App
         warnings.push(format!("the history is still over the limit ({tokens_after} > {} tokens)", plan.limit));
     }
 
-    let summary_text: String = texts.join("\n");
-    let audit = audit(&conv, &summarized, summarized_tokens, summary_tokens, &summary_text);
+    // Each job's summary as it went in (cleaned, not yet joined or wrapped).
+    let audit = crate::audit::audit(&conv, &plan.jobs, &summarized, summarized_tokens, summary_tokens, &cleaned);
     Ok(Applied { slots, report: ApplyReport { tokens_before, tokens_after, audit, warnings } })
 }
 
@@ -396,33 +383,6 @@ fn extract_summary(raw: &str) -> &str {
         }
     }
     text
-}
-
-fn audit(conv: &Conversation, summarized: &[usize], summarized_tokens: u64, summary_tokens: u64, summary: &str) -> Audit {
-    let mut found = Vec::new();
-    for &i in summarized {
-        let Some(m) = conv.messages.get(i) else { continue };
-        // Paths that the user or the assistant wrote; those in tool outputs are mostly listings.
-        facts::paths(&m.text, &mut found);
-        for call in &m.tool_calls {
-            facts::paths(&call.arguments, &mut found);
-        }
-        for text in std::iter::once(m.text.as_ref()).chain(m.tool_results.iter().map(|r| r.text.as_ref())) {
-            for name in error_names(text) {
-                if !found.iter().any(|f| f == name) {
-                    found.push(name.to_string());
-                }
-            }
-        }
-    }
-    let (facts_kept, facts_missing) = found.into_iter().partition(|f| summary.contains(f.as_str()));
-    Audit { summarized_messages: summarized.len(), summarized_tokens, summary_tokens, facts_kept, facts_missing }
-}
-
-/// Names like `IndexError` or `NullPointerException`.
-fn error_names(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !c.is_alphanumeric() && c != '_')
-        .filter(|w| w.len() > 5 && w.starts_with(|c: char| c.is_ascii_uppercase()) && (w.ends_with("Error") || w.ends_with("Exception")))
 }
 
 /// The offline digest for each job of a plan, keyed by job id.

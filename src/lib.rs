@@ -7,6 +7,7 @@ pub mod apply;
 pub mod breakpoints;
 pub mod cache_cost;
 pub mod arguments;
+pub mod audit;
 pub mod compact;
 pub mod digest;
 pub mod edit;

@@ -11,14 +11,13 @@ pub const SUMMARY_QUESTION: &str = "What did we do so far?";
 /// The assistant turn after a summary in the `acknowledged` shape.
 pub const SUMMARY_ACK: &str = "Understood. I will continue from this summary.";
 
-/// Whether a message's first text is a summary of ours: our marker at its start, or right after one
-/// short prefix line (`summaryPrefix`, such as 【历史摘要】).
+/// Whether a text is a summary of ours: our marker at its start, or right after one short prefix line
+/// (`summaryPrefix`, such as 【历史摘要】), and our closing marker after it.
 pub fn opens_summary(text: &str) -> bool {
-    if text.starts_with(MARKER_OPEN) {
-        return true;
-    }
     let head = &text[..floor_boundary(text, 80)];
-    head.split_once('\n').is_some_and(|(_, rest)| rest.starts_with(MARKER_OPEN))
+    let opens = text.starts_with(MARKER_OPEN) || head.split_once('\n').is_some_and(|(_, rest)| rest.starts_with(MARKER_OPEN));
+    // The whole wrapper, closing tag included: a pasted opening tag alone does not make a summary.
+    opens && text.contains(MARKER_CLOSE)
 }
 
 /// Wraps a summary in our marker. `covered` says which original messages it replaces.

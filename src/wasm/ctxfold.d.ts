@@ -349,10 +349,40 @@ export interface Audit {
   summarizedTokens: number;
   /** Estimated tokens of the summary message. */
   summaryTokens: number;
-  /** File paths and error names from the summarized messages that the summary mentions. */
+  /** How many distinct salient facts of the summarized messages were checked. */
+  factsChecked: number;
+  /** The text of each fact the summary still states (at most 50). */
   factsKept: string[];
-  /** Those it does not mention. */
+  /** The text of each fact it lost, most important kind first (at most 50): the same facts as `missing`. */
   factsMissing: string[];
+  /** The lost facts with their kind and the message they came from (at most 50). */
+  missing: MissingFact[];
+  /** Facts left out of the lists above to keep the result small: beyond 200 of a kind (not checked), or beyond 50 listed. */
+  factsCut: number;
+  /**
+   * For each job whose summary lost facts, keyed by job id: a prompt asking the summarizer for the same summary with
+   * them restored (the old summary and the facts are nonce-delimited data in it). Send it like a plan job's prompt and
+   * pass the answers to `apply_summary` again, keyed by job id, beside the unchanged summaries of the other jobs.
+   * Empty when nothing was lost.
+   */
+  revisionPrompts: Record<string, { system: string; user: string }>;
+}
+
+/** A salient fact of the summarized messages that the summary no longer states. */
+export interface MissingFact {
+  /**
+   * `constraint`: a sentence of the user's with must, never, always, only, don't… (or 必须, 不要, 禁止, しないで, 必ず…);
+   * `error`: an error line; `number`: a version, port, amount or quantity with its unit (not a bare number);
+   * `url`; `identifier`: a name in code (`parse_config`, `UserService.login`, `ERR_TIMEOUT`), an issue or ticket id,
+   * a commit hash, a booking code; `path`: a file path.
+   * Constraints and error lines count as kept when two thirds of their words are in the summary; the others must appear exactly
+   * (numbers: case and the space before the unit aside).
+   */
+  kind: "constraint" | "error" | "number" | "url" | "identifier" | "path";
+  /** The fact as written in the conversation, on one line. */
+  text: string;
+  /** Index of the message it was found in. */
+  message: number;
 }
 
 export interface ApplyResult {
