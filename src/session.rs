@@ -273,7 +273,7 @@ impl SessionCore {
         let mut cache = None;
         // Over the limit, compaction comes before pruning: pruning there keeps the history hovering
         // at the limit, rewriting its prefix again every few turns (the replay test measured both:
-        // compacting first cost 3% less than pruning first).
+        // compacting first cost less).
         if est.total > u64::from(o.limit()) || o.force {
             let plan = plan_compaction(input, &o)?;
             if plan.needed && !plan.jobs.is_empty() {
