@@ -2,18 +2,19 @@
 //! after checking that the plan still fits the messages, and refuses any result that is not
 //! smaller. Also reads plans back from their plain-data form, for this and the offline digest.
 
+pub use crate::audit::Audit;
 use crate::digest::digest;
 use crate::edit::Slot;
 use crate::error::{type_name, Code, Error, Result};
 use crate::estimate::{message_tokens, per_message, request_overhead, sum};
 use crate::input::Input;
-use crate::facts;
 use crate::fingerprint;
 use crate::format::{self, Conversation, Format};
-use crate::options::Options;
+use crate::message::Role;
+use crate::options::{Options, Shape};
 use crate::plan::{decisions_hash, summarized_indices, Range};
 use crate::template::{Template, SNAPSHOT_TAG};
-use crate::text::{defuse_markers, wrap_summary};
+use crate::text::{defuse_markers, wrap_summary, SUMMARY_ACK, SUMMARY_QUESTION};
 use crate::tokens::Profile;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -35,6 +36,9 @@ pub struct PlanRef {
     pub fingerprint: String,
     /// The template the summary was asked in (plans without one: `sections`).
     pub template: Template,
+    /// How the summary goes back into the history (plans without one: `message`).
+    pub summary_shape: Shape,
+    pub summary_prefix: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -79,7 +83,18 @@ impl PlanRef {
             None | Some(Value::Null) => Template::Sections,
             Some(v) => Template::from_name(str_of(v, "plan.template")?).ok_or_else(|| Error::plan("plan.template", "unknown template"))?,
         };
-        Ok(PlanRef { needed, format, profile, limit, message_count, summarize, pinned, jobs, fingerprint, template })
+        let summary_shape = match obj.get("summaryShape") {
+            None | Some(Value::Null) => Shape::Message,
+            Some(v) => {
+                let name = str_of(v, "plan.summaryShape")?;
+                Shape::ALL.into_iter().find(|s| s.name() == name).ok_or_else(|| Error::plan("plan.summaryShape", "unknown summary shape"))?
+            }
+        };
+        let summary_prefix = match obj.get("summaryPrefix") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(str_of(v, "plan.summaryPrefix")?.to_string()),
+        };
+        Ok(PlanRef { needed, format, profile, limit, message_count, summarize, pinned, jobs, fingerprint, template, summary_shape, summary_prefix })
     }
 
     /// The plan must have been made from the first `message_count` of these messages (later ones
@@ -172,19 +187,6 @@ pub struct ApplyReport {
     pub warnings: Vec<String>,
 }
 
-/// What the summary replaced and whether it kept the salient facts, checked without an LLM.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct Audit {
-    pub summarized_messages: usize,
-    pub summarized_tokens: u64,
-    pub summary_tokens: u64,
-    /// File paths and error names from the summarized messages that the summary still mentions.
-    pub facts_kept: Vec<String>,
-    /// Those it lost.
-    pub facts_missing: Vec<String>,
-}
-
 pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<Applied> {
     let plan = PlanRef::from_json(plan)?;
     if !plan.needed || plan.jobs.is_empty() {
@@ -210,9 +212,9 @@ pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<App
         if defused {
             warnings.push(format!("summary {}: ctxfold's own markers inside the summary were neutralized", job.id));
         }
-        let covered = format!("#{}-#{}", job.range.start, job.range.end - 1);
-        cleaned.push(wrap_summary(&text, &covered));
+        cleaned.push(text);
     }
+    let spliced = per_range(&plan, &cleaned);
 
     let tokens = per_message(&conv, &plan.profile);
     // What travels beside the messages, as `estimate` counts it with default options (the plan does not
@@ -223,7 +225,7 @@ pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<App
     let tokens_before = sum(&tokens) + u64::from(overhead);
     let summarized = plan.summarized();
     let summarized_tokens: u64 = summarized.iter().map(|&i| u64::from(tokens[i])).sum();
-    let (slots, summary_tokens) = splice(&plan, &conv, input.items, &cleaned);
+    let (slots, summary_tokens) = splice(&plan, &conv, input.items, &spliced);
     let tokens_after = tokens_before - summarized_tokens + summary_tokens;
     if tokens_after >= tokens_before {
         return Err(Error::new(Code::SummaryNotSmaller, "summary", format!(
@@ -238,50 +240,115 @@ pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<App
         warnings.push(format!("the history is still over the limit ({tokens_after} > {} tokens)", plan.limit));
     }
 
-    let summary_text: String = texts.join("\n");
-    let audit = audit(&conv, &summarized, summarized_tokens, summary_tokens, &summary_text);
+    // Each job's summary as it went in (cleaned, not yet joined or wrapped).
+    let audit = crate::audit::audit(&conv, &plan.jobs, &summarized, summarized_tokens, summary_tokens, &cleaned);
     Ok(Applied { slots, report: ApplyReport { tokens_before, tokens_after, audit, warnings } })
 }
 
-/// The output: in place of each summarized range its summary, then the range's pinned messages, and
-/// every message outside the ranges (including ones appended after planning) as it was. In formats
-/// whose turns alternate, a summary followed by a user turn goes into that turn. Also returns the
-/// summaries' tokens as spliced.
+/// One summary per summarized range, wrapped in our marker (and the plan's prefix line): the range's
+/// one job, or its chunks' summaries in order (the hierarchical strategy).
+fn per_range(plan: &PlanRef, texts: &[String]) -> Vec<String> {
+    plan.summarize
+        .iter()
+        .map(|r| {
+            let parts: Vec<(&JobRef, &String)> = plan.jobs.iter().zip(texts).filter(|(j, _)| j.range.start >= r.start && j.range.end <= r.end).collect();
+            let body = match parts.as_slice() {
+                [(_, text)] => text.to_string(),
+                _ => parts
+                    .iter()
+                    .map(|(j, text)| format!("Messages #{}-#{}:\n{text}", j.range.start, j.range.end - 1))
+                    .collect::<Vec<_>>()
+                    .join("\n\n"),
+            };
+            let wrapped = wrap_summary(&body, &format!("#{}-#{}", r.start, r.end - 1));
+            match &plan.summary_prefix {
+                Some(prefix) => format!("{prefix}\n{wrapped}"),
+                None => wrapped,
+            }
+        })
+        .collect()
+}
+
+/// The output: in place of each summarized range its summary (in the plan's shape), then the range's
+/// pinned messages, and every message outside the ranges (including ones appended after planning) as
+/// it was. In formats whose turns alternate, a summary followed by a user turn goes into that turn,
+/// and a shape that would break the alternation falls back to that. Also returns the summaries'
+/// tokens as spliced.
 fn splice(plan: &PlanRef, conv: &Conversation, items: &[Value], summaries: &[String]) -> (Vec<Slot>, u64) {
     let profile = &plan.profile;
+    let format = plan.format;
     let mut slots = Vec::with_capacity(items.len());
     let mut tokens = 0u64;
     let mut summaries = summaries.iter();
     let mut merge_into: Option<(usize, &String)> = None;
+    let add = |slots: &mut Vec<Slot>, role: Role, text: &str| -> u64 {
+        let message = format.text_message(role, text);
+        let t = new_message_tokens(&message, plan);
+        slots.push(Slot::New(message));
+        t
+    };
     let mut i = 0;
     while i < items.len() {
         if let Some(r) = plan.summarize.iter().find(|r| r.start == i) {
-            let summary = summaries.next();
-            let next_is_user = conv.messages.get(r.end).is_some_and(|m| m.is_real_user());
-            let pinned = plan.pinned.iter().filter(|&&p| p >= r.start && p < r.end);
-            match summary {
-                Some(text) if plan.format.alternates() && next_is_user && pinned.clone().next().is_none() => {
-                    merge_into = Some((r.end, text));
-                    tokens += profile.text(text).ceil() as u64;
+            let pinned: Vec<usize> = plan.pinned.iter().copied().filter(|&p| p >= r.start && p < r.end).collect();
+            let follower = pinned.first().copied().unwrap_or(r.end);
+            let user_follows = conv.messages.get(follower).is_some_and(|m| m.is_real_user());
+            let shape = match plan.summary_shape {
+                Shape::Exchange | Shape::Acknowledged if format.alternates() && follower < conv.len() && !user_follows => Shape::Message,
+                Shape::System if format.alternates() => Shape::Message,
+                shape => shape,
+            };
+            if let Some(text) = summaries.next() {
+                match shape {
+                    Shape::Message if format.alternates() && user_follows => {
+                        merge_into = Some((follower, text));
+                        tokens += profile.text(text).ceil() as u64;
+                    }
+                    // A user turn just before takes it at its end (a region between a request and the answer).
+                    Shape::Message if format.alternates() && ends_with_user_turn(&slots, conv) => {
+                        if let Some(Slot::Keep(p)) = slots.pop() {
+                            slots.push(Slot::Patch { index: p, edits: format.append_summary(&items[p], text) });
+                        }
+                        tokens += profile.text(text).ceil() as u64;
+                    }
+                    Shape::Message => tokens += add(&mut slots, Role::User, text),
+                    Shape::Exchange => {
+                        tokens += add(&mut slots, Role::User, SUMMARY_QUESTION);
+                        tokens += add(&mut slots, Role::Assistant, text);
+                    }
+                    Shape::Acknowledged => {
+                        tokens += add(&mut slots, Role::User, text);
+                        tokens += add(&mut slots, Role::Assistant, SUMMARY_ACK);
+                    }
+                    Shape::System => tokens += add(&mut slots, Role::System, text),
                 }
-                Some(text) => {
-                    let message = plan.format.summary_message(text);
-                    tokens += new_message_tokens(&message, plan);
-                    slots.push(Slot::New(message));
-                }
-                None => {}
             }
-            slots.extend(pinned.map(|&p| Slot::Keep(p)));
+            for p in pinned {
+                slots.push(kept_or_merged(p, &mut merge_into, items, format));
+            }
             i = r.end;
             continue;
         }
-        match merge_into.take() {
-            Some((at, text)) if at == i => slots.push(Slot::Patch { index: i, edits: plan.format.merge_summary(&items[i], text) }),
-            _ => slots.push(Slot::Keep(i)),
-        }
+        slots.push(kept_or_merged(i, &mut merge_into, items, format));
         i += 1;
     }
     (slots, tokens)
+}
+
+/// Whether the output so far ends with one of the caller's user turns, unchanged.
+fn ends_with_user_turn(slots: &[Slot], conv: &Conversation) -> bool {
+    matches!(slots.last(), Some(Slot::Keep(p)) if conv.messages.get(*p).is_some_and(|m| m.role == Role::User))
+}
+
+/// Message `i` as it was, or with the pending summary merged in when it is the turn that takes it.
+fn kept_or_merged(i: usize, merge_into: &mut Option<(usize, &String)>, items: &[Value], format: Format) -> Slot {
+    match merge_into.take() {
+        Some((at, text)) if at == i => Slot::Patch { index: i, edits: format.merge_summary(&items[i], text) },
+        pending => {
+            *merge_into = pending;
+            Slot::Keep(i)
+        }
+    }
 }
 
 fn new_message_tokens(message: &Value, plan: &PlanRef) -> u64 {
@@ -316,33 +383,6 @@ fn extract_summary(raw: &str) -> &str {
         }
     }
     text
-}
-
-fn audit(conv: &Conversation, summarized: &[usize], summarized_tokens: u64, summary_tokens: u64, summary: &str) -> Audit {
-    let mut found = Vec::new();
-    for &i in summarized {
-        let Some(m) = conv.messages.get(i) else { continue };
-        // Paths that the user or the assistant wrote; those in tool outputs are mostly listings.
-        facts::paths(&m.text, &mut found);
-        for call in &m.tool_calls {
-            facts::paths(&call.arguments, &mut found);
-        }
-        for text in std::iter::once(m.text.as_ref()).chain(m.tool_results.iter().map(|r| r.text.as_ref())) {
-            for name in error_names(text) {
-                if !found.iter().any(|f| f == name) {
-                    found.push(name.to_string());
-                }
-            }
-        }
-    }
-    let (facts_kept, facts_missing) = found.into_iter().partition(|f| summary.contains(f.as_str()));
-    Audit { summarized_messages: summarized.len(), summarized_tokens, summary_tokens, facts_kept, facts_missing }
-}
-
-/// Names like `IndexError` or `NullPointerException`.
-fn error_names(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !c.is_alphanumeric() && c != '_')
-        .filter(|w| w.len() > 5 && w.starts_with(|c: char| c.is_ascii_uppercase()) && (w.ends_with("Error") || w.ends_with("Exception")))
 }
 
 /// The offline digest for each job of a plan, keyed by job id.

@@ -2,11 +2,12 @@
 //! host uses when no model is available, and the fallback when the summary call fails: the user's
 //! requests, the files and commands touched, the errors seen, and where the work stood.
 
+use crate::audit::{self, Kind};
 use crate::facts::{command_line, error_lines, paths};
 use crate::format::Conversation;
 use crate::message::Role;
 use crate::template::SNAPSHOT_TAG;
-use crate::text::{cut_middle, one_line, split_summary};
+use crate::text::{cut_middle, one_line, opens_summary, split_summary};
 use std::fmt::Write;
 
 const MAX_REQUESTS: usize = 8;
@@ -26,10 +27,14 @@ pub fn digest(conv: &Conversation, indices: &[usize], max_chars: usize, snapshot
     let mut last_words = None;
     for (i, m) in msgs() {
         let mut text: &str = &m.text;
+        if m.is_summary && !opens_summary(text) {
+            continue; // the question or acknowledgement a summary shape adds
+        }
+        let split;
         if m.is_summary {
-            let (summary, rest) = split_summary(text);
-            earlier.push(summary);
-            text = rest;
+            split = split_summary(&m.text);
+            earlier.push(split.0);
+            text = &split.1;
         }
         match m.role {
             Role::User if !text.is_empty() => {
@@ -68,10 +73,6 @@ pub fn digest(conv: &Conversation, indices: &[usize], max_chars: usize, snapshot
         true => Vec::new(),
         false => vec![cut_middle(&earlier.join("\n\n"), max_chars / 3).into_owned()],
     };
-    let requests = keep_ends(requests, MAX_REQUESTS);
-    let files: Vec<String> = files.iter().take(MAX_FILES).map(|f| format!("- {f}")).collect();
-    let commands = keep_ends(commands, MAX_COMMANDS);
-    let errors = keep_ends(errors, MAX_ERRORS);
     let mut state = Vec::new();
     if let Some((i, words)) = last_words {
         state.push(format!("- The assistant last said (#{i}): {words}"));
@@ -79,26 +80,105 @@ pub fn digest(conv: &Conversation, indices: &[usize], max_chars: usize, snapshot
     if let Some((i, call)) = msgs().filter_map(|(i, m)| m.tool_calls.last().map(|c| (i, c))).last() {
         state.push(format!("- The last tool call (#{i}) was {}", command_line(call)));
     }
-    if snapshot {
-        let knowledge: Vec<String> = earlier.into_iter().chain(errors).collect();
-        let mut body = String::new();
-        for (tag, lines) in [("overall_goal", &requests), ("key_knowledge", &knowledge), ("file_system_state", &files), ("recent_actions", &commands), ("current_plan", &state)] {
-            if !lines.is_empty() {
-                let _ = writeln!(body, "<{tag}>\n{}\n</{tag}>", lines.join("\n"));
-            }
+    let file_lines: Vec<String> = files.iter().map(|f| format!("- {f}")).collect();
+    let mut sections = Sections {
+        header,
+        earlier,
+        requests: keep_ends(requests, MAX_REQUESTS),
+        files: file_lines.iter().take(MAX_FILES).cloned().collect(),
+        mentions: Vec::new(),
+        commands: keep_ends(commands.clone(), MAX_COMMANDS),
+        errors: keep_ends(errors, MAX_ERRORS),
+        state,
+    };
+    // The facts the audit looks for that the draft lost (constraint sentences past the first lines of a
+    // request, numbers and names from the middle of the range) are added as long as they fit whole.
+    // Up to a quarter of the room is made for them by listing fewer commands and files: a command can
+    // be run again, a version or a constraint the user stated cannot be found anywhere else.
+    let facts = audit::facts_of(conv, indices);
+    let full = sections.render(usize::MAX, snapshot);
+    let wanted: usize = audit::lost_in(&facts, &full).iter().map(|f| f.text.len() + 8).sum();
+    let reserve = wanted.min(max_chars / 4);
+    for (max_commands, max_files) in [(10, 25), (6, 15), (4, 10)] {
+        if sections.render(usize::MAX, snapshot).len() + reserve <= max_chars {
+            break;
         }
-        // The element's own tags always stay whole: apply_summary looks for them.
-        let body = cut_middle(body.trim_end(), max_chars.saturating_sub(header.len() + 40));
-        return format!("<{SNAPSHOT_TAG}>\n{header}\n{body}\n</{SNAPSHOT_TAG}>");
+        sections.commands = keep_ends(commands.clone(), max_commands);
+        sections.files = file_lines.iter().take(max_files).cloned().collect();
     }
-    let mut out = format!("{header}\n");
-    section(&mut out, "Earlier summary", &earlier);
-    section(&mut out, "User requests and constraints", &requests);
-    section(&mut out, "Files and code", &files);
-    section(&mut out, "Commands and results", &commands);
-    section(&mut out, "Errors and how they were handled", &errors);
-    section(&mut out, "Current state and next steps", &state);
-    cut_middle(out.trim_end(), max_chars).into_owned()
+    let draft = sections.render(max_chars, snapshot);
+    let lost = audit::lost_in(&facts, &draft);
+    let mut room = max_chars.saturating_sub(draft.len() + 80);
+    if lost.is_empty() || room == 0 {
+        return draft;
+    }
+    let mut names: Vec<(usize, Vec<&str>)> = Vec::new();
+    for fact in lost {
+        let line = match fact.kind {
+            Kind::Constraint | Kind::Error => format!("- #{}: {}", fact.message, fact.text),
+            _ => match names.iter_mut().find(|(i, _)| *i == fact.message) {
+                Some((_, list)) => {
+                    if fact.text.len() + 2 <= room {
+                        room -= fact.text.len() + 2;
+                        list.push(&fact.text);
+                    }
+                    continue;
+                }
+                None => format!("- #{}: {}", fact.message, fact.text),
+            },
+        };
+        if line.len() + 1 > room {
+            continue;
+        }
+        room -= line.len() + 1;
+        match fact.kind {
+            Kind::Constraint => sections.requests.push(line),
+            Kind::Error => sections.errors.push(line),
+            // In message order, without sort code in the wasm.
+            _ => names.insert(names.partition_point(|(i, _)| *i < fact.message), (fact.message, vec![&fact.text])),
+        }
+    }
+    sections.mentions = names.into_iter().map(|(i, list)| format!("- #{i}: {}", list.join(", "))).collect();
+    sections.render(max_chars, snapshot)
+}
+
+struct Sections {
+    header: String,
+    earlier: Vec<String>,
+    requests: Vec<String>,
+    files: Vec<String>,
+    /// Names and numbers the other sections do not state.
+    mentions: Vec<String>,
+    commands: Vec<String>,
+    errors: Vec<String>,
+    state: Vec<String>,
+}
+
+impl Sections {
+    fn render(&self, max_chars: usize, snapshot: bool) -> String {
+        let header = &self.header;
+        if snapshot {
+            let knowledge: Vec<String> = self.earlier.iter().chain(&self.mentions).chain(&self.errors).cloned().collect();
+            let mut body = String::new();
+            for (tag, lines) in [("overall_goal", &self.requests), ("key_knowledge", &knowledge), ("file_system_state", &self.files), ("recent_actions", &self.commands), ("current_plan", &self.state)] {
+                if !lines.is_empty() {
+                    let _ = writeln!(body, "<{tag}>\n{}\n</{tag}>", lines.join("\n"));
+                }
+            }
+            // The element's own tags always stay whole: apply_summary looks for them.
+            let body = cut_middle(body.trim_end(), max_chars.saturating_sub(header.len() + 40));
+            return format!("<{SNAPSHOT_TAG}>\n{header}\n{body}\n</{SNAPSHOT_TAG}>");
+        }
+        let mut out = format!("{header}\n");
+        section(&mut out, "Earlier summary", &self.earlier);
+        section(&mut out, "User requests and constraints", &self.requests);
+        section(&mut out, "Files and code", &self.files);
+        section(&mut out, "Names and numbers mentioned", &self.mentions);
+        section(&mut out, "Commands and results", &self.commands);
+        section(&mut out, "Errors and how they were handled", &self.errors);
+        section(&mut out, "Current state and next steps", &self.state);
+        cut_middle(out.trim_end(), max_chars).into_owned()
+    }
 }
 
 fn section(out: &mut String, title: &str, lines: &[String]) {
@@ -145,5 +225,24 @@ mod tests {
         let x = digest(&conv, &[0, 1, 2, 3], 4000, true);
         assert!(x.starts_with("<state_snapshot>") && x.ends_with("</state_snapshot>"), "{x}");
         assert!(x.contains("<overall_goal>\n- #0: Fix the crash") && x.contains("IndexError"), "{x}");
+    }
+
+    #[test]
+    fn a_constraint_deep_in_a_long_request_is_kept() {
+        let request = format!("{} Never change the public API of parse_config. Use Python 3.11.4 only.", "Background text. ".repeat(60));
+        let msgs = json!([
+            { "role": "user", "content": request },
+            { "role": "assistant", "content": "Reading." },
+            { "role": "user", "content": "Go on." },
+            { "role": "assistant", "content": "Done." }
+        ]);
+        let conv = format::read_items(msgs.as_array().unwrap(), None).unwrap();
+        let d = digest(&conv, &[0, 1, 2, 3], 3000, false);
+        assert!(d.contains("- #0: Never change the public API of parse_config."), "{d}");
+        assert!(d.contains("Use Python 3.11.4 only."), "{d}");
+        assert!(d.len() <= 3000);
+        // Without room, the digest stays within its size (cut_middle's marker aside).
+        let small = digest(&conv, &[0, 1, 2, 3], 500, false);
+        assert!(small.len() <= 500 + "\n[… 9999 characters cut …]\n".len(), "{}", small.len());
     }
 }

@@ -25,6 +25,9 @@ pub enum Code {
     NothingToApply,
     /// The input is larger than `input::MAX_INPUT_CHARS`: refused before it is copied into memory.
     InputTooLarge,
+    /// Over the limit, and nothing is left to compact: only earlier summaries, which the options say
+    /// are not summarized again (`resummarize: false`), pinned messages and the recent tail remain.
+    CannotCompactFurther,
 }
 
 impl Code {
@@ -39,6 +42,7 @@ impl Code {
             Code::SummaryNotSmaller => "SUMMARY_NOT_SMALLER",
             Code::NothingToApply => "NOTHING_TO_APPLY",
             Code::InputTooLarge => "INPUT_TOO_LARGE",
+            Code::CannotCompactFurther => "CANNOT_COMPACT_FURTHER",
         }
     }
 }

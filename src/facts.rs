@@ -22,7 +22,7 @@ pub fn paths(text: &str, out: &mut Vec<String>) {
     }
 }
 
-fn is_path(w: &str) -> bool {
+pub fn is_path(w: &str) -> bool {
     if w.len() < 3 || w.len() > 200 || w.contains("://") || w.starts_with("--") {
         return false;
     }

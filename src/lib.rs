@@ -4,6 +4,10 @@
 //! thin JavaScript binding and holds no behaviour of its own.
 
 pub mod apply;
+pub mod breakpoints;
+pub mod cache_cost;
+pub mod arguments;
+pub mod audit;
 pub mod compact;
 pub mod digest;
 pub mod edit;
@@ -15,15 +19,20 @@ pub mod format;
 pub mod input;
 pub mod message;
 pub mod options;
+pub mod pins;
 pub mod plan;
+pub mod preset;
 pub mod profiles;
 pub mod prompt;
 pub mod prune;
+pub mod strategy;
 pub mod summarizer;
 pub mod template;
 pub mod text;
 pub mod tokens;
+pub mod turn;
 pub mod repair;
+pub mod session;
 pub mod validate;
 
 #[cfg(test)]

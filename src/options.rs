@@ -3,6 +3,7 @@
 
 use crate::error::{type_name, Error, Result};
 use crate::format::Format;
+use crate::preset;
 use crate::template::Template;
 use crate::tokens::{Profile, CLAUDE, CL100K, GEMINI, O200K};
 use serde_json::{Map, Value};
@@ -49,7 +50,111 @@ pub struct Options {
     pub system: Option<String>,
     /// The request's tool definitions, each as its JSON text.
     pub tools: Vec<String>,
+    /// The preset these options started from, if any.
+    pub preset: Option<&'static str>,
+    /// Compaction is also needed above this many input tokens, whatever the window.
+    pub threshold_tokens: Option<u32>,
+    /// Where the kept tail may start.
+    pub split_at: SplitAt,
+    /// How the messages to summarize are chosen.
+    pub strategy: Strategy,
+    /// Hierarchical strategy: about this many messages per chunk.
+    pub chunk_messages: u32,
+    /// Whether an earlier summary may be merged into a new one; when not, it stays as it is and a
+    /// history with nothing else to compact gives `CANNOT_COMPACT_FURTHER`.
+    pub resummarize: bool,
+    /// Messages the host marks as never to be summarized (indices into the messages).
+    pub pin: Vec<usize>,
+    /// Keep critical messages verbatim: calls of `critical_tools`, results with errors, and user
+    /// messages that state constraints.
+    pub keep_critical: bool,
+    pub critical_tools: Vec<String>,
+    /// How the summary is written back into the history.
+    pub summary_shape: Shape,
+    /// A line the summary message starts with (before our marker).
+    pub summary_prefix: Option<String>,
+    /// Show the newest user request to the summarizer, after the transcript, as context.
+    pub include_latest_request: bool,
+    /// Prune: the newest this-many tool outputs are never cleared, whatever their size.
+    pub protect_results: u32,
+    /// Prune: strings longer than this inside the arguments of calls whose outputs are cleared are cut.
+    pub max_argument_chars: Option<u32>,
+    /// Prune only when the tokens saved pay for the prompt cache the edit invalidates.
+    pub cache: Option<crate::cache_cost::CachePrices>,
 }
+
+/// Where the kept tail may start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SplitAt {
+    /// Before a real user message when one is in reach, else between two complete tool exchanges.
+    Exchange,
+    /// Only before a real user message.
+    User,
+}
+
+/// How the messages to summarize are chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Strategy {
+    /// Everything before the kept tail, in one summary.
+    Tail,
+    /// The largest runs of tool exchanges first, each into its own summary, until the history is
+    /// well under the limit; user and assistant text stay.
+    Regions,
+    /// Everything before the kept tail, in chunks summarized separately, then joined into one summary.
+    Hierarchical,
+}
+
+/// How the summary is written back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// One user message (merged into the next user turn in formats whose turns alternate).
+    Message,
+    /// A user turn asking what was done so far, and the summary as the assistant's answer.
+    Exchange,
+    /// A system message (where the format has system messages in the list; else `Message`).
+    System,
+    /// The summary as a user turn, and an assistant turn acknowledging it.
+    Acknowledged,
+}
+
+impl SplitAt {
+    pub fn name(self) -> &'static str {
+        match self {
+            SplitAt::Exchange => "exchange",
+            SplitAt::User => "user",
+        }
+    }
+}
+
+impl Strategy {
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Tail => "tail",
+            Strategy::Regions => "regions",
+            Strategy::Hierarchical => "hierarchical",
+        }
+    }
+}
+
+impl Shape {
+    pub const ALL: [Shape; 4] = [Shape::Message, Shape::Exchange, Shape::System, Shape::Acknowledged];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::Message => "message",
+            Shape::Exchange => "exchange",
+            Shape::System => "system",
+            Shape::Acknowledged => "acknowledged",
+        }
+    }
+}
+
+/// Critical tools when `keepCritical` is on and no list is given: tools that change files or run code,
+/// whose calls say what was actually done.
+pub const DEFAULT_CRITICAL_TOOLS: &[&str] = &[
+    "write", "write_file", "edit", "edit_file", "multi_edit", "str_replace_editor", "str_replace_based_edit_tool",
+    "create_file", "apply_patch", "patch", "execute_code", "run_code", "python", "code_interpreter",
+];
 
 /// One usage report: the provider counted `prompt_tokens` input tokens for a request made of the
 /// first `message_count` messages.
@@ -86,18 +191,31 @@ impl Default for Options {
             usage: Vec::new(),
             system: None,
             tools: Vec::new(),
+            preset: None,
+            threshold_tokens: None,
+            split_at: SplitAt::Exchange,
+            strategy: Strategy::Tail,
+            chunk_messages: 20,
+            resummarize: true,
+            pin: Vec::new(),
+            keep_critical: false,
+            critical_tools: DEFAULT_CRITICAL_TOOLS.iter().map(|t| t.to_string()).collect(),
+            summary_shape: Shape::Message,
+            summary_prefix: None,
+            include_latest_request: false,
+            protect_results: 0,
+            max_argument_chars: None,
+            cache: None,
         }
     }
 }
-
-/// Names that are part of the contract but whose behaviour comes in a later version: refusing them
-/// is better than quietly doing something else than the caller asked.
-const NOT_YET: &[&str] = &["preset"];
 
 const KNOWN: &[&str] = &[
     "format", "tokenizer", "model", "contextWindow", "reservedOutput", "threshold", "keepRecentTurns",
     "keepRecentTokens", "keepFraction", "protectTokens", "minimumPruneTokens", "protectedTools",
     "placeholder", "force", "usage", "system", "tools", "summarizerWindow", "hardThreshold", "template",
+    "preset", "thresholdTokens", "splitAt", "strategy", "chunkMessages", "resummarize", "pin", "keepCritical",
+    "criticalTools", "summaryShape", "summaryPrefix", "includeLatestRequest", "protectResults", "maxArgumentChars", "cache",
 ];
 
 impl Options {
@@ -112,15 +230,16 @@ impl Options {
             if key == "counter" {
                 return Err(Error::option("options.counter", "a counter function is read by estimate() only"));
             }
-            if NOT_YET.contains(&key.as_str()) {
-                return Err(Error::option(format!("options.{key}"), "this option is not supported by this version of ctxfold"));
-            }
             if !KNOWN.contains(&key.as_str()) {
                 return Err(Error::option(format!("options.{key}"), format!("unknown option; known options: {}", KNOWN.join(", "))));
             }
         }
         let r = Reader(obj);
-        let mut o = Options::default();
+        // A preset is the starting point; every option given explicitly overrides it.
+        let mut o = match r.string("preset")? {
+            Some(name) => preset::options(name)?,
+            None => Options::default(),
+        };
         if let Some(f) = r.string("format")? {
             o.format = Some(Format::from_name(f, "options.format")?);
         }
@@ -130,28 +249,30 @@ impl Options {
         o.usage = read_usage(r.get("usage"))?;
         o.system = read_system(r.get("system"))?;
         o.tools = read_tools(r.get("tools"))?;
+        o.cache = crate::cache_cost::CachePrices::from_json(r.get("cache").unwrap_or(&Value::Null))?;
         if let Some(t) = r.string("tokenizer")? {
             o.profile = Profile::from_name(t, "options.tokenizer")?;
         }
-        o.context_window = r.count("contextWindow", 1)?;
+        set(&mut o.context_window, r.count("contextWindow", 1)?.map(Some));
+        let preset_reserve = o.reserved_output.take();
         o.reserved_output = r.count("reservedOutput", 0)?;
-        if let Some(t) = r.fraction("threshold")? {
-            o.threshold = t;
+        if o.reserved_output.is_some_and(|r| r >= o.context_window()) {
+            return Err(Error::option("options.reservedOutput", "must be smaller than contextWindow"));
         }
-        if let Some(n) = r.count("keepRecentTurns", 0)? {
-            o.keep_recent_turns = n;
+        // A preset's reserve is the documented one, but never more than half a small window.
+        o.reserved_output = o.reserved_output.or(preset_reserve.map(|p| p.min(o.context_window() / 2)));
+        set(&mut o.threshold, r.fraction("threshold")?);
+        set(&mut o.keep_recent_turns, r.count("keepRecentTurns", 0)?);
+        if r.get("keepRecentTokens").is_some() || r.get("keepFraction").is_some() {
+            // Either replaces both of the preset's: they are two ways of saying one thing.
+            o.keep_recent_tokens = r.count("keepRecentTokens", 0)?;
+            o.keep_fraction = r.fraction("keepFraction")?;
         }
-        o.keep_recent_tokens = r.count("keepRecentTokens", 0)?;
-        o.keep_fraction = r.fraction("keepFraction")?;
-        if let Some(n) = r.count("protectTokens", 0)? {
-            o.protect_tokens = n;
-        }
-        if let Some(n) = r.count("minimumPruneTokens", 0)? {
-            o.minimum_prune_tokens = n;
-        }
-        if let Some(tools) = r.strings("protectedTools")? {
-            o.protected_tools = tools;
-        }
+        set(&mut o.protect_tokens, r.count("protectTokens", 0)?);
+        set(&mut o.minimum_prune_tokens, r.count("minimumPruneTokens", 0)?);
+        set(&mut o.protect_results, r.count("protectResults", 0)?);
+        set(&mut o.max_argument_chars, r.count("maxArgumentChars", 1)?.map(Some));
+        set(&mut o.protected_tools, r.strings("protectedTools")?);
         if let Some(p) = r.string("placeholder")? {
             if p.trim().is_empty() {
                 return Err(Error::option("options.placeholder", "the placeholder cannot be empty"));
@@ -159,17 +280,38 @@ impl Options {
             o.placeholder = p.to_string();
         }
         o.summarizer_window = r.count("summarizerWindow", 1)?;
-        o.hard_threshold = r.fraction("hardThreshold")?;
-        o.template = Template::from_json(r.get("template"))?;
+        set(&mut o.hard_threshold, r.fraction("hardThreshold")?.map(Some));
+        if r.get("template").is_some() {
+            o.template = Template::from_json(r.get("template"))?;
+        }
         if o.hard_threshold.is_some_and(|h| h < o.threshold) {
             return Err(Error::option("options.hardThreshold", "must be at least threshold (the soft limit)"));
         }
-        if let Some(f) = r.bool("force")? {
-            o.force = f;
+        set(&mut o.force, r.bool("force")?);
+        set(&mut o.threshold_tokens, r.count("thresholdTokens", 1)?.map(Some));
+        if let Some(s) = r.choice("splitAt", &["exchange", "user"])? {
+            o.split_at = if s == 0 { SplitAt::Exchange } else { SplitAt::User };
         }
-        if o.reserved_output.is_some_and(|r| r >= o.context_window()) {
-            return Err(Error::option("options.reservedOutput", "must be smaller than contextWindow"));
+        if let Some(s) = r.choice("strategy", &["tail", "regions", "hierarchical"])? {
+            o.strategy = [Strategy::Tail, Strategy::Regions, Strategy::Hierarchical][s];
         }
+        set(&mut o.chunk_messages, r.count("chunkMessages", 2)?);
+        set(&mut o.resummarize, r.bool("resummarize")?);
+        if let Some(pins) = r.get("pin") {
+            o.pin = read_indices(pins, "options.pin")?;
+        }
+        set(&mut o.keep_critical, r.bool("keepCritical")?);
+        set(&mut o.critical_tools, r.strings("criticalTools")?);
+        if let Some(s) = r.choice("summaryShape", &Shape::ALL.map(Shape::name))? {
+            o.summary_shape = Shape::ALL[s];
+        }
+        if let Some(p) = r.string("summaryPrefix")? {
+            if p.contains('\n') || p.len() > 64 {
+                return Err(Error::option("options.summaryPrefix", "a prefix is one line of at most 64 bytes"));
+            }
+            o.summary_prefix = Some(p.to_string()).filter(|p| !p.is_empty());
+        }
+        set(&mut o.include_latest_request, r.bool("includeLatestRequest")?);
         Ok(o)
     }
 
@@ -186,9 +328,11 @@ impl Options {
         self.reserved_output.unwrap_or((self.context_window() / 4).min(32_000))
     }
 
-    /// Input tokens above which compaction is needed.
+    /// Input tokens above which compaction is needed: the threshold's share of the window, or the
+    /// absolute `thresholdTokens` when that is lower.
     pub fn limit(&self) -> u32 {
-        self.limit_at(self.threshold)
+        let relative = self.limit_at(self.threshold);
+        self.threshold_tokens.map_or(relative, |t| t.min(relative))
     }
 
     /// Input tokens above which compaction is urgent, with a `hardThreshold`.
@@ -226,6 +370,28 @@ pub fn profile_for_model(model: &str) -> Profile {
     } else {
         O200K
     }
+}
+
+/// Overwrites `target` with an option the caller gave; leaves the default or the preset's otherwise.
+fn set<T>(target: &mut T, given: Option<T>) {
+    if let Some(v) = given {
+        *target = v;
+    }
+}
+
+/// Message indices (`pin`): whole numbers, given in any order; kept sorted and without duplicates.
+fn read_indices(v: &Value, path: &str) -> Result<Vec<usize>> {
+    let items = v.as_array().ok_or_else(|| Error::option(path, format!("expected an array of message indices, got {}", type_name(v))))?;
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        match item.as_u64().and_then(|n| usize::try_from(n).ok()) {
+            Some(n) => out.push(n),
+            None => return Err(Error::option(format!("{path}[{i}]"), format!("expected a message index (a whole number from 0), got {item}"))),
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
 }
 
 /// `usage`: one report `{ promptTokens, messageCount, cachedTokens? }` or an array of them.
@@ -319,6 +485,15 @@ impl<'a> Reader<'a> {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s)),
             Some(other) => Err(Error::option(format!("options.{key}"), format!("expected a string, got {}", type_name(other)))),
+        }
+    }
+
+    /// One of `names`, as its index.
+    fn choice(&self, key: &str, names: &[&str]) -> Result<Option<usize>> {
+        let Some(s) = self.string(key)? else { return Ok(None) };
+        match names.iter().position(|n| *n == s) {
+            Some(i) => Ok(Some(i)),
+            None => Err(Error::option(format!("options.{key}"), format!("unknown value {s:?}; expected one of {}", names.join(", ")))),
         }
     }
 

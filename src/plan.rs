@@ -5,14 +5,16 @@
 //! one leaves a tail within the budget; otherwise (a long agent run is often one user request
 //! followed by a hundred tool steps) between two complete tool exchanges.
 
-use crate::error::Result;
+use crate::error::{Code, Error, Result};
 use crate::estimate::{finish, per_message};
 use crate::input::Input;
 use crate::fingerprint::{self, Hasher};
 use crate::format::{self, Conversation};
 use crate::message::Role;
-use crate::options::Options;
-use crate::prompt::{fitted_prompt, Prompt};
+use crate::options::{Options, Strategy};
+use crate::pins;
+use crate::prompt::{fitted_prompt, latest_request, Prompt};
+use crate::strategy::{choose_cut, chunks, regions, safe_boundaries, MIN_RANGE_TOKENS};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -57,13 +59,22 @@ pub struct Plan {
     pub estimated_tokens_after: u64,
     /// How many messages the plan was made from; messages appended later are kept as they are.
     pub message_count: usize,
-    /// The form the summary was asked for (`sections`, `snapshot`, `general`, `custom`).
+    /// The form the summary was asked for (`sections`, `snapshot`, `general`, `progress`, `custom`).
     pub template: &'static str,
+    /// The preset the options started from, if any.
+    pub preset: Option<&'static str>,
+    /// How the summarized messages were chosen (`tail`, `regions`, `hierarchical`).
+    pub strategy: &'static str,
+    /// How `apply_summary` writes the summary back (`message`, `exchange`, `system`, `acknowledged`).
+    pub summary_shape: &'static str,
+    /// The line the summary message starts with, if any.
+    pub summary_prefix: Option<String>,
     /// Ranges kept verbatim.
     pub keep: Vec<Range>,
     /// Ranges replaced by a summary.
     pub summarize: Vec<Range>,
-    /// System and developer messages inside `summarize` ranges: kept, never summarized.
+    /// Messages inside `summarize` ranges that stay verbatim after the summary: system and developer
+    /// messages, the host's `pin`s, critical messages (`keepCritical`), each with its tool exchange.
     pub pinned: Vec<usize>,
     /// An earlier summary of ours that this one will replace and merge.
     pub previous_summary: Option<usize>,
@@ -73,10 +84,6 @@ pub struct Plan {
     pub fingerprint: String,
 }
 
-pub const JOB_ID: &str = "summary-1";
-
-/// Below this, a summary (with its marker and headings) would not be much smaller than the text.
-const MIN_RANGE_TOKENS: u64 = 300;
 
 pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
     let conv = format::read(input, options.format)?;
@@ -101,6 +108,10 @@ pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
         estimated_tokens_after: total,
         message_count: n,
         template: options.template.name(),
+        preset: options.preset,
+        strategy: options.strategy.name(),
+        summary_shape: options.summary_shape.name(),
+        summary_prefix: options.summary_prefix.clone(),
         keep: vec![Range { start: 0, end: n }],
         summarize: Vec::new(),
         pinned: Vec::new(),
@@ -119,74 +130,143 @@ pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
         } else {
             ("forced", format!("{total} tokens; compaction was asked for"))
         };
-        decide(&conv, &tokens, options, &mut plan);
+        decide(&conv, &tokens, options, &mut plan)?;
     }
     plan.fingerprint = seal(input.items, &plan);
-    let indices = summarized_indices(&plan.summarize, &plan.pinned);
-    if let Some(job) = plan.jobs.first_mut() {
+    let seed = fingerprint::of_messages(input.items, n);
+    // The newest user request, shown to the summarizer as context (`includeLatestRequest`).
+    let latest = match options.include_latest_request {
+        true => (0..n).rev().find(|&i| conv.messages[i].is_real_user()).map(|i| latest_request(&conv, i, seed)),
+        false => None,
+    };
+    let window = options.summarizer_window();
+    for job in &mut plan.jobs {
         // The summary request must fit the summarizer: its answer, then the prompt in what is left.
-        let window = options.summarizer_window();
         let asked = job.max_output_tokens;
         job.max_output_tokens = asked.min(window / 4).max(1);
         plan.estimated_tokens_after -= u64::from(asked - job.max_output_tokens);
-        let budget = f64::from(window - job.max_output_tokens);
-        let fits = |p: &Prompt| 2.0 * profile.per_message + profile.per_reply + profile.text(&p.system) + profile.text(&p.user) <= budget;
-        let (prompt, degraded) = fitted_prompt(&conv, &indices, fingerprint::of_messages(input.items, n), &options.template, fits);
-        if !fits(&prompt) {
-            plan.warnings.push(format!("even shortened, the summary prompt does not fit a summarizer window of {window} tokens"));
+        // The prompt's two messages get their framing; the rest of the window is for their text.
+        let budget = f64::from(window - job.max_output_tokens) - 2.0 * profile.per_message - profile.per_reply;
+        let indices = summarized_indices(&[job.range], &plan.pinned);
+        let (prompt, degraded) = fitted_prompt(&conv, &indices, seed, &options.template, latest.as_deref().unwrap_or(""), |t| profile.text(t), budget);
+        if profile.text(&prompt.system) + profile.text(&prompt.user) > budget {
+            plan.warnings.push(format!("{}: even shortened, the summary prompt does not fit a summarizer window of {window} tokens", job.id));
         }
-        plan.warnings.extend(degraded);
+        plan.warnings.extend(degraded.map(|d| format!("{}: {d}", job.id)));
         job.prompt = prompt;
     }
     Ok(plan)
 }
 
 /// Fills in the split, or says why there is none.
-fn decide(conv: &Conversation, tokens: &[u32], options: &Options, plan: &mut Plan) {
+fn decide(conv: &Conversation, tokens: &[u32], options: &Options, plan: &mut Plan) -> Result<()> {
     let n = conv.len();
-    // The head: leading system messages stay where they are.
-    let start = conv.messages.iter().position(|m| m.role != Role::System).unwrap_or(n);
+    // The head: leading system messages stay where they are (a summary of ours in system form does not).
+    let start = conv.messages.iter().position(|m| m.role != Role::System || m.is_summary).unwrap_or(n);
+    let safe = safe_boundaries(conv);
     let budget = tail_budget(options, plan.tokens_before);
-    let Some(cut) = choose_cut(conv, tokens, start, options.keep_recent_turns, budget) else {
-        return nothing_to_summarize(plan, "every message is pinned or part of the recent tail");
+    let Some(cut) = choose_cut(conv, tokens, &safe, start, options, budget) else {
+        return cannot_compact(plan, options, "every message is pinned or part of the recent tail");
     };
-    let range = Range { start, end: cut };
-    let pinned: Vec<usize> = (start..cut).filter(|&i| conv.messages[i].role == Role::System).collect();
-    let summarized: Vec<usize> = (start..cut).filter(|i| !pinned.contains(i)).collect();
-    if summarized.iter().all(|&i| conv.messages[i].is_summary) {
-        return nothing_to_summarize(plan, "only an earlier summary lies before the recent tail");
+    // Without re-summarizing, earlier summaries stay as they are: only what follows the last one counts.
+    let first = match options.resummarize {
+        true => start,
+        false => (start..cut).rev().find(|&i| conv.messages[i].is_summary).map_or(start, |s| s + 1),
+    };
+    let whole = Range { start: first, end: cut.max(first) };
+    let whole_has_content = (whole.start..whole.end).any(|i| !conv.messages[i].is_summary && conv.messages[i].role != Role::System);
+    let size = |r: &Range| (r.start..r.end).map(|i| u64::from(tokens[i])).sum::<u64>();
+    // Each summarized range with the jobs that write its summary.
+    let mut chosen: Vec<(Range, Vec<Range>)> = match options.strategy {
+        _ if !whole_has_content && options.strategy != Strategy::Regions => Vec::new(),
+        Strategy::Tail => vec![(whole, vec![whole])],
+        Strategy::Hierarchical => vec![(whole, chunks(&safe, whole, options.chunk_messages as usize))],
+        Strategy::Regions => {
+            // Largest first, until the history is comfortably under the limit (each region shrinks to
+            // about a fifth), so the next turns do not compact again at once.
+            let target = u64::from(plan.limit) * 3 / 4;
+            let mut after = plan.tokens_before;
+            let mut picked = Vec::new();
+            // Earlier summaries end regions, so regions may lie between them.
+            for r in regions(conv, tokens, &safe, Range { start, end: cut }) {
+                if after <= target && !picked.is_empty() {
+                    break;
+                }
+                after -= size(&r) - summary_budget(size(&r));
+                picked.push((r, vec![r]));
+            }
+            picked.sort_unstable_by_key(|(r, _)| r.start); // starts are distinct: the order is still total
+            // When the tool exchanges are not enough (a chat, mostly text), everything before the
+            // tail is summarized instead: a history left over the limit helps nobody.
+            if after > u64::from(plan.limit) && whole_has_content { vec![(whole, vec![whole])] } else { picked }
+        }
+    };
+    if chosen.is_empty() {
+        return cannot_compact(plan, options, "only earlier summaries lie before the recent tail");
     }
-    let range_tokens: u64 = summarized.iter().map(|&i| u64::from(tokens[i])).sum();
+    let mut pinned = Vec::new();
+    for (range, _) in &chosen {
+        // Critical messages may fill at most a quarter of the limit.
+        let (pins, warnings) = pins::pinned(conv, tokens, *range, options, u64::from(plan.limit) / 4);
+        pinned.extend(pins);
+        plan.warnings.extend(warnings);
+    }
+    let unpinned = |r: &Range, pinned: &[usize]| (r.start..r.end).filter(|i| pinned.binary_search(i).is_err()).map(|i| u64::from(tokens[i])).sum::<u64>();
+    // A region that its pins leave almost empty is not worth a summary of its own.
+    chosen.retain(|(r, _)| options.strategy != Strategy::Regions || unpinned(r, &pinned) >= MIN_RANGE_TOKENS);
+    pinned.retain(|p| chosen.iter().any(|(r, _)| (r.start..r.end).contains(p)));
+    let summarized = |r: &Range| unpinned(r, &pinned);
+    let range_tokens: u64 = chosen.iter().map(|(r, _)| summarized(r)).sum();
     if range_tokens < MIN_RANGE_TOKENS {
-        return nothing_to_summarize(plan, &format!("only {range_tokens} tokens lie before the recent tail, too few for a summary to save anything"));
+        return cannot_compact(plan, options, &format!("only {range_tokens} tokens could be summarized, too few for a summary to save anything"));
     }
-    // About a fifth of the range, as Claude Code aims for; never more than half of it.
-    let max_output_tokens = (range_tokens / 5).clamp(256, 8192).min(range_tokens / 2) as u32;
-    plan.previous_summary = summarized.iter().copied().find(|&i| conv.messages[i].is_summary);
-    plan.estimated_tokens_after = plan.tokens_before.saturating_sub(range_tokens) + u64::from(max_output_tokens);
+    let mut jobs = Vec::new();
+    for (_, parts) in &chosen {
+        // A chunk that its pins fill entirely has nothing to summarize.
+        for part in parts.iter().filter(|p| summarized(p) > 0) {
+            let part_tokens = summarized(part);
+            let max_output_tokens = summary_budget(part_tokens) as u32;
+            jobs.push(Job { id: format!("summary-{}", jobs.len() + 1), range: *part, prompt: Prompt::default(), max_output_tokens });
+        }
+    }
+    let output: u64 = jobs.iter().map(|j| u64::from(j.max_output_tokens)).sum();
+    plan.previous_summary = chosen.iter().flat_map(|(r, _)| r.start..r.end).find(|&i| conv.messages[i].is_summary);
+    plan.estimated_tokens_after = plan.tokens_before.saturating_sub(range_tokens) + output;
     if plan.estimated_tokens_after > u64::from(plan.limit) {
         plan.warnings.push(format!(
             "even with the summary, about {} tokens remain, over the limit of {}: prune tool outputs first or keep fewer recent tokens",
             plan.estimated_tokens_after, plan.limit
         ));
     }
-    plan.keep = [Range { start: 0, end: start }, Range { start: cut, end: n }]
-        .into_iter()
-        .filter(|r| r.start < r.end)
-        .collect();
-    plan.summarize = vec![range];
+    let mut keep = Vec::new();
+    let mut at = 0;
+    for (r, _) in &chosen {
+        keep.push(Range { start: at, end: r.start });
+        at = r.end;
+    }
+    keep.push(Range { start: at, end: n });
+    plan.keep = keep.into_iter().filter(|r| r.start < r.end).collect();
+    plan.summarize = chosen.iter().map(|(r, _)| *r).collect();
     plan.pinned = pinned;
-    plan.jobs = vec![Job {
-        id: JOB_ID.to_string(),
-        range,
-        prompt: Prompt { system: String::new(), user: String::new() },
-        max_output_tokens,
-    }];
+    plan.jobs = jobs;
+    Ok(())
 }
 
-fn nothing_to_summarize(plan: &mut Plan, why: &str) {
+/// The summary's size for `tokens` of messages: about a fifth, as Claude Code aims for; at least 256
+/// tokens, at most 8192, and never more than half.
+fn summary_budget(tokens: u64) -> u64 {
+    (tokens / 5).clamp(256, 8192).min(tokens / 2).max(1)
+}
+
+/// Nothing worth summarizing: a plan that says so, or `CANNOT_COMPACT_FURTHER` when earlier summaries
+/// may not be summarized again (the host must do something else, such as start a new session).
+fn cannot_compact(plan: &mut Plan, options: &Options, why: &str) -> Result<()> {
+    if !options.resummarize {
+        return Err(Error::new(Code::CannotCompactFurther, "messages", format!("{}, but {why}, and earlier summaries are not summarized again (resummarize: false)", plan.detail)));
+    }
     plan.reason = "nothing_to_summarize";
     plan.detail = format!("{}, but {why}", plan.detail);
+    Ok(())
 }
 
 /// Tokens to keep verbatim at the end of the history.
@@ -198,64 +278,9 @@ fn tail_budget(options: &Options, total: u64) -> u64 {
     }
 }
 
-/// Where the kept tail starts. Candidates are boundaries that split no tool exchange, after the
-/// head, inside the last `max_turns` user turns (0: no limit), leaving at most `budget` tokens
-/// after them. The earliest such boundary keeps the most; the earliest one before a real user
-/// message is preferred when it is in reach, keeping at least half as much. When even the last
-/// exchange is over budget, the latest boundary that keeps something wins.
-fn choose_cut(conv: &Conversation, tokens: &[u32], start: usize, max_turns: u32, budget: u64) -> Option<usize> {
-    let n = conv.len();
-    let safe = safe_boundaries(conv);
-    let mut tail = vec![0u64; n + 1];
-    for i in (0..n).rev() {
-        tail[i] = tail[i + 1] + u64::from(tokens[i]);
-    }
-    let users: Vec<usize> = (0..n).filter(|&i| conv.messages[i].is_real_user()).collect();
-    let turn_floor = match max_turns as usize {
-        0 => 0,
-        k if users.len() >= k => users[users.len() - k],
-        _ => 0,
-    };
-    let mut fitting = (start + 1..n)
-        .filter(|&i| safe[i] && i >= turn_floor && conv.messages[i].role != Role::System && tail[i] <= budget);
-    let Some(widest) = fitting.next() else {
-        return (start + 1..n).rev().find(|&i| safe[i]);
-    };
-    let user_cut = std::iter::once(widest)
-        .chain(fitting)
-        .find(|&i| conv.messages[i].is_real_user())
-        .filter(|&u| tail[u] * 2 >= tail[widest]);
-    Some(user_cut.unwrap_or(widest))
-}
-
-/// `safe[i]`: a cut just before message `i` separates no tool call from one of its results, no
-/// message from one it must stay next to, and no two assistant messages in a row (one model
-/// response, which Responses splits into a message item and call items).
-fn safe_boundaries(conv: &Conversation) -> Vec<bool> {
-    let n = conv.len();
-    let mut open = vec![0i64; n + 2];
-    for (caller, last) in conv.links.last_result.iter().enumerate() {
-        if let Some(last) = *last {
-            open[caller + 1] += 1;
-            open[last + 1] -= 1;
-        }
-    }
-    let mut depth = 0;
-    (0..=n)
-        .map(|i| {
-            depth += open[i];
-            let (prev, next) = (i.checked_sub(1).and_then(|p| conv.messages.get(p)), conv.messages.get(i));
-            let bound = prev.is_some_and(|p| p.binds_to_next)
-                || next.is_some_and(|m| m.binds_to_previous)
-                || (prev.is_some_and(|p| p.role == Role::Assistant) && next.is_some_and(|m| m.role == Role::Assistant));
-            depth == 0 && !bound
-        })
-        .collect()
-}
-
-/// The messages the summary replaces: the summarized ranges without their pinned messages.
+/// The messages the summary replaces: the summarized ranges without their pinned messages (sorted).
 pub fn summarized_indices(summarize: &[Range], pinned: &[usize]) -> Vec<usize> {
-    summarize.iter().flat_map(|r| r.start..r.end).filter(|i| !pinned.contains(i)).collect()
+    summarize.iter().flat_map(|r| r.start..r.end).filter(|i| pinned.binary_search(i).is_err()).collect()
 }
 
 /// The fingerprint: a hash of the messages the plan was made from, then a hash of the plan's

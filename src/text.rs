@@ -6,6 +6,20 @@
 pub const MARKER_OPEN: &str = "<ctxfold-summary";
 pub const MARKER_CLOSE: &str = "</ctxfold-summary>";
 
+/// The user turn before a summary in the `exchange` shape (OpenCode's question).
+pub const SUMMARY_QUESTION: &str = "What did we do so far?";
+/// The assistant turn after a summary in the `acknowledged` shape.
+pub const SUMMARY_ACK: &str = "Understood. I will continue from this summary.";
+
+/// Whether a text is a summary of ours: our marker at its start, or right after one short prefix line
+/// (`summaryPrefix`, such as 【历史摘要】), and our closing marker after it.
+pub fn opens_summary(text: &str) -> bool {
+    let head = &text[..floor_boundary(text, 80)];
+    let opens = text.starts_with(MARKER_OPEN) || head.split_once('\n').is_some_and(|(_, rest)| rest.starts_with(MARKER_OPEN));
+    // The whole wrapper, closing tag included: a pasted opening tag alone does not make a summary.
+    opens && text.contains(MARKER_CLOSE)
+}
+
 /// Wraps a summary in our marker. `covered` says which original messages it replaces.
 pub fn wrap_summary(summary: &str, covered: &str) -> String {
     format!(
@@ -14,12 +28,15 @@ pub fn wrap_summary(summary: &str, covered: &str) -> String {
     )
 }
 
-/// The summary inside a message we made earlier (without the marker and the preamble line), and
-/// any text after it (a user turn the summary was merged into, in formats whose turns alternate).
-pub fn split_summary(text: &str) -> (&str, &str) {
-    let (body, rest) = text.split_once(MARKER_CLOSE).unwrap_or((text, ""));
+/// The summary inside a message we made earlier (without the marker and the preamble line), and the
+/// message's other text (a user turn the summary was merged into, in formats whose turns alternate).
+pub fn split_summary(text: &str) -> (&str, String) {
+    let Some(open) = text.find(MARKER_OPEN) else { return (text.trim(), String::new()) };
+    let (before, marked) = text.split_at(open);
+    let (body, after) = marked.split_once(MARKER_CLOSE).unwrap_or((marked, ""));
     let body = body.split_once("\n\n").map(|(_, b)| b).unwrap_or(body);
-    (body.trim(), rest.trim())
+    let rest = [before.trim(), after.trim()].iter().filter(|t| !t.is_empty()).copied().collect::<Vec<_>>().join("\n");
+    (body.trim(), rest)
 }
 
 /// Makes text unable to open or close our marker, so a summary cannot fake a nested one.
@@ -114,8 +131,9 @@ mod tests {
     fn summaries_round_trip_through_the_marker() {
         let wrapped = wrap_summary("did X\n\nthen Y", "1-9");
         assert!(wrapped.starts_with(MARKER_OPEN));
-        assert_eq!(split_summary(&wrapped), ("did X\n\nthen Y", ""));
-        assert_eq!(split_summary(&format!("{wrapped}\nand now this")), ("did X\n\nthen Y", "and now this"));
+        assert_eq!(split_summary(&wrapped), ("did X\n\nthen Y", String::new()));
+        assert_eq!(split_summary(&format!("{wrapped}\nand now this")), ("did X\n\nthen Y", "and now this".to_string()));
+        assert_eq!(split_summary(&format!("first this\n{wrapped}")), ("did X\n\nthen Y", "first this".to_string()));
     }
 
     #[test]

@@ -3,10 +3,13 @@
 // at import: `import { estimate } from "ctxfold"` then works with no `await init()`. `require` gets the
 // CommonJS glue in ./node/ instead; a process that loads both gets two instances, which costs memory only.
 import { readFileSync } from "node:fs";
-import { initSync } from "./web/ctxfold.js";
+import * as glue from "./web/ctxfold.js";
+import { asyncExports } from "./async.js";
 
-initSync({ module: readFileSync(new URL("./web/ctxfold_bg.wasm", import.meta.url)) });
+glue.initSync({ module: readFileSync(new URL("./web/ctxfold_bg.wasm", import.meta.url)) });
 
-export * from "./web/ctxfold.js";
+// scripts/build.mjs lists the glue's exports below rather than `export *`, which would also export the
+// glue's internal `__` steps for ./async.js.
+// @exports
 // Kept so portable code that calls `await init()` works here too: init() is a no-op once initialised.
 export { default } from "./web/ctxfold.js";

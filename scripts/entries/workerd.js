@@ -4,10 +4,13 @@
 // synchronously right here, at import: `import { estimate } from "ctxfold"` then works with no `await init()`.
 // Nothing at global scope fetches or uses randomness, both of which Workers forbid outside a request.
 import wasmModule from "./web/ctxfold_bg.wasm";
-import { initSync } from "./web/ctxfold.js";
+import * as glue from "./web/ctxfold.js";
+import { asyncExports } from "./async.js";
 
-initSync({ module: wasmModule });
+glue.initSync({ module: wasmModule });
 
-export * from "./web/ctxfold.js";
+// scripts/build.mjs lists the glue's exports below rather than `export *`, which would also export the
+// glue's internal `__` steps for ./async.js.
+// @exports
 // Kept so portable code that calls `await init()` works here too: init() is a no-op once initialised.
 export { default } from "./web/ctxfold.js";

@@ -6,7 +6,7 @@ use super::common::{as_text, content, object, req_id, req_str, Content, Part};
 use crate::edit::{FieldEdit, Key};
 use crate::error::{Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
-use crate::text::MARKER_OPEN;
+use crate::text::opens_summary;
 use serde_json::{json, Value};
 use std::borrow::Cow;
 
@@ -59,7 +59,7 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
             }
         }
     }
-    m.is_summary = role == Role::User && texts.first().is_some_and(|t| t.starts_with(MARKER_OPEN));
+    m.is_summary = role != Role::Tool && texts.iter().any(|t| opens_summary(t));
     m.text = join(texts);
     m.hidden = join(hidden);
     Ok(m)

@@ -7,7 +7,7 @@ use super::common::{as_text, content, object, req_id, req_str, text_parts, Conte
 use crate::edit::{FieldEdit, Key, Op};
 use crate::error::{Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
-use crate::text::MARKER_OPEN;
+use crate::text::opens_summary;
 use serde_json::{json, Value};
 use std::borrow::Cow;
 
@@ -60,7 +60,7 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
             }
         }
     }
-    m.is_summary = role == Role::User && texts.first().is_some_and(|t| t.starts_with(MARKER_OPEN));
+    m.is_summary = role != Role::Tool && texts.iter().any(|t| opens_summary(t));
     m.text = join(texts);
     m.hidden = join(hidden);
     Ok(m)
@@ -90,6 +90,16 @@ pub fn merge_summary(next: &Value, text: &str) -> Vec<FieldEdit> {
 
 pub fn result_block(id: &str, text: &str) -> Value {
     json!({ "type": "tool_result", "tool_use_id": id, "content": text, "is_error": true })
+}
+
+/// A region's summary after the user turn before it: that turn's last block.
+pub fn append_summary(previous: &Value, text: &str) -> Vec<FieldEdit> {
+    let block = json!({ "type": "text", "text": text });
+    match previous.get("content") {
+        Some(Value::Array(blocks)) => vec![FieldEdit { path: vec![Key::field("content"), Key::Index(blocks.len())], op: Op::Insert(block) }],
+        Some(Value::String(s)) => vec![FieldEdit::set(vec![Key::field("content")], json!([{ "type": "text", "text": s }, block]))],
+        _ => vec![FieldEdit::set(vec![Key::field("content")], json!([block]))],
+    }
 }
 
 pub fn result_message(id: &str, text: &str) -> Value {

@@ -7,7 +7,7 @@ use super::common::{as_text, object, req_str};
 use crate::edit::{FieldEdit, Key, Op};
 use crate::error::{type_name, Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
-use crate::text::MARKER_OPEN;
+use crate::text::opens_summary;
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
 
@@ -83,7 +83,7 @@ fn read_content<'a>(v: &'a Value, i: usize, last_model: Option<usize>, path: &st
             hidden.push(Cow::Owned(part.to_string()));
         }
     }
-    m.is_summary = role == Role::User && texts.first().is_some_and(|t| t.starts_with(MARKER_OPEN));
+    m.is_summary = role != Role::Tool && texts.iter().any(|t| opens_summary(t));
     m.text = join(texts);
     m.hidden = join(hidden);
     Ok(m)
@@ -120,6 +120,12 @@ pub fn summary_message(text: &str) -> Value {
 /// Turns alternate: a summary just before a user turn becomes that turn's first part.
 pub fn merge_summary(text: &str) -> Vec<FieldEdit> {
     vec![FieldEdit { path: vec![Key::field("parts"), Key::Index(0)], op: Op::Insert(json!({ "text": text })) }]
+}
+
+/// A region's summary after the user turn before it: that turn's last part.
+pub fn append_summary(previous: &Value, text: &str) -> Vec<FieldEdit> {
+    let at = previous.get("parts").and_then(Value::as_array).map_or(0, Vec::len);
+    vec![FieldEdit { path: vec![Key::field("parts"), Key::Index(at)], op: Op::Insert(json!({ "text": text })) }]
 }
 
 pub fn result_part(name: &str, id: Option<&str>, text: &str) -> Value {

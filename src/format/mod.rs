@@ -10,13 +10,15 @@ mod links;
 mod openai_chat;
 mod openai_responses;
 
+pub use common::as_text;
 pub use detect::{admitted_by_shape, chosen, item_formats, Set as FormatSet};
 pub use links::{ids_pair_up, LinkProblem};
 
-use crate::edit::FieldEdit;
+use crate::edit::{FieldEdit, Key};
 use crate::error::{Error, Result};
 use crate::input::Input;
-use crate::message::{Message, ToolLinks, ToolResult};
+use crate::message::{Message, Role, ToolLinks, ToolResult};
+use crate::text::{SUMMARY_ACK, SUMMARY_QUESTION};
 use serde_json::Value;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,6 +90,56 @@ impl Format {
         }
     }
 
+    /// Where the arguments of the `k`-th tool call of `item` are, inside the item (for prune to shorten
+    /// them). Found again from the item rather than kept from reading, so reading stays cheap.
+    pub fn arguments_path(self, item: &Value, k: usize) -> Option<Vec<Key>> {
+        let nth = |list: &str, is_call: &dyn Fn(&Value) -> bool| -> Option<usize> {
+            item.get(list)?.as_array()?.iter().enumerate().filter(|(_, p)| is_call(p)).nth(k).map(|(i, _)| i)
+        };
+        let field = |v: &Value, names: &[&'static str]| names.iter().copied().find(|n| v.get(*n).is_some());
+        match self {
+            Format::OpenAiChat => match item.get("tool_calls").and_then(|c| c.get(k)) {
+                Some(call) if call.get("custom").is_some() => Some(vec![Key::field("tool_calls"), Key::Index(k), Key::field("custom"), Key::field("input")]),
+                Some(_) => Some(vec![Key::field("tool_calls"), Key::Index(k), Key::field("function"), Key::field("arguments")]),
+                None => item.get("function_call").map(|_| vec![Key::field("function_call"), Key::field("arguments")]),
+            },
+            Format::OpenAiResponses => field(item, &["arguments", "input"]).map(|f| vec![Key::field(f)]),
+            Format::Anthropic => {
+                let at = nth("content", &|b| b.get("type").and_then(Value::as_str).is_some_and(|t| t.ends_with("tool_use")))?;
+                Some(vec![Key::field("content"), Key::Index(at), Key::field("input")])
+            }
+            Format::Gemini => {
+                let at = nth("parts", &|p| p.get("functionCall").is_some())?;
+                Some(vec![Key::field("parts"), Key::Index(at), Key::field("functionCall"), Key::field("args")])
+            }
+            Format::AiSdk => {
+                let at = nth("content", &|p| p.get("type").and_then(Value::as_str) == Some("tool-call"))?;
+                let part = item.get("content")?.get(at)?;
+                Some(vec![Key::field("content"), Key::Index(at), Key::field(field(part, &["input", "args"])?)])
+            }
+        }
+    }
+
+    /// A new message of `role` holding `text`, in this format's plainest form. Formats without
+    /// system messages in the list (Anthropic, Gemini) get a user message: callers avoid asking.
+    pub fn text_message(self, role: Role, text: &str) -> Value {
+        use serde_json::json;
+        let name = match role {
+            Role::Assistant if self == Format::Gemini => "model",
+            Role::Assistant => "assistant",
+            Role::System if !self.alternates() => "system",
+            _ => "user",
+        };
+        match (self, role) {
+            (_, Role::User | Role::Tool) => self.summary_message(text),
+            (Format::OpenAiChat | Format::AiSdk, _) => json!({ "role": name, "content": text }),
+            (Format::OpenAiResponses, Role::Assistant) => json!({ "type": "message", "role": name, "content": [{ "type": "output_text", "text": text }] }),
+            (Format::OpenAiResponses, _) => json!({ "type": "message", "role": name, "content": [{ "type": "input_text", "text": text }] }),
+            (Format::Anthropic, _) => json!({ "role": name, "content": [{ "type": "text", "text": text }] }),
+            (Format::Gemini, _) => json!({ "role": name, "parts": [{ "text": text }] }),
+        }
+    }
+
     /// A new user message holding `text` (a summary, already wrapped in our marker).
     pub fn summary_message(self, text: &str) -> Value {
         match self {
@@ -104,6 +156,14 @@ impl Format {
         match self {
             Format::Gemini => gemini::merge_summary(text),
             _ => anthropic::merge_summary(next, text),
+        }
+    }
+
+    /// Edits that put `text` at the end of the user turn `previous` (formats that alternate).
+    pub fn append_summary(self, previous: &Value, text: &str) -> Vec<FieldEdit> {
+        match self {
+            Format::Gemini => gemini::append_summary(previous, text),
+            _ => anthropic::append_summary(previous, text),
         }
     }
 
@@ -171,15 +231,35 @@ pub fn read_unchecked<'a>(input: &Input<'a>, format: Option<Format>) -> Result<C
         None => detect::detect(input)?,
     };
     let (items, root) = (input.items, input.root);
-    let messages = match format {
+    let mut messages = match format {
         Format::OpenAiChat => openai_chat::read(items, root)?,
         Format::OpenAiResponses => openai_responses::read(items, root)?,
         Format::Anthropic => anthropic::read(items, root)?,
         Format::Gemini => gemini::read(items, root)?,
         Format::AiSdk => ai_sdk::read(items, root)?,
     };
+    mark_summary_companions(&mut messages);
     let (links, link_problems) = links::link(&messages);
     Ok(Conversation { format, root, messages, links, link_problems })
+}
+
+/// The turns a summary shape adds around a summary (`exchange`: the question before it;
+/// `acknowledged`: the answer after it) are part of that summary: bound to it, and never summarized
+/// as if the user or the model had said them.
+fn mark_summary_companions(messages: &mut [Message]) {
+    let plain = |m: &Message, role: Role, text: &str| m.role == role && m.text == text && m.tool_calls.is_empty() && m.tool_results.is_empty();
+    for i in 0..messages.len() {
+        let next_is_summary = messages.get(i + 1).is_some_and(|n| n.is_summary && n.role == Role::Assistant);
+        if next_is_summary && plain(&messages[i], Role::User, SUMMARY_QUESTION) {
+            messages[i].is_summary = true;
+            messages[i].binds_to_next = true;
+        }
+        let previous_is_summary = i > 0 && messages[i - 1].is_summary && messages[i - 1].role == Role::User;
+        if previous_is_summary && plain(&messages[i], Role::Assistant, SUMMARY_ACK) {
+            messages[i].is_summary = true;
+            messages[i].binds_to_previous = true;
+        }
+    }
 }
 
 /// Reads the input and requires its calls and results to pair up.

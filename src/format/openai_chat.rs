@@ -5,7 +5,7 @@ use super::common::{as_text, object, opt_str, req_id, req_str, text_parts};
 use crate::edit::{FieldEdit, Key};
 use crate::error::{type_name, Error, Result};
 use crate::message::{Message, Role, ToolCall, ToolResult};
-use crate::text::MARKER_OPEN;
+use crate::text::opens_summary;
 use serde_json::{json, Map, Value};
 
 pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
@@ -76,7 +76,7 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, root: &str) -> R
             path: at,
         });
     }
-    m.is_summary = role == Role::User && m.text.starts_with(MARKER_OPEN);
+    m.is_summary = role != Role::Tool && opens_summary(&m.text);
     Ok(m)
 }
 

@@ -7,7 +7,7 @@ use super::common::{as_text, content, object, opt_str, req_id, req_str, Content,
 use crate::edit::{FieldEdit, Key};
 use crate::error::{Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
-use crate::text::MARKER_OPEN;
+use crate::text::opens_summary;
 use serde_json::{json, Value};
 use std::borrow::Cow;
 
@@ -89,7 +89,7 @@ fn read_message<'a>(obj: &'a serde_json::Map<String, Value>, path: &str) -> Resu
             }
         }
     }
-    m.is_summary = role == Role::User && texts.first().is_some_and(|t| t.starts_with(MARKER_OPEN));
+    m.is_summary = role != Role::Tool && texts.iter().any(|t| opens_summary(t));
     m.text = join(texts);
     Ok(m)
 }

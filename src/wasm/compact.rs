@@ -1,85 +1,216 @@
-//! `compact(messages, { summarize, fallback, ...options })`: plan, ask the host's `summarize` for each
-//! job, apply. Which summary each job gets (the model's, or the offline digest when the model failed or
-//! its summary was refused) is decided in `crate::compact`; this file makes the async calls and
-//! translates.
+//! The Rust half of `compact(messages, { summarize, fallback, ...options })`: synchronous steps that the
+//! JS half (`scripts/entries/async.js`) drives, awaiting the host's `summarize` between them. Planning,
+//! which summary each job gets (the model's, or the offline digest when the model failed or its summary
+//! was refused) and applying are decided here and in `crate::compact`; JS only calls and awaits.
+//!
+//! The awaiting is in JS because an `async fn` export needs wasm-bindgen-futures and compiles to a large
+//! state machine; see `src/wasm/summarizer.rs`. The exports are prefixed `__`: the entries do not
+//! re-export them.
 
 use super::convert::{error_to_js, messages_from_js, output_to_js, snapshot, to_js, value_from_js, with_messages};
-use crate::compact::{compact_with, Outcome, Source};
+use crate::compact::{compact_with, Fallback, Outcome, Source};
+use crate::edit::materialize;
+use crate::prune::PruneReport;
 use crate::error::{Code, Error};
 use crate::input::Input;
 use crate::options::Options;
-use js_sys::{Array, Function, Object, Promise, Reflect};
-use serde_json::json;
+use crate::plan::Plan;
+use js_sys::{Array, Function, Object, Reflect, JSON};
+use serde_json::{json, Value};
+use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
-/// Plans, summarizes and applies in one call; see `ctxfold.d.ts`.
-#[wasm_bindgen(js_name = compact)]
-pub async fn compact_js(messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-    let (summarize, fallback, core_options) = split_options(&options).map_err(error_to_js)?;
-    let value = messages_from_js(&messages).map_err(error_to_js)?;
-    let input = Input::read(&value).map_err(error_to_js)?;
-    // The caller's objects as they are now: the host may push to (or even reorder) its array while the
-    // summaries are written, and the result must hold the objects the plan was made from.
-    let snapshot = snapshot(&messages, input.key)?;
+/// A compaction waiting for its summaries.
+struct Run {
+    /// The messages as read when `compact` was called: the plan was made from them.
+    value: Value,
+    plan: Plan,
+    /// The plan as `compact_with` reads it, and as the result gives it to JS.
+    plan_value: Value,
+    plan_js: JsValue,
+    /// The caller's objects as they were then: the host may push to (or even reorder) its array while
+    /// the summaries are written, and the result must hold the objects the plan was made from.
+    snapshot: JsValue,
+    fallback: Fallback,
+    /// What pruning cleared before planning, for the result, and the tokens it saved.
+    pruned_list: JsValue,
+    pruned_tokens: u64,
+}
+
+thread_local! {
+    /// Runs by handle; a slot is freed by `__compact_finish` or `__compact_cancel`, which the JS half
+    /// always calls (in a `finally`).
+    static RUNS: RefCell<Vec<Option<Run>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Reads the options and messages and plans. Returns `{ result }` when there is nothing to summarize,
+/// else `{ run, summarize, fallback, concurrency, onProgress, prompts }`: one prompt per job, in order,
+/// for `summarize`.
+#[wasm_bindgen(js_name = __compact_begin)]
+pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let (own, core_options) = split_options(&options).map_err(error_to_js)?;
     let options = value_from_js(&core_options, "options", Code::InvalidOption)
         .and_then(|o| Options::from_json(&o))
         .map_err(error_to_js)?;
+    let value = messages_from_js(&messages).map_err(error_to_js)?;
+    // The first rung of the ladder: prune (it may be enough), then plan on what is left.
+    let (value, messages, pruned) = match own.prune {
+        true => prune_first(value, &messages, &options)?,
+        false => (value, messages, None),
+    };
+    let input = Input::read(&value).map_err(error_to_js)?;
+    let snapshot = snapshot(&messages, input.key)?;
     let plan = crate::plan::plan_compaction(&input, &options).map_err(error_to_js)?;
-    let plan_js = to_js(&plan)?;
+    let (pruned_list, pruned_tokens) = match &pruned {
+        Some(report) => (to_js(&report.pruned)?, report.tokens_before - report.tokens_after),
+        None => (Array::new().into(), 0),
+    };
+    // What stands in for a failed summary: the digest, unless Claude Code's way was asked for.
+    let fallback = match own.fallback.as_deref() {
+        Some("none") => None,
+        Some("truncate") => Some(Fallback::Truncate),
+        None if options.preset == Some("claude-code") => Some(Fallback::Truncate),
+        _ => Some(Fallback::Digest),
+    };
+    // The plan's JSON text once, parsed by JS for the result and by serde_json for `compact_with`:
+    // `serde_json::to_value` would compile a second serializer for every plan type into the wasm.
+    let plan_text = serde_json::to_string(&plan).map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))?;
+    let plan_js = JSON::parse(&plan_text)?;
+    let out = Object::new();
 
     if !plan.needed || plan.jobs.is_empty() {
         let result = to_js(&json!({
-            "compacted": false, "tokensBefore": plan.tokens_before, "tokensAfter": plan.tokens_before,
+            "compacted": false, "tokensBefore": plan.tokens_before + pruned_tokens, "tokensAfter": plan.tokens_before,
             "audit": null, "warnings": plan.warnings, "jobs": [],
         }))?;
         set(&result, "plan", &plan_js)?;
+        set(&result, "pruned", &pruned_list)?;
         // A new array (or body) of the caller's own objects, as when something is compacted.
-        return with_messages(result, snapshot);
+        set(&out, "result", &with_messages(result, snapshot)?)?;
+        return Ok(out.into());
     }
 
-    let mut outcomes = Vec::with_capacity(plan.jobs.len());
-    let mut failures = Vec::with_capacity(plan.jobs.len());
+    let prompts = Array::new();
     for job in &plan.jobs {
-        let prompt = to_js(&json!({
+        prompts.push(&to_js(&json!({
             "jobId": job.id, "system": job.prompt.system, "user": job.prompt.user, "maxOutputTokens": job.max_output_tokens,
-        }))?;
-        match ask(&summarize, &prompt, &job.id).await {
-            Ok(text) => {
-                outcomes.push(Outcome::Text(text));
-                failures.push(None);
-            }
-            Err(e) if fallback => {
-                outcomes.push(Outcome::Failed);
-                failures.push(Some(e));
-            }
-            // fallback: "none": the host's own error, unchanged.
-            Err(e) => return Err(e),
-        }
+        }))?);
     }
+    let plan_value = serde_json::from_str(&plan_text).map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))?;
+    let run = Run { value, plan, plan_value, plan_js, snapshot, fallback: fallback.unwrap_or(Fallback::Digest), pruned_list, pruned_tokens };
+    let handle = RUNS.with_borrow_mut(|runs| match runs.iter().position(Option::is_none) {
+        Some(free) => {
+            runs[free] = Some(run);
+            free
+        }
+        None => {
+            runs.push(Some(run));
+            runs.len() - 1
+        }
+    });
+    set(&out, "run", &(handle as u32).into())?;
+    set(&out, "summarize", &own.summarize)?;
+    set(&out, "fallback", &fallback.is_some().into())?;
+    set(&out, "concurrency", &own.concurrency.into())?;
+    set(&out, "onProgress", &own.on_progress)?;
+    set(&out, "prompts", &prompts)?;
+    Ok(out.into())
+}
 
-    let plan_value = serde_json::to_value(&plan).map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))?;
-    let done = compact_with(&input, &plan_value, &outcomes).map_err(error_to_js)?;
+/// What `summarize` settled to for job `job_id`, if it is the summary text; else the error to report.
+#[wasm_bindgen(js_name = __compact_text)]
+pub fn compact_text(job_id: &str, settled: JsValue) -> Result<String, JsValue> {
+    settled.as_string().ok_or_else(|| {
+        let what = settled.js_typeof().as_string().unwrap_or_default();
+        error_to_js(Error::new(Code::InvalidInput, format!("summarize({job_id})"), format!("returned a {what}, not the summary text")))
+    })
+}
+
+/// Applies the summaries and frees the run. `texts[i]`: job i's summary, or `undefined` when its
+/// `summarize` failed with `failures[i]` (the host's own error, reported unchanged).
+#[wasm_bindgen(js_name = __compact_finish)]
+pub fn compact_finish(run: u32, texts: Array, failures: Array) -> Result<JsValue, JsValue> {
+    let Some(Run { value, plan, plan_value, plan_js, snapshot, fallback, pruned_list, pruned_tokens }) = take(run) else {
+        return Err(error_to_js(Error::new(Code::InvalidInput, "run", "this compaction is already finished")));
+    };
+    let input = Input::read(&value).map_err(error_to_js)?;
+    let outcomes: Vec<Outcome> = (0..plan.jobs.len() as u32)
+        .map(|i| texts.get(i).as_string().map_or(Outcome::Failed, Outcome::Text))
+        .collect();
+    let done = compact_with(&input, &plan_value, &outcomes, fallback).map_err(error_to_js)?;
     let rejected = done.llm_rejected.map(error_to_js);
     let jobs = Array::new();
     for (i, job) in plan.jobs.iter().enumerate() {
         let entry = to_js(&json!({ "id": job.id, "source": done.sources[i].as_str() }))?;
         // Why this job has the digest: the summarizer's own error, or the refusal of its summary.
-        let why = failures[i].clone().or_else(|| (done.sources[i] == Source::Offline).then(|| rejected.clone()).flatten());
+        let failure = failures.get(i as u32);
+        let why = if outcomes[i] == Outcome::Failed {
+            Some(failure)
+        } else {
+            (done.sources[i] != Source::Llm).then(|| rejected.clone()).flatten()
+        };
         if let Some(error) = why {
             set(&entry, "error", &error)?;
         }
         jobs.push(&entry);
     }
-    let result = to_js(&done.applied.report)?;
+    let mut report = done.applied.report;
+    report.tokens_before += pruned_tokens;
+    let result = to_js(&report)?;
     set(&result, "compacted", &JsValue::TRUE)?;
+    set(&result, "pruned", &pruned_list)?;
     set(&result, "plan", &plan_js)?;
     set(&result, "jobs", &jobs)?;
     with_messages(result, output_to_js(&done.applied.slots, &snapshot, input.key)?)
 }
 
+/// Frees a run that will not be finished (`summarize` failed with `fallback: "none"`).
+#[wasm_bindgen(js_name = __compact_cancel)]
+pub fn compact_cancel(run: u32) {
+    take(run);
+}
+
+fn take(run: u32) -> Option<Run> {
+    RUNS.with_borrow_mut(|runs| runs.get_mut(run as usize).and_then(Option::take))
+}
+
 /// Takes `summarize` and `fallback` out; the rest are the usual options, checked by the core.
-fn split_options(options: &JsValue) -> Result<(Function, bool, JsValue), Error> {
+/// Prunes `value` (the caller's `messages`, read): the pruned history as data, as the caller's objects
+/// and copies, and what was cleared; the same history and no report when nothing was.
+fn prune_first(value: Value, messages: &JsValue, options: &Options) -> Result<(Value, JsValue, Option<PruneReport>), JsValue> {
+    let (pruned, key, items) = {
+        let input = Input::read(&value).map_err(error_to_js)?;
+        let pruned = crate::prune::prune(&input, options).map_err(error_to_js)?;
+        let changed = !pruned.report.pruned.is_empty() || !pruned.report.cut_arguments.is_empty();
+        let items = changed.then(|| Value::Array(materialize(&pruned.slots, input.items)));
+        (pruned, input.key, items)
+    };
+    let Some(items) = items else { return Ok((value, messages.clone(), None)) };
+    let js = output_to_js(&pruned.slots, messages, key)?;
+    let data = match (key, value) {
+        (Some(key), Value::Object(mut body)) => {
+            body.insert(key.to_string(), items);
+            Value::Object(body)
+        }
+        _ => items,
+    };
+    Ok((data, js, Some(pruned.report)))
+}
+
+/// `compact`'s own options, beside the usual ones.
+struct CompactOptions {
+    summarize: Function,
+    /// `"offline"`, `"truncate"` or `"none"`; `None` when not given (it then depends on the preset).
+    fallback: Option<String>,
+    /// How many `summarize` calls may be in flight at once.
+    concurrency: u32,
+    /// Called as jobs finish (`{ jobId, done, total, source }`), or not at all.
+    on_progress: JsValue,
+    /// Prune before planning (the default).
+    prune: bool,
+}
+
+fn split_options(options: &JsValue) -> Result<(CompactOptions, JsValue), Error> {
     if !options.is_object() || options.is_function() || Array::is_array(options) {
         return Err(Error::option("options", "expected { summarize, ...options }"));
     }
@@ -88,27 +219,32 @@ fn split_options(options: &JsValue) -> Result<(Function, bool, JsValue), Error> 
         .dyn_into::<Function>()
         .map_err(|_| Error::option("options.summarize", "required: a function (prompt) => summary text, or a Promise of it"))?;
     let fallback = field("fallback")?;
-    let fallback = match fallback.as_string().as_deref() {
-        _ if fallback.is_undefined() => true,
-        Some("offline") => true,
-        Some("none") => false,
-        _ => return Err(Error::option("options.fallback", "expected \"offline\" or \"none\"")),
+    let fallback = match fallback.as_string() {
+        _ if fallback.is_undefined() => None,
+        Some(f) if ["offline", "truncate", "none"].contains(&f.as_str()) => Some(f),
+        _ => return Err(Error::option("options.fallback", "expected \"offline\", \"truncate\" or \"none\"")),
+    };
+    let concurrency = field("concurrency")?;
+    let concurrency = match concurrency.as_f64() {
+        _ if concurrency.is_undefined() => 4,
+        Some(n) if n >= 1.0 && n <= 64.0 && n.fract() == 0.0 => n as u32,
+        _ => return Err(Error::option("options.concurrency", "expected a whole number from 1 to 64")),
+    };
+    let on_progress = field("onProgress")?;
+    if !on_progress.is_undefined() && !on_progress.is_function() {
+        return Err(Error::option("options.onProgress", "expected a function ({ jobId, done, total, source }) => void"));
+    }
+    let prune = field("prune")?;
+    let prune = match prune.as_bool() {
+        _ if prune.is_undefined() => true,
+        Some(b) => b,
+        None => return Err(Error::option("options.prune", "expected a boolean")),
     };
     let rest = Object::assign(&Object::new(), options.unchecked_ref());
-    for name in ["summarize", "fallback"] {
+    for name in ["summarize", "fallback", "concurrency", "onProgress", "prune"] {
         let _ = Reflect::delete_property(&rest, &name.into());
     }
-    Ok((summarize, fallback, rest.into()))
-}
-
-/// Calls the host's summarizer; a throw or a rejection comes back as the host's own error value.
-async fn ask(summarize: &Function, prompt: &JsValue, job_id: &str) -> Result<String, JsValue> {
-    let returned = summarize.call1(&JsValue::UNDEFINED, prompt)?;
-    let settled = JsFuture::from(Promise::resolve(&returned)).await?;
-    settled.as_string().ok_or_else(|| {
-        let what = settled.js_typeof().as_string().unwrap_or_default();
-        error_to_js(Error::new(Code::InvalidInput, format!("summarize({job_id})"), format!("returned a {what}, not the summary text")))
-    })
+    Ok((CompactOptions { summarize, fallback, concurrency, on_progress, prune }, rest.into()))
 }
 
 fn set(target: &JsValue, key: &str, value: &JsValue) -> Result<(), JsValue> {

@@ -67,9 +67,9 @@ export interface Options {
   protectTokens?: number;
   /** Prune: clear nothing unless at least this many tokens would go. Default 10 000. */
   minimumPruneTokens?: number;
-  /** Tool names whose outputs are never pruned. */
+  /** Tool names whose outputs are never pruned, and whose calls and results are never summarized (kept verbatim, like pins). */
   protectedTools?: string[];
-  /** Prune: the text that replaces a cleared output. Default `"[Old tool result content cleared]"`. */
+  /** Prune: the text that replaces a cleared output; `{chars}` in it becomes the output's length in characters. Default `"[Old tool result content cleared]"`. */
   placeholder?: string;
   /** Plan a compaction even when the history is under the limit (a user's "/compact"). */
   force?: boolean;
@@ -84,9 +84,93 @@ export interface Options {
    * The form the summary is asked for: `"sections"` (the default: headed sections for coding agents), `"snapshot"`
    * (one `<state_snapshot>` XML element: overall goal, key knowledge, file-system state, recent actions, current
    * plan; `apply_summary` then refuses an answer without it with `SUMMARY_MALFORMED`), `"general"` (prose, for chat
-   * apps), or your own `{ system?, user }` where `user` holds `{transcript}` (the delimited transcript goes there).
+   * apps), `"progress"` (Claude Code's four sections: task progress, key decisions, current file state, active
+   * context), or your own `{ system?, user }` where `user` holds `{transcript}` (the delimited transcript goes there).
    */
-  template?: "sections" | "snapshot" | "general" | { system?: string; user: string };
+  template?: "sections" | "snapshot" | "general" | "progress" | { system?: string; user: string };
+  /**
+   * Start from the documented behaviour of a known system; options given explicitly override it.
+   * `"opencode"`: prune protects the newest 20 000 tokens of output and runs only when 10 000 would go; compact
+   * when the input passes the window minus 32 000 for the answer; the summary answers a "What did we do so far?"
+   * user turn. `"spring-ai"`: prune keeps the newest 4 outputs and makes the others `[truncated: N chars]`, `Skill`
+   * untouched; compact above 60 000 tokens into a system message starting 【历史摘要】, with the user's current
+   * request in view. `"claude-code"`: soft/hard limits at 0.70/0.90; keep the last 4 turns or 20 000 tokens;
+   * the largest runs of tool exchanges are summarized first, each to about a fifth; summaries are never
+   * summarized again; the `progress` template. `"gemini-cli"`: compact at 0.70, keep the newest 30%, cut only
+   * before a user message, a `<state_snapshot>` the model acknowledges. `"smart"`: critical messages stay
+   * verbatim (`keepCritical`), the rest is summarized in chunks of 20 messages (`hierarchical`).
+   */
+  preset?: "opencode" | "spring-ai" | "claude-code" | "gemini-cli" | "smart";
+  /** Compaction is also needed above this many input tokens, whatever the window (the lower limit wins). */
+  thresholdTokens?: number;
+  /** Where the kept tail may start: `"exchange"` (default: before a user message when one is in reach, else between complete tool exchanges) or `"user"` (only before a user message, unless no user turn fits even at twice the tail's budget). */
+  splitAt?: "exchange" | "user";
+  /**
+   * How the messages to summarize are chosen: `"tail"` (default: everything before the kept tail, one summary),
+   * `"regions"` (the largest runs of tool exchanges first, each summarized on its own, until the history is at
+   * three quarters of the limit; user and assistant text stay; if that cannot get under the limit, `"tail"`), or
+   * `"hierarchical"` (everything before the tail, in chunks of `chunkMessages` summarized separately, possibly in
+   * parallel, and joined into one summary).
+   */
+  strategy?: "tail" | "regions" | "hierarchical";
+  /** `hierarchical`: about this many messages per chunk (each chunk ends where no tool exchange is split). Default 20. */
+  chunkMessages?: number;
+  /** Whether an earlier summary is merged into the next one (default true). With false, summaries stay as they are, and a history with nothing else to compact throws `CANNOT_COMPACT_FURTHER`. */
+  resummarize?: boolean;
+  /** Indices of messages never to summarize: they stay verbatim after the summary, each with its tool call or results. In formats whose turns alternate, a pin that would put two turns of one role side by side is summarized instead, with a warning. */
+  pin?: number[];
+  /** Keep critical messages verbatim (newest first, within a quarter of the limit): calls of `criticalTools`, tool results that report errors, and user messages that state constraints (must, never, don't, 不能, 必须, 禁止, 要求, 约束…). */
+  keepCritical?: boolean;
+  /** With `keepCritical`: the tools whose calls are critical. Default: common file-writing and code-running tools (`write_file`, `edit`, `apply_patch`, `str_replace_editor`, `execute_code`, …). */
+  criticalTools?: string[];
+  /** How the summary goes back: `"message"` (default: one user message, merged into the next user turn where turns alternate), `"exchange"` (a "What did we do so far?" user turn and the summary as the assistant's answer), `"system"` (a system message; Anthropic and Gemini get `"message"`), `"acknowledged"` (the summary as a user turn, then an assistant turn acknowledging it). */
+  summaryShape?: "message" | "exchange" | "system" | "acknowledged";
+  /** One line (at most 64 bytes) the summary message starts with, such as `"【历史摘要】"`. */
+  summaryPrefix?: string;
+  /** Show the user's newest request to the summarizer after the transcript, so the summary keeps what answering it needs. */
+  includeLatestRequest?: boolean;
+  /** Prune: the newest this-many tool outputs are never cleared, whatever their size. Default 0. */
+  protectResults?: number;
+  /** Prune: in the calls whose outputs are cleared, strings longer than this many characters inside the arguments keep their start and a note of their length (`… [truncated: N chars]`); arguments held as JSON text stay valid JSON. Off by default. */
+  maxArgumentChars?: number;
+  /**
+   * Cache-aware pruning: `prune` clears outputs only when the tokens saved over the next `horizon` requests pay for the
+   * cached prefix the edit makes the provider write again (or when the history is over the limit); otherwise it clears
+   * nothing and says why in `PruneResult.cache`. `true` takes Anthropic's documented prices.
+   */
+  cache?: boolean | CachePrices;
+}
+
+/** Prices of the provider's prompt cache, in any unit (only their ratios matter). */
+export interface CachePrices {
+  /** Price of an uncached input token. Default 1. */
+  inputPrice?: number;
+  /** Price of a token read from the cache. Default 0.1 × `inputPrice` (Anthropic). */
+  readPrice?: number;
+  /** Price of a token written to the cache. Default 1.25 × `inputPrice` (Anthropic's 5-minute cache; use 2× for the 1-hour one, 1× for OpenAI's automatic caching). */
+  writePrice?: number;
+  /** Tokens of the prefix the provider holds. Default: the messages of the latest `usage` report, else all but the newest message. */
+  cachedPrefixTokens?: number;
+  /** Requests over which an edit must pay for itself. Default 10. */
+  horizon?: number;
+}
+
+/** What the cache rule decided (`options.cache`). */
+export interface CacheDecision {
+  /** Whether the edit was made. */
+  applied: boolean;
+  /** `"pays"`, `"costs more than it saves"` (nothing was changed) or `"over the limit"` (made whatever it costs). */
+  reason: "pays" | "costs more than it saves" | "over the limit";
+  /** The cached prefix assumed, in tokens. */
+  cachedTokens: number;
+  /** Cached tokens after the first edited message: what the next request would write again. */
+  invalidatedTokens: number;
+  /** Tokens the edit removes. */
+  savedTokens: number;
+  /** Cost without the edit minus cost with it over `horizon` requests, in input tokens (above 0: it pays). */
+  netSaving: number;
+  /** Requests the costs were added over. */
+  horizon: number;
 }
 
 /** One usage report from the provider. */
@@ -172,12 +256,16 @@ export interface PruneResult {
   messages: Messages;
   /** What was cleared, in message order (empty when less than `minimumPruneTokens` would go). */
   pruned: PrunedOutput[];
+  /** With `maxArgumentChars`: the tool calls whose arguments were shortened; `index` is the calling message, and the tokens are the arguments'. */
+  cutArguments: PrunedOutput[];
   /** Estimated tokens before pruning. */
   tokensBefore: number;
   /** Estimated tokens after pruning. */
   tokensAfter: number;
   /** The format the messages were read as. */
   format: string;
+  /** With `options.cache`, when there was something to clear: whether clearing it paid for the cache it invalidates. */
+  cache?: CacheDecision;
 }
 
 /** A half-open range of message indices. */
@@ -229,12 +317,20 @@ export interface Plan {
   /** How many messages the plan was made from; messages appended later are kept as they are. */
   messageCount: number;
   /** The template the summary is asked in; `apply_summary` checks a `snapshot` answer's form. */
-  template: "sections" | "snapshot" | "general" | "custom";
+  template: "sections" | "snapshot" | "general" | "progress" | "custom";
+  /** The preset the options started from, or null. */
+  preset: string | null;
+  /** How the summarized messages were chosen. */
+  strategy: "tail" | "regions" | "hierarchical";
+  /** How `apply_summary` writes the summary back. */
+  summaryShape: "message" | "exchange" | "system" | "acknowledged";
+  /** The line the summary message starts with, or null. */
+  summaryPrefix: string | null;
   /** Ranges kept verbatim. */
   keep: Range[];
-  /** Ranges replaced by a summary. */
+  /** Ranges replaced by a summary: one for `tail` and `hierarchical`, one per region for `regions`. Jobs whose ranges lie in one of them are joined into its summary. */
   summarize: Range[];
-  /** System and developer messages inside `summarize` ranges, kept verbatim after the summary. */
+  /** Messages inside `summarize` ranges kept verbatim after the summary: system and developer messages, `pin`s, critical messages, each with its tool exchange. */
   pinned: number[];
   /** Index of an earlier ctxfold summary that the new one merges and replaces. */
   previousSummary: number | null;
@@ -254,10 +350,40 @@ export interface Audit {
   summarizedTokens: number;
   /** Estimated tokens of the summary message. */
   summaryTokens: number;
-  /** File paths and error names from the summarized messages that the summary mentions. */
+  /** How many distinct salient facts of the summarized messages were checked. */
+  factsChecked: number;
+  /** The text of each fact the summary still states (at most 50). */
   factsKept: string[];
-  /** Those it does not mention. */
+  /** The text of each fact it lost, most important kind first (at most 50): the same facts as `missing`. */
   factsMissing: string[];
+  /** The lost facts with their kind and the message they came from (at most 50). */
+  missing: MissingFact[];
+  /** Facts left out of the lists above to keep the result small: beyond 200 of a kind (not checked), or beyond 50 listed. */
+  factsCut: number;
+  /**
+   * For each job whose summary lost facts, keyed by job id: a prompt asking the summarizer for the same summary with
+   * them restored (the old summary and the facts are nonce-delimited data in it). Send it like a plan job's prompt and
+   * pass the answers to `apply_summary` again, keyed by job id, beside the unchanged summaries of the other jobs.
+   * Empty when nothing was lost.
+   */
+  revisionPrompts: Record<string, { system: string; user: string }>;
+}
+
+/** A salient fact of the summarized messages that the summary no longer states. */
+export interface MissingFact {
+  /**
+   * `constraint`: a sentence of the user's with must, never, always, only, don't… (or 必须, 不要, 禁止, しないで, 必ず…);
+   * `error`: an error line; `number`: a version, port, amount or quantity with its unit (not a bare number);
+   * `url`; `identifier`: a name in code (`parse_config`, `UserService.login`, `ERR_TIMEOUT`), an issue or ticket id,
+   * a commit hash, a booking code; `path`: a file path.
+   * Constraints and error lines count as kept when two thirds of their words are in the summary; the others must appear exactly
+   * (numbers: case and the space before the unit aside).
+   */
+  kind: "constraint" | "error" | "number" | "url" | "identifier" | "path";
+  /** The fact as written in the conversation, on one line. */
+  text: string;
+  /** Index of the message it was found in. */
+  message: number;
 }
 
 export interface ApplyResult {
@@ -321,7 +447,7 @@ export interface RepairResult {
 /**
  * Errors are thrown as `Error`s (name `CtxfoldError`) with a stable `code` — `INVALID_INPUT`,
  * `INVALID_OPTION`, `INVALID_PLAN`, `STALE_PLAN`, `SUMMARY_EMPTY`, `SUMMARY_MALFORMED`, `SUMMARY_NOT_SMALLER`,
- * `NOTHING_TO_APPLY`, and in browsers `NOT_INITIALIZED` (a function called before `await init()`) — and the `path` of the offending field (e.g. `messages[3].tool_call_id`).
+ * `NOTHING_TO_APPLY`, `CANNOT_COMPACT_FURTHER` (over the limit with nothing left to compact, when `resummarize` is false), and in browsers `NOT_INITIALIZED` (a function called before `await init()`) — and the `path` of the offending field (e.g. `messages[3].tool_call_id`).
  */
 export interface CtxfoldError extends Error {
   /** The stable error code. */
@@ -379,22 +505,41 @@ export type Summarize = (prompt: SummaryPrompt) => string | Promise<string>;
 
 /** Options of `compact`: the usual options, plus who writes the summaries. */
 export interface CompactOptions extends Options {
-  /** Called once per job, in order; `openai_summarizer(...)` and `anthropic_summarizer(...)` make one. */
+  /** Called once per job (jobs start in order, up to `concurrency` at once); `openai_summarizer(...)` and `anthropic_summarizer(...)` make one. */
   summarize: Summarize;
   /**
    * What to do when `summarize` throws, rejects or returns no string, or when its summary is refused
    * (empty, or not smaller): `"offline"` (default) uses `summarize_offline`'s digest for that job and
-   * reports it in `jobs`; `"none"` rethrows the error from `summarize` unchanged.
+   * reports it in `jobs`; `"truncate"` (the default with the `claude-code` preset, as Claude Code does) drops
+   * the job's messages with a notice in their place; `"none"` rethrows the error from `summarize` unchanged.
    */
-  fallback?: "offline" | "none";
+  fallback?: "offline" | "truncate" | "none";
+  /** Prune old tool outputs first (the ladder's first rung; with the same options as `prune`), then plan on what is left. Default true. */
+  prune?: boolean;
+  /** How many `summarize` calls may be in flight at once (plans with several jobs: `regions`, `hierarchical`). Results keep job order. Default 4. */
+  concurrency?: number;
+  /** Called each time a job's summary settles; what it throws is thrown back unchanged. */
+  onProgress?: (progress: CompactProgress) => void;
+}
+
+/** One job settled, in `compact`. */
+export interface CompactProgress {
+  /** The job that settled. */
+  jobId: string;
+  /** How many jobs have settled, this one included. */
+  done: number;
+  /** How many jobs the plan has. */
+  total: number;
+  /** `"llm"`: `summarize` gave text; `"failed"`: it threw or gave no string (the offline digest will stand in). */
+  source: "llm" | "failed";
 }
 
 /** How one job of a `compact` call was summarized. */
 export interface CompactJob {
   /** The plan job's id. */
   id: string;
-  /** `"llm"`: `summarize`'s text; `"offline"`: the offline digest stood in. */
-  source: "llm" | "offline";
+  /** `"llm"`: `summarize`'s text; `"offline"`: the offline digest stood in; `"truncated"`: the messages were dropped with a notice. */
+  source: "llm" | "offline" | "truncated";
   /** Why the digest stood in: the error `summarize` threw (unchanged), or the refusal of its summary (`SUMMARY_NOT_SMALLER`, `SUMMARY_EMPTY`). */
   error?: unknown;
 }
@@ -405,16 +550,18 @@ export interface CompactResult {
   compacted: boolean;
   /** The history, in the input's shape: compacted, or (when `compacted` is false) a new array (or body copy) of the very same message objects. */
   messages: Messages;
-  /** Estimated tokens before. */
+  /** Estimated tokens before (before pruning). */
   tokensBefore: number;
-  /** Estimated tokens after (equal to `tokensBefore` when nothing was compacted). */
+  /** Estimated tokens after pruning and compacting. */
   tokensAfter: number;
   /** What was replaced and which facts the summary kept; null when nothing was compacted. */
   audit: Audit | null;
   /** Warnings from the plan or from applying the summary. */
   warnings: string[];
-  /** The plan the compaction followed. */
+  /** The plan the compaction followed (made after pruning). */
   plan: Plan;
+  /** What pruning cleared first (indices into the history as it was before pruning, which keeps the message count). Empty when nothing was. */
+  pruned: PrunedOutput[];
   /** One entry per plan job: where its summary came from. Empty when nothing was compacted. */
   jobs: CompactJob[];
 }
@@ -462,3 +609,216 @@ export interface SummarizerError extends CtxfoldError {
 export function openai_summarizer(options: SummarizerOptions & { baseUrl: string }): (prompt: SummaryPrompt) => Promise<string>;
 /** The same for the Anthropic Messages API (`POST /v1/messages`, `anthropic-version: 2023-06-01`). */
 export function anthropic_summarizer(options: SummarizerOptions): (prompt: SummaryPrompt) => Promise<string>;
+
+/** Options of `cache_breakpoints`: the shared options (`model` also picks the minimum cacheable length; the tokenizer defaults to `"claude"`), and these. */
+export interface BreakpointOptions extends Options {
+  /** Also return `messages`: a copy of the request with the markers applied (edited messages are copies; the rest are the caller's objects). */
+  apply?: boolean;
+  /** `cache_control.ttl` of the markers written: `"5m"` or `"1h"`. Omitted: the API's default (5 minutes). */
+  ttl?: "5m" | "1h";
+  /** The shortest prefix worth a marker. Default from `model`, per Anthropic's documentation: 4096 for Claude Opus 4.5/4.6 and Haiku 4.5, 2048 for Sonnet 4.6 and Haiku 3/3.5, 1024 otherwise. */
+  minCacheableTokens?: number;
+}
+
+/** One `cache_control` marker chosen by `cache_breakpoints`. */
+export interface Breakpoint {
+  /** What it marks: the last tool definition, a block of the system prompt, or a block of a message. */
+  target: "tools" | "system" | "message";
+  /** The message's index, for `"message"`. */
+  index?: number;
+  /** The block that carries the marker: in the message's `content`, in `system` or in `tools` (a string content becomes one text block). */
+  block: number;
+  /** Estimated tokens of the prefix the marker ends. */
+  tokens: number;
+  /** What the marker adds to the expected cached tokens of this request and the next one. */
+  expectedTokens: number;
+  /** Why it was chosen, in words. */
+  reason: string;
+}
+
+export interface BreakpointResult {
+  /** The chosen markers in request order; with the host's own markers, never more than 4. */
+  breakpoints: Breakpoint[];
+  /** `cache_control` markers already in the request (they count toward Anthropic's 4). */
+  existing: number;
+  /** The shortest prefix a marker was allowed to end. */
+  minTokens: number;
+  /** The first message a prune or a compaction would rewrite next (markers after it are less likely to be read again). */
+  volatileFrom: number;
+  /** Problems found, e.g. more than 4 markers already. */
+  warnings: string[];
+  /** With `apply: true`: the request with the markers, in the input's shape. */
+  messages?: Messages;
+}
+
+/**
+ * Chooses up to 4 Anthropic `cache_control` positions (end of the tools and system prompt, the last stable message, the newest
+ * message, the end of the previous request) by expected cached tokens: the prefix each covers × the chance it is reused.
+ * Anthropic format only (a plain-text history is read as Anthropic's).
+ */
+export function cache_breakpoints(messages: Messages, options?: BreakpointOptions): BreakpointResult;
+
+/** One piece of injected context: a reminder, hook output, an editor selection. */
+export interface ContextItem {
+  /** The tag it is wrapped in (`system-reminder`, `hook-output`, `selection`): letters, digits, `_ - . :`, starting with a letter or `_`. */
+  tag: string;
+  /** The text inside the tag; any `</tag` in it is escaped so it cannot close the tag. */
+  text: string;
+  /** Attributes of the opening tag (`{ file: "src/app.py" }`); values are escaped. */
+  attributes?: Record<string, string>;
+}
+
+/** What the next user turn is made of. */
+export interface TurnInput {
+  /** Results of the calls the last assistant message made, first in the turn. */
+  toolResults?: { toolCallId: string; content: unknown; isError?: boolean; /** The tool's name; looked up in the history by `toolCallId` when omitted. */ name?: string }[];
+  /** Injected context, after the results, each in its own tag. */
+  context?: ContextItem[];
+  /** What the user typed, last. */
+  text?: string;
+}
+
+export interface TurnResult {
+  /** The messages to append, in the history's format: one user message (Anthropic, Gemini), or the tool messages and then one user message (OpenAI Chat, Responses, AI SDK). */
+  messages: Message[];
+  /** The format they were written in. */
+  format: Format;
+  /** The pieces that were longer than `maxInputChars` and were cut in the middle, with their full length in characters. */
+  cut: { path: string; chars: number }[];
+}
+
+/**
+ * Builds the next user turn: pending tool results, then tagged context, then the user's text, in the history's format.
+ * Options: `format` (detected from `messages`; an empty history reads as OpenAI Chat), `maxInputChars` (per piece, default 30 000).
+ */
+export function assemble_turn(messages: Messages, turn: TurnInput, options?: { format?: Format; maxInputChars?: number }): TurnResult;
+
+/** Options of a `Session`: the shared options (`cache` is on by default; `false` prunes whenever `prune` would), and `thrashAfter`. */
+export interface SessionOptions extends Options {
+  /** Requests in a row without a cache read (after the first request) before `health().thrashing` is reported. Default 3. */
+  thrashAfter?: number;
+}
+
+/**
+ * A provider's usage report, in any of these shapes (or the whole response holding `usage` / `usageMetadata`):
+ * ctxfold's `{ promptTokens, cachedTokens | cacheReadTokens, cacheWriteTokens, outputTokens }`, OpenAI Chat's
+ * `{ prompt_tokens, completion_tokens, prompt_tokens_details: { cached_tokens } }`, OpenAI Responses'
+ * `{ input_tokens, input_tokens_details: { cached_tokens }, output_tokens }`, Anthropic's `{ input_tokens,
+ * cache_read_input_tokens, cache_creation_input_tokens, output_tokens }` (the prompt is their sum), Gemini's
+ * `{ promptTokenCount, cachedContentTokenCount, candidatesTokenCount }`, the AI SDK's `{ inputTokens, cachedInputTokens, outputTokens }`.
+ */
+export type ProviderUsage = Record<string, unknown>;
+
+/** A usage report read into one shape. */
+export interface Usage {
+  /** The whole input, cached tokens included. */
+  promptTokens: number;
+  /** Input tokens read from the provider's cache. */
+  cachedTokens: number;
+  /** Input tokens written to the cache (Anthropic). */
+  cacheWriteTokens: number;
+  /** Tokens of the answer. */
+  outputTokens: number;
+}
+
+/** One request of the session's timeline. */
+export interface RequestLog {
+  /** ctxfold's estimate of the messages sent. */
+  estimatedTokens: number;
+  /** How many messages were sent. */
+  messages: number;
+  /** The provider's report, once `record` was called. */
+  usage?: Usage;
+  /** The edit the session made before this request. */
+  edit?: "prune" | "compaction";
+  /** Tokens that edit removed (0 without one). */
+  tokensSaved: number;
+  /** The first message that differs from the previous request's; absent when this request extends the previous one. */
+  changedAt?: number;
+  /** The request was over the limit and nothing could shrink it. */
+  stalled: boolean;
+}
+
+/** Requests in a row that read nothing from the cache, and the likely cause. */
+export interface Thrash {
+  /** The timeline index of the first request of the run. */
+  since: number;
+  /** How many requests in a row. */
+  requests: number;
+  /** Where the prompt prefix changed, when it did. */
+  changedAt?: number;
+  /** What changed it: an edit of this session, or the host. */
+  edit?: "prune" | "compaction" | "host";
+  /** The cause in words. */
+  cause: string;
+}
+
+/** A session's health. */
+export interface Health {
+  /** Requests prepared and sent. */
+  requests: number;
+  /** Reported prompt tokens, summed. */
+  promptTokens: number;
+  /** Reported cached tokens, summed. */
+  cachedTokens: number;
+  /** Reported cache writes, summed. */
+  cacheWriteTokens: number;
+  /** Reported output tokens, summed. */
+  outputTokens: number;
+  /** Reported prompt tokens per reported request. */
+  tokensPerRequest: number;
+  /** `cachedTokens / promptTokens` (0 to 1). */
+  cacheHitRate: number;
+  /** Prunes made, and the tokens they removed. */
+  prunes: { count: number; tokensSaved: number };
+  /** Compactions applied, and the tokens they removed. */
+  compactions: { count: number; tokensSaved: number };
+  /** Edits put off because they cost more cache than they saved. */
+  deferred: number;
+  /** Requests over the limit that nothing could shrink, and summaries that did not shrink the history. */
+  stalls: number;
+  /** Set while the latest requests read nothing from the cache. */
+  thrashing?: Thrash;
+  /** Every request, oldest first. */
+  timeline: RequestLog[];
+}
+
+/** What `Session.prepare` decided. */
+export interface Prepared {
+  /** `"send"`: send `messages` as they are; `"pruned"`: old outputs were cleared, send `messages`; `"compact"`: summarize `plan.jobs` with your LLM, call `apply_summary`, then `prepare` again (nothing is sent meanwhile). */
+  action: "send" | "pruned" | "compact";
+  /** The history to send. */
+  messages: Messages;
+  /** Estimated tokens of it. */
+  tokens: number;
+  /** What was cleared (with `"pruned"`). */
+  pruned: PrunedOutput[];
+  /** The cache rule's verdict on the edit it weighed. */
+  cache?: CacheDecision;
+  /** The compaction to do (with `"compact"`). */
+  plan?: Plan;
+}
+
+/**
+ * State for hosts that want it: holds the history, decides when to prune and compact (weighing the prompt cache), and
+ * keeps health metrics. Per turn: `append` the user's message, `prepare()`, send `prepared.messages`, `record(usage)`,
+ * `append` the reply. Call `free()` when done to release its WebAssembly memory.
+ */
+export class Session {
+  /** `messages`: the history so far (an array or a request body; copied, the objects are kept). */
+  constructor(messages?: Messages, options?: SessionOptions);
+  /** The history as it stands: your objects, copies where the session edited. */
+  readonly messages: Messages;
+  /** Adds a message or an array of messages at the end. */
+  append(items: Message | Message[]): void;
+  /** Decides what to do before the next request, and logs the request as sent unless the action is `"compact"`. */
+  prepare(): Prepared;
+  /** Splices in the summary of the pending compaction (a string, or summaries by job id). */
+  apply_summary(summary: Summary): ApplyResult & { messages: Messages };
+  /** The provider's usage for the request just sent; returns the request's log entry. */
+  record(usage: ProviderUsage): RequestLog;
+  /** Metrics, the timeline and thrashing. */
+  health(): Health;
+  /** Releases the WebAssembly memory. */
+  free(): void;
+}

@@ -1,0 +1,91 @@
+// The asynchronous exports, `compact`, `openai_summarizer` and `anthropic_summarizer`, shared by every
+// entry (browser, Node ESM, Node CommonJS, workerd). Everything they decide is decided in Rust, in
+// synchronous `__`-prefixed exports of the glue (src/wasm/compact.rs, src/wasm/summarizer.rs); this file
+// only calls `fetch` and the host's `summarize`, and awaits. Doing that in Rust took wasm-bindgen-futures,
+// gloo-net and web-sys, which cost more of the package's size budget than these lines.
+// scripts/build.mjs ships this file as dist/async.js and, for `require`, inlines it into the CommonJS
+// entry (dropping the `export` keyword below), so it must keep to one exported function and no imports.
+
+/** The asynchronous exports, built on `glue` (the wasm-bindgen glue module, initialised or not). */
+export function asyncExports(glue) {
+  /**
+   * Plans, asks `summarize` for each job (up to `concurrency` at once), falls back to the offline digest
+   * where it fails, and applies. `onProgress` hears of each job as it settles.
+   */
+  async function compact(messages, options) {
+    const begun = glue.__compact_begin(messages, options);
+    if (begun.result) return begun.result;
+    const { run, summarize, fallback, concurrency, onProgress, prompts } = begun;
+    // Kept in job order, whatever order the calls settle in.
+    const texts = new Array(prompts.length);
+    const failures = new Array(prompts.length);
+    let next = 0;
+    let done = 0;
+    let finished = false;
+    async function worker() {
+      while (next < prompts.length) {
+        const i = next++;
+        const prompt = prompts[i];
+        try {
+          // Called without a `this`, and a returned value that is not a Promise is awaited as one.
+          texts[i] = glue.__compact_text(prompt.jobId, await summarize(prompt));
+        } catch (error) {
+          // fallback: "none": the host's own error, unchanged.
+          if (!fallback) throw error;
+          failures[i] = error;
+        }
+        done += 1;
+        if (onProgress) onProgress({ jobId: prompt.jobId, done, total: prompts.length, source: texts[i] === undefined ? "failed" : "llm" });
+      }
+    }
+    try {
+      await Promise.all(Array.from({ length: Math.min(concurrency, prompts.length) }, worker));
+      finished = true;
+      return glue.__compact_finish(run, texts, failures);
+    } finally {
+      if (!finished) glue.__compact_cancel(run);
+    }
+  }
+
+  /** `summarize(prompt)` for one endpoint protocol ("openai" or "anthropic"), checked when it is made. */
+  function summarizer(api, options) {
+    const client = glue.__summarizer_new(api, options);
+    return async function summarize(prompt) {
+      const { url, headers, body, timeoutMs } = glue.__summarizer_request(client, prompt);
+      // AbortSignal.timeout rather than a timer of our own: nothing to clear, and no timer is left
+      // pending in a Worker after the request is done. The body is read inside the same timeout: a
+      // server that sends headers and then stalls still fails.
+      const signal = AbortSignal.timeout(timeoutMs);
+      const unreachable = (cause, thrown) =>
+        glue.__summarizer_unreachable(client, thrown?.name === "TimeoutError" || signal.aborted, cause);
+      let response;
+      let text;
+      try {
+        // The global `fetch` (no `window`), so the same code runs in browsers, Web Workers, Node ≥ 18
+        // and Cloudflare Workers.
+        response = await fetch(new Request(url, { method: "POST", headers, body, signal }));
+      } catch (error) {
+        throw unreachable(describe(error), error);
+      }
+      // A polyfilled fetch may resolve to anything.
+      if (!(response instanceof Response)) throw unreachable("fetch() resolved to something other than a Response");
+      try {
+        text = await response.text();
+      } catch (error) {
+        throw unreachable(describe(error), error);
+      }
+      return glue.__summarizer_answer(client, response.status, response.statusText, text);
+    };
+  }
+
+  /** A thrown value as text: an Error's "Name: message", or the value itself. */
+  function describe(error) {
+    return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  }
+
+  return {
+    compact,
+    openai_summarizer: (options) => summarizer("openai", options),
+    anthropic_summarizer: (options) => summarizer("anthropic", options),
+  };
+}
