@@ -116,6 +116,14 @@ export function checkClient(runtime, produce) {
       assert.deepEqual([c.jobs[0].error?.code, c.jobs[0].error?.status], ["SUMMARIZER_HTTP", 500]);
     });
 
+    check("compact with fallback \"truncate\" drops the range with a notice when the model fails", (cases) => {
+      const c = value(cases["compact: model fails, truncated with a notice"], "compact with truncate");
+      assert.equal(c.compacted, true);
+      assert.ok(c.tokensAfter < c.tokensBefore);
+      assert.match(c.summaryText ?? "", /Messages #\d+-#\d+ were removed to make room, without a summary/);
+      assert.deepEqual([c.jobs[0].source, c.jobs[0].error?.code], ["truncated", "SUMMARIZER_HTTP"]);
+    });
+
     check("compact with fallback \"none\" rethrows the summarizer's own error object", (cases) => {
       assert.deepEqual(value(cases["compact: fallback none passes the host's error through"], "fallback none"), { threw: true, same: true });
     });
@@ -123,6 +131,22 @@ export function checkClient(runtime, produce) {
     check("compact returns the objects it was called with, even if the host's array changes meanwhile", (cases) => {
       assert.deepEqual(value(cases["compact: the host's array changes while the summary is written"], "compact with a changing array"),
         { keptAreInputObjectsInOrder: true, lastIsTheOriginalLast: true });
+    });
+
+    check("compact runs several jobs at most `concurrency` at a time, reports progress, and keeps the plan's order", (cases) => {
+      const c = value(cases["compact: several jobs, two at a time, with progress"], "compact with several jobs");
+      assert.ok(c.jobs >= 3, `${c.jobs} jobs`);
+      assert.equal(c.most, 2);
+      assert.deepEqual(c.progressDone, Array.from({ length: c.jobs }, (_, i) => i + 1));
+      assert.deepEqual(c.progressTotals, [c.jobs]);
+      assert.equal(c.jobsInPlanOrder, true);
+      assert.equal(c.summariesInPlanOrder, true);
+    });
+
+    check("compact prunes first, then plans on what is left", (cases) => {
+      const c = value(cases["compact: prunes first"], "compact pruning first");
+      assert.ok(c.pruned > 0, `${c.pruned} outputs pruned`);
+      assert.deepEqual({ ...c, pruned: true }, { pruned: true, samePruned: true, tokensBeforeIsTheEstimate: true, planMadeAfterPruning: true, smaller: true });
     });
 
     check("compact under the limit compacts nothing and never calls the summarizer", (cases) => {

@@ -41,6 +41,8 @@ export async function runClientScenario(api, server, messages) {
   await run("compact: with the model", async () => compactFacts(messages, await api.compact(messages, { contextWindow, summarize: openai("ok") })));
   await run("compact: model fails, offline digest", async () =>
     compactFacts(messages, await api.compact(messages, { contextWindow, summarize: openai("status/500") })));
+  await run("compact: model fails, truncated with a notice", async () =>
+    compactFacts(messages, await api.compact(messages, { contextWindow, fallback: "truncate", summarize: openai("status/500") })));
   await run("compact: fallback none passes the host's error through", async () => {
     const mine = new Error("the host's own failure");
     try {
@@ -69,6 +71,44 @@ export async function runClientScenario(api, server, messages) {
     return {
       keptAreInputObjectsInOrder: kept.every((m, i) => i === 0 || messages.indexOf(m) > messages.indexOf(kept[i - 1])) && kept.every((m) => messages.includes(m)),
       lastIsTheOriginalLast: res.messages.at(-1) === messages.at(-1),
+    };
+  });
+  await run("compact: several jobs, two at a time, with progress", async () => {
+    let inFlight = 0;
+    let most = 0;
+    const progress = [];
+    const res = await api.compact(messages, {
+      contextWindow, strategy: "hierarchical", chunkMessages: 6, concurrency: 2,
+      onProgress: (p) => progress.push(p),
+      summarize: async (prompt) => {
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        // Later jobs settle first: the result must still follow the plan's order.
+        await new Promise((resolve) => setTimeout(resolve, 40 - 2 * Number(prompt.jobId.split("-")[1])));
+        inFlight -= 1;
+        return `Summary of ${prompt.jobId}.`;
+      },
+    });
+    const summary = res.messages.map((m) => (typeof m.content === "string" ? m.content : "")).find((c) => c.startsWith("<ctxfold-summary")) ?? "";
+    return {
+      jobs: res.plan.jobs.length,
+      most,
+      progressDone: progress.map((p) => p.done),
+      progressTotals: [...new Set(progress.map((p) => p.total))],
+      jobsInPlanOrder: res.jobs.map((j) => j.id).join() === res.plan.jobs.map((j) => j.id).join(),
+      summariesInPlanOrder: res.plan.jobs.every((j, i, all) => i === 0 || summary.indexOf(`Summary of ${all[i - 1].id}.`) < summary.indexOf(`Summary of ${j.id}.`)),
+    };
+  });
+  await run("compact: prunes first", async () => {
+    const options = { contextWindow, protectTokens: 300, minimumPruneTokens: 100 };
+    const res = await api.compact(messages, { ...options, summarize: async () => "A short summary of the earlier work." });
+    const pruned = api.prune(messages, options);
+    return {
+      pruned: res.pruned.length,
+      samePruned: JSON.stringify(res.pruned) === JSON.stringify(pruned.pruned),
+      tokensBeforeIsTheEstimate: res.tokensBefore === api.estimate(messages, options).total,
+      planMadeAfterPruning: res.plan.tokensBefore === api.estimate(pruned.messages, options).total,
+      smaller: res.tokensAfter < res.tokensBefore,
     };
   });
   await run("compact: no summarize", () => api.compact(messages, { contextWindow }));

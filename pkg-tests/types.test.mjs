@@ -14,7 +14,7 @@ test("the types compile under tsc --strict and reject misuse", () => {
   const { project } = fixture();
   writeFileSync(join(project, "tsconfig.json"), JSON.stringify({
     compilerOptions: { strict: true, noEmit: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", types: [], skipLibCheck: false },
-    files: ["types.ts", "types-client.ts"],
+    files: ["types.ts", "types-client.ts", "types-session.ts"],
   }));
   const r = spawnSync(process.execPath, [tsc, "-p", project], { encoding: "utf8" });
   assert.equal(r.status, 0, `tsc reported:\n${r.stdout}${r.stderr}`);

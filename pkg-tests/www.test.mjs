@@ -169,3 +169,28 @@ test("Ask the model: the page calls an OpenAI-compatible endpoint with the user'
     await llm.stop();
   }
 });
+
+test("the session view: one bar per request, the edits marked, and the health the package computes", async () => {
+  const { replaySession } = await import(join(root, "www", "session-replay.js"));
+  const health = replaySession(ctxfold, sample, OPTIONS);
+  const asks = sample.filter((m, k) => k > 0 && m.role === "assistant").length;
+  assert.equal(health.requests, asks, "a request before each assistant message");
+  assert.ok(health.compactions.count + health.prunes.count > 0, "the sample is edited at the page's defaults");
+  page = await openPage();
+  try {
+    await page.click("#load-sample");
+    await page.waitForFunction(() => document.getElementById("loaded").textContent.includes("messages"));
+    await page.click("#replay-session");
+    await page.waitForSelector("#session-section:not([hidden])");
+    assert.equal(await page.locator("#timeline g.request").count(), health.requests);
+    const edits = health.timeline.filter((r) => r.edit).length;
+    assert.equal(await page.locator("#timeline g.request:not([data-edit=none])").count(), edits);
+    const facts = await text("#session-facts");
+    assert.ok(facts.includes(`${(health.cacheHitRate * 100).toFixed(1)}%`), facts);
+    assert.ok(facts.includes(`${n(health.compactions.count)}, ${n(health.compactions.tokensSaved)} tokens saved`), facts);
+    await page.locator("#session-section").screenshot({ path: join(shots, "demo-4-session.png") });
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await page.close();
+  }
+});

@@ -33,6 +33,23 @@ export function messageTexts(m) {
 }
 
 /**
+ * The pieces of one message as the estimator weighs them (src/estimate.rs, `MessageSize`), each rounded up
+ * on its own: the body (content and name; absent from a tool result, and from an assistant message that
+ * only calls tools), each tool call (name and arguments), the tool result. `framing(perMessage)` is the
+ * piece's fixed cost under a profile with that per-message cost (a name 1, a call 8, as in every profile).
+ */
+export function messagePieces(m) {
+  const text = contentText(m);
+  const calls = m.tool_calls ?? [];
+  if (m.role === "tool") return [{ texts: [text], framing: (perMessage) => perMessage }];
+  const named = typeof m.name === "string";
+  const hasBody = text.length > 0 || calls.length === 0;
+  const pieces = calls.map((c) => ({ texts: [c.function?.name ?? "", c.function?.arguments ?? ""], framing: () => 8 }));
+  if (hasBody || named) pieces.unshift({ texts: [text, ...(named ? [m.name] : [])], framing: (perMessage) => (hasBody ? perMessage : 0) + (named ? 1 : 0) });
+  return pieces.map((p) => ({ ...p, texts: p.texts.filter((t) => t.length > 0) }));
+}
+
+/**
  * The benchmark's ground truth (OpenAI's cookbook count, as the issue fixes it): each message 3 tokens
  * plus the tokens of its role and of its content, +1 (and the name's tokens) when it has a `name`, each
  * tool call the tokens of its function name and arguments plus 8, and 3 for the reply.

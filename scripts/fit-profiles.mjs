@@ -12,17 +12,17 @@
 // target/fit-cache/ (the slow part); pass --fresh to recount.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CORPUS_DIR, GROUPS, errorStats, messageTexts, pct, readGroup, truthCount } from "./corpus-texts.mjs";
+import { GROUPS, errorStats, messagePieces, pct, readGroup, truthCount } from "./corpus-texts.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const cacheDir = join(root, "target", "fit-cache");
 
 // Under-estimates make requests overflow; over-estimates only compact a little early. The fit weighs
 // an under-estimated conversation this many times more than an over-estimated one.
-const UNDER_WEIGHT = Number(process.env.UNDER_WEIGHT ?? 2);
+const UNDER_WEIGHT = Number(process.env.UNDER_WEIGHT ?? 3);
 // Then every cost is scaled up (by at most MAX_MARGIN) until no group has more than this share of its
 // training conversations under-estimated by more than 5%.
 const UNDER_SHARE = Number(process.env.UNDER_SHARE ?? 0.04);
@@ -47,10 +47,11 @@ const SUPPLEMENT = [
 
 const argv = new Set(process.argv.slice(2));
 
-function corpusStamp() {
+/** Names the cached real counts: they are indexed by text, so any change to the list of texts recounts. */
+function corpusStamp(texts) {
   const h = createHash("sha256");
-  for (const g of GROUPS) h.update(`${g}:${statSync(`${CORPUS_DIR}${g}.jsonl`).size};`);
-  return h.update(SUPPLEMENT.join("\n")).digest("hex").slice(0, 16);
+  for (const t of texts) h.update(t).update("\u0000");
+  return h.digest("hex").slice(0, 16);
 }
 
 /** Class counts of every text, from the shipping scanner. */
@@ -62,6 +63,24 @@ function classCounts(texts) {
   const names = run(["--names"], "").trim().split(" ");
   const lines = run([], texts.map((t) => JSON.stringify(t)).join("\n") + "\n").trim().split("\n");
   return { names, counts: lines.map((l) => l.split(" ").map(Number)) };
+}
+
+/**
+ * src/profiles/common_han.bin: two bitmaps over the ideographs of U+4E00–U+9FFF, one bit each, set when
+ * o200k (then cl100k) encodes the ideograph as one token. The scanner tells the most common, common and
+ * rare ideographs apart (rare ones take two or three tokens), which is most of what separates one Chinese
+ * text's cost per character from another's. Written before the class counts, which depend on it.
+ */
+async function writeCommonHan() {
+  const size = (0xa000 - 0x4e00) / 8;
+  const bits = new Uint8Array(2 * size);
+  for (const [k, name] of ["o200k_base", "cl100k_base"].entries()) {
+    const { countTokens } = await import(`gpt-tokenizer/encoding/${name}`);
+    for (let cp = 0x4e00; cp < 0xa000; cp++) {
+      if (countTokens(String.fromCodePoint(cp)) === 1) bits[k * size + ((cp - 0x4e00) >> 3)] |= 1 << ((cp - 0x4e00) & 7);
+    }
+  }
+  writeFileSync(join(root, "src", "profiles", "common_han.bin"), bits);
 }
 
 async function tokenizers() {
@@ -149,6 +168,13 @@ function fitAsymmetric(rows, p) {
 
 const dot = (x, beta) => x.reduce((s, v, i) => s + v * beta[i], 0);
 
+/** Tokens of the given messages' pieces (see `messagePieces`) as the package computes them. */
+function estimatePieces(messages, counts, beta, perMessage) {
+  let n = 0;
+  for (const pieces of messages) for (const p of pieces) n += Math.ceil(p.ids.reduce((t, id) => t + dot(counts[id], beta), 0) + p.framing(perMessage));
+  return n;
+}
+
 // ---- the corpus as fitting rows ----
 
 function loadCorpus() {
@@ -159,7 +185,8 @@ function loadCorpus() {
   return convs;
 }
 
-function main() {
+async function main() {
+  await writeCommonHan();
   return tokenizers().then((tok) => {
     const convs = loadCorpus();
     const textIndex = new Map();
@@ -171,9 +198,12 @@ function main() {
       }
       return textIndex.get(t);
     };
-    for (const c of convs) c.textIds = c.messages.map((m) => messageTexts(m).map(indexOf));
+    for (const c of convs) {
+      c.pieces = c.messages.map((m) => messagePieces(m).map((p) => ({ ids: p.texts.map(indexOf), framing: p.framing })));
+      c.textIds = c.pieces.map((pieces) => pieces.flatMap((p) => p.ids));
+    }
     const supplementIds = SUPPLEMENT.map(indexOf);
-    const stamp = corpusStamp();
+    const stamp = corpusStamp(texts);
     console.log(`${convs.length} conversations, ${texts.length} distinct texts (${(texts.reduce((s, t) => s + t.length, 0) / 1e6).toFixed(1)} M chars)`);
     const { names, counts } = classCounts(texts);
     const p = names.length;
@@ -195,27 +225,20 @@ function main() {
       const real = realCounts(name, count, texts, stamp);
       // Texts already counted are looked up, so only roles are tokenized again.
       const cached = (t) => (textIndex.has(t) ? real[textIndex.get(t)] : count(t));
-      // The estimator rounds each message up: half a token per message on average, taken off the target.
+      // The estimator rounds each piece up: half a token per piece on average, taken off the target.
       const rows = [];
       const groupSizes = Object.fromEntries(GROUPS.map((g) => [g, convs.filter((c) => c.group === g && !c.holdout).length]));
       for (const c of convs) {
         if (c.holdout) continue;
-        const y = c.textIds.flat().reduce((s, id) => s + real[id], 0) - 0.5 * c.messages.length;
+        const y = c.textIds.flat().reduce((s, id) => s + real[id], 0) - 0.5 * c.pieces.flat().length;
         if (y <= 0) continue;
         rows.push({ x: c.x, y, w: 1 / (y * y * groupSizes[c.group]) });
       }
       for (const id of supplementIds) rows.push({ x: counts[id], y: real[id], w: 1 / (real[id] ** 2 * SUPPLEMENT.length) });
       let beta = fitAsymmetric(rows, p);
 
-      // Per conversation as the package computes it: per message, ceil(text + framing), plus the reply.
-      const total = (c, b) => {
-        let n = 3;
-        c.messages.forEach((m, k) => {
-          const text = c.textIds[k].reduce((t, id) => t + dot(counts[id], b), 0);
-          n += Math.ceil(text + 4 + (typeof m.name === "string" ? 1 : 0) + 8 * (m.tool_calls?.length ?? 0));
-        });
-        return n;
-      };
+      // Per conversation as the package computes it: per piece, ceil(text + framing), plus the reply.
+      const total = (c, b) => 3 + estimatePieces(c.pieces, counts, b, 4);
       const truths = new Map(convs.map((c) => [c, truthCount(c.messages, cached)]));
       const errorsOf = (b, holdout) => Object.fromEntries(GROUPS.map((g) => [g, convs.filter((c) => c.group === g && c.holdout === holdout).map((c) => (total(c, b) - truths.get(c)) / truths.get(c))]));
 
@@ -250,7 +273,7 @@ function main() {
     tables.gemini = tables.o200k.map((v) => v * geminiScale);
     const gemErr = points(true).map(({ c, n, tokens }) => {
       let est = 0;
-      for (let k = 0; k < n; k++) est += Math.ceil(c.textIds[k].reduce((t, id) => t + dot(counts[id], tables.gemini), 0) + geminiPerMessage);
+      est += estimatePieces(c.pieces.slice(0, n), counts, tables.gemini, geminiPerMessage);
       return (est - tokens) / tokens;
     });
 

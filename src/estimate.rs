@@ -79,47 +79,67 @@ impl Budget {
     }
 }
 
-/// What a message costs whatever the profile: the class counts of its texts and its framing. This
-/// is what the binding caches per message object, so a profile change needs no rescan.
-#[derive(Debug, Default, Clone, Copy, PartialEq)]
+/// What a message costs whatever the profile: the class counts of its texts, per piece of content, and
+/// its framing. The binding's cache keeps what this gives under each profile.
+///
+/// A piece is the message's own body (text, thinking, name, attachments), one tool call (name and
+/// arguments) or one tool result, and each is rounded up on its own: formats group the same conversation
+/// differently (Anthropic puts three results in one user turn, OpenAI in three tool messages; Responses
+/// makes each call its own item), and the same conversation must cost the same, and be cut in the same
+/// place, in all of them.
+#[derive(Debug, Default, Clone, PartialEq)]
 pub struct MessageSize {
-    pub counts: Counts,
+    /// The body's texts; None when the message has no body (only tool calls or results) and no name.
+    pub body: Option<Counts>,
+    pub calls: Vec<Counts>,
+    pub results: Vec<Counts>,
     /// Units of content framed like a message: each tool result, and the message's own body.
     pub units: u32,
     pub named: bool,
-    pub tool_calls: u32,
     pub attachments: u32,
 }
 
 impl MessageSize {
     pub fn of(m: &Message) -> MessageSize {
-        let mut counts = Counts::default();
-        for text in texts(m) {
-            counts.add_text(text);
-        }
-        // Framing is counted per unit of content, not per message object: formats group the same
-        // conversation differently (Anthropic puts three results in one user turn, OpenAI in three
-        // tool messages; Responses makes each call its own item), and the same conversation must
-        // cost the same, and be cut in the same place, in all of them.
         let has_body = !m.text.is_empty() || !m.hidden.is_empty() || m.attachments > 0 || (m.tool_calls.is_empty() && m.tool_results.is_empty());
-        let units = (m.tool_results.len() + usize::from(has_body)) as u32;
-        MessageSize { counts, units, named: m.name.is_some(), tool_calls: m.tool_calls.len() as u32, attachments: m.attachments }
+        let body = (has_body || m.name.is_some()).then(|| {
+            let mut c = Counts::default();
+            [m.text.as_ref(), m.hidden.as_ref()].into_iter().chain(m.name).for_each(|t| c.add_text(t));
+            c
+        });
+        let calls = m.tool_calls.iter().map(|call| {
+            let mut c = Counts::of(call.name);
+            c.add_text(&call.arguments);
+            c
+        });
+        MessageSize {
+            body,
+            calls: calls.collect(),
+            results: m.tool_results.iter().map(|r| Counts::of(&r.text)).collect(),
+            units: (m.tool_results.len() + usize::from(has_body)) as u32,
+            named: m.name.is_some(),
+            attachments: m.attachments,
+        }
     }
 
     /// Tokens that do not depend on the text: per unit of content, name, tool call and attachment.
     pub fn framing(&self, p: &Profile) -> f64 {
         p.per_message * f64::from(self.units)
             + if self.named { p.per_name } else { 0.0 }
-            + f64::from(self.tool_calls) * p.per_tool_call
+            + self.calls.len() as f64 * p.per_tool_call
             + f64::from(self.attachments) * p.per_attachment
     }
 
-    /// The estimate, rounded up once per message.
+    /// The estimate: each piece weighed with its framing and rounded up.
     pub fn tokens(&self, p: &Profile) -> u32 {
-        to_tokens(p.weigh(&self.counts) + self.framing(p))
+        let body_framing = self.framing(p) - self.calls.len() as f64 * p.per_tool_call - self.results.len() as f64 * p.per_message;
+        let body = self.body.as_ref().map_or(0, |c| to_tokens(p.weigh(c) + body_framing));
+        let calls = self.calls.iter().map(|c| to_tokens(p.weigh(c) + p.per_tool_call));
+        let results = self.results.iter().map(|c| to_tokens(p.weigh(c) + p.per_message));
+        calls.chain(results).fold(body, u32::saturating_add)
     }
 
-    /// With the texts counted exactly (by the host's counter).
+    /// With the texts counted exactly (by the host's counter): whole tokens, so one sum.
     pub fn tokens_counted(&self, text_tokens: f64, p: &Profile) -> u32 {
         to_tokens(text_tokens + self.framing(p))
     }
@@ -213,8 +233,10 @@ fn at_path(mut e: Error, path: &str) -> Error {
 
 /// Below this many estimated tokens between two reports, their difference is too noisy to scale by.
 const MIN_SCALE_SPAN: u64 = 100;
-/// A ratio measured over this many estimated tokens moves the scale halfway from 1 towards it.
-pub const SCALE_TRUST_TOKENS: f64 = 2000.0;
+/// A ratio measured over this many estimated tokens moves the scale halfway from 1 towards it. A few
+/// thousand tokens (one odd tool output) say little about a profile: on the corpus's Gemini labels,
+/// calibrating on the first three reports over-corrected with 2 000 here and does not with 10 000.
+pub const SCALE_TRUST_TOKENS: f64 = 10000.0;
 /// The scale never goes beyond these: a report for a different history (or with tools the host did
 /// not pass) must not make the estimate absurd.
 const SCALE_RANGE: (f64, f64) = (0.5, 2.0);
@@ -364,7 +386,8 @@ mod tests {
         // 500 000 estimated tokens grew the reported count by 600 000: ×1.2 (nearly fully trusted over so
         // many tokens), whatever the fixed part was.
         let c = calibrate(&pm, 3, &[report(50_000, 1), report(650_000, 2)]).unwrap().unwrap();
-        assert!((c.scale - 1.2).abs() < 0.001, "{}", c.scale);
+        let trust = 500_000.0 / (500_000.0 + SCALE_TRUST_TOKENS);
+        assert!((c.scale - (1.0 + 0.2 * trust)).abs() < 1e-9 && c.scale > 1.19, "{}", c.scale);
         assert_eq!(c.estimated_tail, (800.0 * c.scale).ceil() as u64);
         assert_eq!(c.estimated_prefix, 3 + 600_000);
     }

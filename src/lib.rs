@@ -4,6 +4,8 @@
 //! thin JavaScript binding and holds no behaviour of its own.
 
 pub mod apply;
+pub mod breakpoints;
+pub mod cache_cost;
 pub mod arguments;
 pub mod audit;
 pub mod compact;
@@ -29,7 +31,9 @@ pub mod summarizer;
 pub mod template;
 pub mod text;
 pub mod tokens;
+pub mod turn;
 pub mod repair;
+pub mod session;
 pub mod validate;
 
 #[cfg(test)]

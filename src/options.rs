@@ -80,6 +80,8 @@ pub struct Options {
     pub protect_results: u32,
     /// Prune: strings longer than this inside the arguments of calls whose outputs are cleared are cut.
     pub max_argument_chars: Option<u32>,
+    /// Prune only when the tokens saved pay for the prompt cache the edit invalidates.
+    pub cache: Option<crate::cache_cost::CachePrices>,
 }
 
 /// Where the kept tail may start.
@@ -204,6 +206,7 @@ impl Default for Options {
             include_latest_request: false,
             protect_results: 0,
             max_argument_chars: None,
+            cache: None,
         }
     }
 }
@@ -213,7 +216,7 @@ const KNOWN: &[&str] = &[
     "keepRecentTokens", "keepFraction", "protectTokens", "minimumPruneTokens", "protectedTools",
     "placeholder", "force", "usage", "system", "tools", "summarizerWindow", "hardThreshold", "template",
     "preset", "thresholdTokens", "splitAt", "strategy", "chunkMessages", "resummarize", "pin", "keepCritical",
-    "criticalTools", "summaryShape", "summaryPrefix", "includeLatestRequest", "protectResults", "maxArgumentChars",
+    "criticalTools", "summaryShape", "summaryPrefix", "includeLatestRequest", "protectResults", "maxArgumentChars", "cache",
 ];
 
 impl Options {
@@ -247,6 +250,7 @@ impl Options {
         o.usage = read_usage(r.get("usage"))?;
         o.system = read_system(r.get("system"))?;
         o.tools = read_tools(r.get("tools"))?;
+        o.cache = crate::cache_cost::CachePrices::from_json(r.get("cache").unwrap_or(&Value::Null))?;
         if let Some(t) = r.string("tokenizer")? {
             o.profile = Profile::from_name(t, "options.tokenizer")?;
         }

@@ -1,5 +1,6 @@
 //! Pinned messages: the ones inside a summarized range that stay verbatim. System and developer
-//! instructions always; the messages the host marks (`pin`); with `keepCritical`, critical ones. A pin
+//! instructions always; the messages the host marks (`pin`); calls of `protectedTools` (with their
+//! results); with `keepCritical`, critical ones. A pin
 //! takes its whole tool exchange with it (a call never loses its result), and in formats whose turns
 //! alternate, a pin that would put two turns of one role side by side is given up, with a warning.
 
@@ -69,7 +70,8 @@ fn pin_kind(conv: &Conversation, i: usize, options: &Options) -> Option<bool> {
     if m.is_summary {
         return None;
     }
-    if m.role == Role::System || options.pin.binary_search(&i).is_ok() {
+    let protected_call = m.tool_calls.iter().any(|c| options.is_protected_tool(c.name));
+    if m.role == Role::System || options.pin.binary_search(&i).is_ok() || protected_call {
         return Some(false);
     }
     (options.keep_critical && is_critical(m, options)).then_some(true)

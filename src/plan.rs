@@ -145,11 +145,11 @@ pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
         let asked = job.max_output_tokens;
         job.max_output_tokens = asked.min(window / 4).max(1);
         plan.estimated_tokens_after -= u64::from(asked - job.max_output_tokens);
-        let budget = f64::from(window - job.max_output_tokens);
-        let fits = |p: &Prompt| 2.0 * profile.per_message + profile.per_reply + profile.text(&p.system) + profile.text(&p.user) <= budget;
+        // The prompt's two messages get their framing; the rest of the window is for their text.
+        let budget = f64::from(window - job.max_output_tokens) - 2.0 * profile.per_message - profile.per_reply;
         let indices = summarized_indices(&[job.range], &plan.pinned);
-        let (prompt, degraded) = fitted_prompt(&conv, &indices, seed, &options.template, latest.as_deref().unwrap_or(""), fits);
-        if !fits(&prompt) {
+        let (prompt, degraded) = fitted_prompt(&conv, &indices, seed, &options.template, latest.as_deref().unwrap_or(""), |t| profile.text(t), budget);
+        if profile.text(&prompt.system) + profile.text(&prompt.user) > budget {
             plan.warnings.push(format!("{}: even shortened, the summary prompt does not fit a summarizer window of {window} tokens", job.id));
         }
         plan.warnings.extend(degraded.map(|d| format!("{}: {d}", job.id)));
@@ -222,8 +222,9 @@ fn decide(conv: &Conversation, tokens: &[u32], options: &Options, plan: &mut Pla
     }
     let mut jobs = Vec::new();
     for (_, parts) in &chosen {
-        for part in parts {
-            let part_tokens = summarized(part).max(1);
+        // A chunk that its pins fill entirely has nothing to summarize.
+        for part in parts.iter().filter(|p| summarized(p) > 0) {
+            let part_tokens = summarized(part);
             let max_output_tokens = summary_budget(part_tokens) as u32;
             jobs.push(Job { id: format!("summary-{}", jobs.len() + 1), range: *part, prompt: Prompt::default(), max_output_tokens });
         }

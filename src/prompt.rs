@@ -50,7 +50,7 @@ messages made obsolete, and do not mention that summaries were merged.
 /// Builds the prompt for the messages at `indices` (in order). `seed` makes the nonce depend on the
 /// conversation, so the same input always gives the same prompt.
 pub fn summary_prompt(conv: &Conversation, indices: &[usize], seed: u64) -> Prompt {
-    render(conv, indices, seed, CUTS, None, &Template::Sections, "")
+    render(conv, indices, &nonce(conv, indices, seed), CUTS, &Template::Sections, "")
 }
 
 /// The user's newest request (message `i`), as a block that follows the transcript: the summary
@@ -65,62 +65,98 @@ pub fn latest_request(conv: &Conversation, i: usize, seed: u64) -> String {
     )
 }
 
-/// The prompt, degraded until `fits` accepts it, for a summarizer whose window the full transcript
-/// would overflow: first tool outputs and long texts are cut harder, then the oldest messages are left
-/// out with a note (an earlier summary of ours is always kept: it is the memory of what came before).
-/// Also returns what was given up, for the plan's warnings.
-pub fn fitted_prompt(conv: &Conversation, indices: &[usize], seed: u64, template: &Template, suffix: &str, fits: impl Fn(&Prompt) -> bool) -> (Prompt, Option<String>) {
-    let render = |indices: &[usize], cuts: Cuts, left_out: Option<&[usize]>| render(conv, indices, seed, cuts, left_out, template, suffix);
-    let full = render(indices, CUTS, None);
-    if fits(&full) {
+/// The prompt for a summarizer with `budget` tokens for it (as `measure` counts them), degraded when
+/// the full transcript would overflow: first tool outputs and long texts are cut harder, then the oldest
+/// messages are left out with a note (an earlier summary of ours is always kept: it is the memory of
+/// what came before). Also returns what was given up, for the plan's warnings. Each message is rendered
+/// once per cut level, so the cost stays linear in the range's size.
+pub fn fitted_prompt(conv: &Conversation, indices: &[usize], seed: u64, template: &Template, suffix: &str, measure: impl Fn(&str) -> f64, budget: f64) -> (Prompt, Option<String>) {
+    let size = |p: &Prompt| measure(&p.system) + measure(&p.user);
+    let nonce = nonce(conv, indices, seed);
+    let full = render(conv, indices, &nonce, CUTS, template, suffix);
+    if size(&full) <= budget {
         return (full, None);
     }
-    let tight = render(indices, TIGHT_CUTS, None);
-    if fits(&tight) {
-        return (tight, Some("tool outputs and long messages were cut harder in the summary prompt to fit the summarizer's window".into()));
-    }
-    // Leave out the oldest `k` messages: the smallest k that fits, by bisection (fewer shown, shorter).
-    let summaries: Vec<usize> = indices.iter().copied().filter(|&i| conv.messages.get(i).is_some_and(|m| m.is_summary)).collect();
-    let others: Vec<usize> = indices.iter().copied().filter(|i| !summaries.contains(i)).collect();
-    let keep_from = |k: usize| -> Vec<usize> {
-        let shown: Vec<usize> = summaries.iter().copied().chain(others[k.min(others.len())..].iter().copied()).collect();
-        crate::order::sorted(shown)
-    };
-    let (mut lo, mut hi) = (1, others.len());
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if fits(&render(&keep_from(mid), TIGHT_CUTS, Some(&others[..mid]))) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
+    drop(full);
+    // Cut harder; then, if need be, leave out the oldest messages that are not summaries: the fewest
+    // whose cost covers the excess, the note saying they are missing included. Costs add up (the
+    // profile counts classes of text), so each message is measured once; the assembled prompt is checked.
+    let parts = render_all(conv, indices, &nonce, TIGHT_CUTS);
+    let costs: Vec<f64> = parts.iter().map(|p| measure(p)).collect();
+    let frame = size(&assemble(&nonce, None, template, suffix, |_| {}));
+    let others: Vec<usize> = (0..indices.len()).filter(|&j| conv.messages.get(indices[j]).is_some_and(|m| !m.is_summary)).collect();
+    let excess = frame + costs.iter().sum::<f64>() - budget;
+    let mut k = 0;
+    if excess > 0.0 {
+        let note = measure(&left_out_note(&[0, 0]));
+        let mut freed = 0.0;
+        while k < others.len() && freed < excess + note {
+            freed += costs[others[k]];
+            k += 1;
         }
     }
-    let left_out = &others[..lo.min(others.len())];
-    let prompt = render(&keep_from(lo), TIGHT_CUTS, Some(left_out));
-    let warning = format!(
-        "the {} oldest messages of the range (#{}-#{}) were left out of the summary prompt to fit the summarizer's window",
-        left_out.len(),
-        left_out.first().copied().unwrap_or(0),
-        left_out.last().copied().unwrap_or(0)
-    );
-    (prompt, Some(warning))
+    loop {
+        let left_out: Vec<usize> = others[..k].iter().map(|&j| indices[j]).collect();
+        let prompt = assemble(&nonce, Some(&left_out), template, suffix, |t| {
+            for (j, part) in parts.iter().enumerate() {
+                if others[..k].binary_search(&j).is_err() {
+                    t.push_str(part);
+                }
+            }
+        });
+        if size(&prompt) <= budget || k == others.len() {
+            let warning = match left_out.as_slice() {
+                [] => "tool outputs and long messages were cut harder in the summary prompt to fit the summarizer's window".to_string(),
+                [first, .., last] | [first @ last] => format!(
+                    "the {} oldest messages of the range (#{first}-#{last}) were left out of the summary prompt to fit the summarizer's window",
+                    left_out.len()
+                ),
+            };
+            return (prompt, Some(warning));
+        }
+        k += 1;
+    }
 }
 
-fn render(conv: &Conversation, indices: &[usize], seed: u64, cuts: Cuts, left_out: Option<&[usize]>, template: &Template, suffix: &str) -> Prompt {
-    let nonce = nonce(conv, indices, seed);
+/// Each message at `indices`, rendered with its header.
+fn render_all(conv: &Conversation, indices: &[usize], nonce: &str, cuts: Cuts) -> Vec<String> {
+    indices
+        .iter()
+        .map(|&i| {
+            let mut t = String::new();
+            render_message(&mut t, conv, i, nonce, cuts);
+            t
+        })
+        .collect()
+}
+
+fn render(conv: &Conversation, indices: &[usize], nonce: &str, cuts: Cuts, template: &Template, suffix: &str) -> Prompt {
+    assemble(nonce, None, template, suffix, |t| {
+        for &i in indices {
+            render_message(t, conv, i, nonce, cuts);
+        }
+    })
+}
+
+/// The note that the messages `left` (at least one) are not shown.
+fn left_out_note(left: &[usize]) -> String {
+    let (n, first, last) = (left.len(), left[0], left[left.len() - 1]);
+    format!("The {n} oldest messages of this part of the conversation (#{first}-#{last}) did not fit and are not shown: say in the summary that details from before message #{} may be missing.\n\n", last + 1)
+}
+
+/// The prompt around the messages that `body` writes (straight into the prompt: a long transcript is
+/// not copied more than the template needs).
+fn assemble(nonce: &str, left_out: Option<&[usize]>, template: &Template, suffix: &str, body: impl FnOnce(&mut String)) -> Prompt {
     let mut t = String::new();
     let _ = writeln!(t, "Summarize the conversation transcript between the <transcript-{nonce}> tags below.");
     let _ = writeln!(t, "Each message starts with a header line in square brackets that begins with {nonce}; lines without that prefix belong to the message above them.\n");
     if let Some(left) = left_out.filter(|l| !l.is_empty()) {
-        let (n, first, last) = (left.len(), left[0], left[left.len() - 1]);
-        let _ = writeln!(t, "The {n} oldest messages of this part of the conversation (#{first}-#{last}) did not fit and are not shown: say in the summary that details from before message #{} may be missing.\n", last + 1);
+        t.push_str(&left_out_note(left));
     }
     let _ = writeln!(t, "<transcript-{nonce}>");
-    for &i in indices {
-        render_message(&mut t, conv, i, &nonce, cuts);
-    }
+    body(&mut t);
     let _ = write!(t, "</transcript-{nonce}>{suffix}");
-    template.prompt(&t)
+    template.prompt(t)
 }
 
 fn render_message(t: &mut String, conv: &Conversation, i: usize, nonce: &str, cuts: Cuts) {

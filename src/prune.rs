@@ -31,6 +31,10 @@ pub struct PruneReport {
     pub tokens_before: u64,
     pub tokens_after: u64,
     pub format: &'static str,
+    /// With `options.cache`: whether the prune paid for the cache it invalidates (when it did not,
+    /// nothing was cleared).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache: Option<crate::cache_cost::CacheDecision>,
 }
 
 /// One cleared tool output (a message can hold several: Anthropic, Gemini and AI SDK group results).
@@ -103,7 +107,22 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
     }
     let keep_all = || (0..conv.len()).map(Slot::Keep).collect::<Vec<_>>();
     if (candidates.is_empty() && cuts.is_empty()) || freed < f64::from(options.minimum_prune_tokens) {
-        let report = PruneReport { pruned: Vec::new(), cut_arguments: Vec::new(), tokens_before, tokens_after: tokens_before, format: conv.format.name() };
+        let report = PruneReport { pruned: Vec::new(), cut_arguments: Vec::new(), tokens_before, tokens_after: tokens_before, format: conv.format.name(), cache: None };
+        return Ok(Prune { slots: keep_all(), report });
+    }
+    // With cache prices: only when the tokens saved pay for the cached prefix the edits invalidate.
+    let cache = options.cache.as_ref().map(|prices| {
+        let mut saved: Vec<(usize, u64)> = Vec::with_capacity(candidates.len() + cuts.len());
+        for (i, k, placeholder) in &candidates {
+            saved.push((*i, (profile.text(&conv.messages[*i].tool_results[*k].text) - profile.text(placeholder)).max(0.0) as u64));
+        }
+        for (i, k, _, short) in &cuts {
+            saved.push((*i, (profile.text(&conv.messages[*i].tool_calls[*k].arguments) - profile.text(&as_text(short))).max(0.0) as u64));
+        }
+        crate::cache_cost::judge_prune(&tokens, &saved, prices, options)
+    });
+    if let Some(decision) = cache.as_ref().filter(|d| !d.applied) {
+        let report = PruneReport { pruned: Vec::new(), cut_arguments: Vec::new(), tokens_before, tokens_after: tokens_before, format: conv.format.name(), cache: Some(decision.clone()) };
         return Ok(Prune { slots: keep_all(), report });
     }
 
@@ -158,7 +177,7 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
             slots[i] = Slot::Patch { index: i, edits };
         }
     }
-    Ok(Prune { slots, report: PruneReport { pruned, cut_arguments, tokens_before, tokens_after, format: conv.format.name() } })
+    Ok(Prune { slots, report: PruneReport { pruned, cut_arguments, tokens_before, tokens_after, format: conv.format.name(), cache } })
 }
 
 /// The value at `path` inside `item`.
@@ -259,5 +278,23 @@ mod tests {
         let again = prune(&Input::items(&once), &o).unwrap();
         assert!(again.report.pruned.is_empty());
         assert_eq!(materialize(&again.slots, &once), once);
+    }
+    #[test]
+    fn with_cache_prices_a_prune_waits_until_it_pays() {
+        // 40 outputs of ~1200 tokens (~49 000 in all), cached but the newest message. Protecting the
+        // newest 35 000 leaves ~14 000 to clear from near the start: the next request writes again
+        // ~35 000 cached tokens, which 10 requests of reading 14 000 fewer do not pay back.
+        let msgs = agent_run(40, 500);
+        let o = opts(json!({ "protectTokens": 35000, "minimumPruneTokens": 1000, "cache": true }));
+        let p = prune(&Input::items(&msgs), &o).unwrap();
+        let d = p.report.cache.clone().unwrap();
+        assert!(!d.applied && d.net_saving < 0.0, "{d:?}");
+        assert!(p.report.pruned.is_empty() && p.slots.iter().enumerate().all(|(i, s)| *s == Slot::Keep(i)));
+        // With nothing cached, or a long horizon, the same prune is made.
+        for cache in [json!({ "cachedPrefixTokens": 0 }), json!({ "horizon": 200 })] {
+            let o = opts(json!({ "protectTokens": 35000, "minimumPruneTokens": 1000, "cache": cache }));
+            let p = prune(&Input::items(&msgs), &o).unwrap();
+            assert!(p.report.cache.as_ref().unwrap().applied && !p.report.pruned.is_empty());
+        }
     }
 }

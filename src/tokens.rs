@@ -16,8 +16,13 @@ pub enum Class {
     Word,
     /// ASCII letters.
     Letter,
-    /// Letters past the 8th of a run: long identifiers and rare words split into more pieces.
+    /// The 5th to 8th letters of a run: longer words are more often split.
+    MidLetter,
+    /// Letters past the 8th of a word after a space or at a line start: long words of prose.
     LongLetter,
+    /// Letters past the 8th of a run glued to something else (`.initialize`, `/usr/information`,
+    /// `snake_case_names`): identifiers and paths split into more pieces than prose.
+    LongIdentLetter,
     /// A lower-case letter followed by an upper-case one (camelCase splits there).
     Hump,
     /// Upper-case ASCII letters (ALL-CAPS text tokenizes worse than lower case).
@@ -29,17 +34,26 @@ pub enum Class {
     Punct,
     /// Runs of ASCII punctuation (`{"`, `"},`, `->`, `==` are often one token).
     PunctRun,
+    /// Single punctuation marks right before a word (`.get`, `_id`, `"name`): o200k's pre-tokenizer
+    /// glues them to the word, so they are counted here instead of in `PunctRun`.
+    PunctGlued,
     /// Runs of two or more spaces or tabs (indentation).
     SpaceRun,
     /// Spaces and tabs past the first of a run.
     ExtraSpace,
     NewlineRun,
     Newline,
-    /// CJK ideographs.
+    /// The most common CJK ideographs: one token even in cl100k (`crate::profiles::han_frequency`).
     Han,
+    /// Common CJK ideographs: one token in o200k, not in cl100k.
+    HanCommon,
+    /// Other CJK ideographs: rarer, two or three tokens each in most vocabularies.
+    HanRare,
     /// Runs of CJK ideographs: common pairs merge into one token.
     HanRun,
     Kana,
+    /// Runs of kana: common endings (`です`, `ます`) merge into one token.
+    KanaRun,
     Hangul,
     /// CJK and full-width punctuation (`，。！？「」`).
     CjkPunct,
@@ -54,9 +68,9 @@ pub const CLASS_COUNT: usize = Class::Other as usize + 1;
 
 /// The class names, in order, as the fitting script and the generated tables use them.
 pub const CLASS_NAMES: [&str; CLASS_COUNT] = [
-    "word", "letter", "longLetter", "hump", "upper", "digit", "digitGroup", "punct", "punctRun", "spaceRun",
-    "extraSpace", "newlineRun", "newline", "han", "hanRun", "kana", "hangul", "cjkPunct", "emoji", "otherLetter",
-    "other",
+    "word", "letter", "midLetter", "longLetter", "longIdentLetter", "hump", "upper", "digit", "digitGroup", "punct", "punctRun",
+    "punctGlued", "spaceRun", "extraSpace", "newlineRun", "newline", "han", "hanCommon", "hanRare", "hanRun", "kana", "kanaRun", "hangul",
+    "cjkPunct", "emoji", "otherLetter", "other",
 ];
 
 /// How many of each class some text holds. Counts add up: the counts of two texts are the sum
@@ -75,6 +89,7 @@ enum Prev {
     Newline,
     Punct,
     Han,
+    Kana,
     Other,
 }
 
@@ -106,7 +121,8 @@ impl Counts {
         use Class::*;
         let bytes = text.as_bytes();
         let mut prev = Prev::None;
-        let mut run = 0u32; // length of the current letter or digit run
+        let mut run = 0u32; // length of the current letter, digit, space or punctuation run
+        let mut word_after_space = false; // whether the current letter run began after a space
         let mut i = 0;
         while i < bytes.len() {
             let b = bytes[i];
@@ -125,11 +141,18 @@ impl Counts {
                                 self.bump(Hump);
                             }
                         } else {
+                            if prev == Prev::Punct && run == 1 {
+                                self.0[PunctRun as usize] = self.0[PunctRun as usize].saturating_sub(1);
+                                self.bump(PunctGlued);
+                            }
+                            word_after_space = matches!(prev, Prev::None | Prev::Space | Prev::Newline);
                             run = 1;
                             self.bump(Word);
                         }
                         if run > 8 {
-                            self.bump(LongLetter);
+                            self.bump(if word_after_space { LongLetter } else { LongIdentLetter });
+                        } else if run > 4 {
+                            self.bump(MidLetter);
                         }
                         if upper {
                             Prev::Upper
@@ -168,7 +191,10 @@ impl Counts {
                     0..=0x1F | 0x7F => prev,
                     _ => {
                         self.bump(Punct);
-                        if prev != Prev::Punct {
+                        if prev == Prev::Punct {
+                            run += 1;
+                        } else {
+                            run = 1;
                             self.bump(PunctRun);
                         }
                         Prev::Punct
@@ -179,7 +205,8 @@ impl Counts {
             let Some(ch) = text[i..].chars().next() else { break };
             i += ch.len_utf8();
             let class = match ch as u32 {
-                0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x3134F => Han,
+                cp @ 0x4E00..=0x9FFF => [HanRare, HanCommon, Han][crate::profiles::han_frequency(cp)],
+                0x3400..=0x4DBF | 0xF900..=0xFAFF | 0x20000..=0x3134F => HanRare,
                 0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => Kana,
                 0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7AF => Hangul,
                 0x3000..=0x303F | 0xFF00..=0xFF65 => CjkPunct,
@@ -189,11 +216,17 @@ impl Counts {
             };
             self.bump(class);
             prev = match class {
-                Han => {
+                Han | HanCommon | HanRare => {
                     if prev != Prev::Han {
                         self.bump(HanRun);
                     }
                     Prev::Han
+                }
+                Kana => {
+                    if prev != Prev::Kana {
+                        self.bump(KanaRun);
+                    }
+                    Prev::Kana
                 }
                 // An accented letter does not end an ASCII word ("résumé" is one word, not three).
                 OtherLetter if matches!(prev, Prev::Lower | Prev::Upper) => Prev::Lower,
@@ -232,15 +265,31 @@ mod tests {
         let c = Counts::of("Hello worldWide 12345 你好 カナ 한 🙂 é\n\n   x;; 。");
         assert_eq!((c.get(Word), c.get(Letter), c.get(Hump), c.get(Upper)), (3, 15, 1, 2));
         assert_eq!((c.get(Digit), c.get(DigitGroup)), (5, 2));
-        assert_eq!((c.get(Han), c.get(HanRun), c.get(Kana), c.get(Hangul), c.get(Emoji), c.get(OtherLetter)), (2, 1, 2, 1, 1, 1));
+        assert_eq!((c.get(Han) + c.get(HanCommon) + c.get(HanRare), c.get(HanRun), c.get(Kana), c.get(KanaRun)), (2, 1, 2, 1));
+        assert_eq!((c.get(Hangul), c.get(Emoji), c.get(OtherLetter)), (1, 1, 1));
         assert_eq!((c.get(Newline), c.get(NewlineRun), c.get(SpaceRun), c.get(ExtraSpace)), (2, 1, 1, 2));
         assert_eq!((c.get(Punct), c.get(PunctRun), c.get(CjkPunct)), (2, 1, 1));
+        // `.` glues to `get`; `(_` is a run of two, which does not glue.
+        let c = Counts::of("x.get(_id) == 1");
+        assert_eq!((c.get(PunctGlued), c.get(PunctRun)), (1, 3));
+        assert_eq!(Counts::of("x;; y").get(PunctRun), 1);
     }
 
     #[test]
     fn long_words_count_their_extra_letters() {
         assert_eq!(Counts::of("internationalization").get(LongLetter), 12);
+        assert_eq!(Counts::of("self.internationalization").get(LongIdentLetter), 12);
+        assert_eq!(Counts::of("internationalization").get(MidLetter), 4);
         assert_eq!(Counts::of("short words only").get(LongLetter), 0);
+        assert_eq!(Counts::of("short words only").get(MidLetter), 2);
+    }
+
+    #[test]
+    fn rare_ideographs_are_told_from_common_ones() {
+        // 的 (the most common character) is one token everywhere; 龘 is not.
+        let c = Counts::of("的龘");
+        assert_eq!((c.get(Han), c.get(HanRare), c.get(HanRun)), (1, 1, 1));
+        assert!((0x4E00..=0x9FFF).any(|cp| crate::profiles::han_frequency(cp) == 1));
     }
 
     #[test]
@@ -251,8 +300,8 @@ mod tests {
     #[test]
     fn counts_add_up() {
         let mut c = Counts::of("abc 12");
-        c.add(&Counts::of("你好"));
-        assert_eq!(c.get(Word) + c.get(Han), 3);
+        c.add(&Counts::of("ab"));
+        assert_eq!(c.get(Word), 2);
     }
 
     #[test]

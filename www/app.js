@@ -4,6 +4,9 @@
 import init, { apply_summary, estimate, openai_summarizer, plan_compaction, prune, summarize_offline } from "ctxfold";
 import { ACTION_COLORS, barChart, ROLE_COLORS } from "./chart.js";
 import { el, facts, fill, n } from "./dom.js";
+import * as ctxfold from "ctxfold";
+import { replaySession } from "./session-replay.js";
+import { renderSession, sessionLegend } from "./session-view.js";
 
 const $ = (id) => document.getElementById(id);
 const SAMPLE_URL = new URL("./samples/agent-run.json", import.meta.url);
@@ -36,13 +39,15 @@ function load(text, name) {
   } catch (e) {
     state.messages = null;
     $("plan").disabled = true;
+    $("replay-session").disabled = true;
     showError(e);
     return;
   }
   state.name = name;
-  for (const id of ["overview", "plan-section", "prompt-section", "summary-section", "result-section"]) $(id).hidden = true;
+  for (const id of ["overview", "plan-section", "prompt-section", "summary-section", "result-section", "session-section"]) $(id).hidden = true;
   $("loaded").textContent = `${name}: ${n(state.messages.length)} messages`;
   $("plan").disabled = false;
+  $("replay-session").disabled = false;
 }
 
 function options() {
@@ -224,6 +229,17 @@ async function main() {
   });
   $("use-paste").addEventListener("click", () => load($("paste").value, "pasted JSON"));
   $("plan").addEventListener("click", runPlan);
+  $("replay-session").addEventListener("click", () => {
+    clearError();
+    try {
+      const health = replaySession(ctxfold, state.messages, options());
+      $("session-section").hidden = false; // first, so the timeline can take the section's width
+      fill($("session-legend"), sessionLegend());
+      renderSession($("timeline"), $("session-facts"), health, $("timeline").clientWidth || 900);
+    } catch (e) {
+      showError(e);
+    }
+  });
   $("offline").addEventListener("click", useOffline);
   $("ask").addEventListener("click", askModel);
   $("apply").addEventListener("click", apply);

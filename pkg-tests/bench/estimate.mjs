@@ -106,25 +106,30 @@ const truthTokenizers = {
   truthTokenizers.claude = (t) => claude.encode(t.normalize("NFKC"), "all").length;
 }
 console.log("\naccuracy: |error| median / p90, share of conversations under-estimated by >5% (targets: 3% / 8% / 5%)");
-console.log(`  ${"group".padEnd(22)} ${Object.keys(truthTokenizers).map((p) => p.padEnd(24)).join(" ")} ${"chars/4 (o200k)".padEnd(24)}`);
+console.log("held-out: every third conversation of each group (k % 3 == 2), which scripts/fit-profiles.mjs never fits on; train: the rest");
+console.log(`  ${"group".padEnd(31)} ${Object.keys(truthTokenizers).map((p) => p.padEnd(24)).join(" ")} ${"chars/4 (o200k)".padEnd(24)}`);
+const cell = (errs) => {
+  const s = errorStats(errs);
+  return `${pct(s.median)} / ${pct(s.p90)} / ${pct(s.under5)}`.padEnd(24);
+};
 for (const { group, conversations } of corpus) {
-  const cells = [];
+  const errors = {};
   const o200kTruth = [];
   for (const [profile, count] of Object.entries(truthTokenizers)) {
-    const errs = conversations.map((c) => {
+    errors[profile] = conversations.map((c) => {
       const truth = truthCount(c.messages, count);
       if (profile === "o200k") o200kTruth.push(truth);
       return (estimate(c.messages, { tokenizer: profile }).total - truth) / truth;
     });
-    const s = errorStats(errs);
-    cells.push(`${pct(s.median)} / ${pct(s.p90)} / ${pct(s.under5)}`.padEnd(24));
   }
-  const chars = errorStats(conversations.map((c, k) => {
+  errors["chars/4"] = conversations.map((c, k) => {
     const est = 3 + c.messages.reduce((n, m) => n + 4 + messageTexts(m).reduce((t, x) => t + heuristics["chars/4"](x), 0), 0);
     return (est - o200kTruth[k]) / o200kTruth[k];
-  }));
-  cells.push(`${pct(chars.median)} / ${pct(chars.p90)} / ${pct(chars.under5)}`);
-  console.log(`  ${group.padEnd(22)} ${cells.join(" ")}`);
+  });
+  for (const [part, keep] of [["held-out", (k) => k % 3 === 2], ["train", (k) => k % 3 !== 2]]) {
+    const cells = Object.values(errors).map((errs) => cell(errs.filter((_, k) => keep(k))));
+    console.log(`  ${group.padEnd(22)} ${part.padEnd(8)} ${cells.join(" ")}`);
+  }
 }
 
 // ---- Gemini: against the usage Gemini reported (mini-swe-agent-text labels) ----

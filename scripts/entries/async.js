@@ -8,27 +8,38 @@
 
 /** The asynchronous exports, built on `glue` (the wasm-bindgen glue module, initialised or not). */
 export function asyncExports(glue) {
-  /** Plans, asks `summarize` for each job, falls back to the offline digest where it fails, and applies. */
+  /**
+   * Plans, asks `summarize` for each job (up to `concurrency` at once), falls back to the offline digest
+   * where it fails, and applies. `onProgress` hears of each job as it settles.
+   */
   async function compact(messages, options) {
     const begun = glue.__compact_begin(messages, options);
     if (begun.result) return begun.result;
-    const { run, summarize, fallback, prompts } = begun;
-    const texts = [];
-    const failures = [];
+    const { run, summarize, fallback, concurrency, onProgress, prompts } = begun;
+    // Kept in job order, whatever order the calls settle in.
+    const texts = new Array(prompts.length);
+    const failures = new Array(prompts.length);
+    let next = 0;
+    let done = 0;
     let finished = false;
-    try {
-      for (const prompt of prompts) {
+    async function worker() {
+      while (next < prompts.length) {
+        const i = next++;
+        const prompt = prompts[i];
         try {
           // Called without a `this`, and a returned value that is not a Promise is awaited as one.
-          texts.push(glue.__compact_text(prompt.jobId, await summarize(prompt)));
-          failures.push(undefined);
+          texts[i] = glue.__compact_text(prompt.jobId, await summarize(prompt));
         } catch (error) {
           // fallback: "none": the host's own error, unchanged.
           if (!fallback) throw error;
-          texts.push(undefined);
-          failures.push(error);
+          failures[i] = error;
         }
+        done += 1;
+        if (onProgress) onProgress({ jobId: prompt.jobId, done, total: prompts.length, source: texts[i] === undefined ? "failed" : "llm" });
       }
+    }
+    try {
+      await Promise.all(Array.from({ length: Math.min(concurrency, prompts.length) }, worker));
       finished = true;
       return glue.__compact_finish(run, texts, failures);
     } finally {

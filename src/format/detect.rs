@@ -8,7 +8,8 @@ use crate::error::{expected, Error, Result};
 use crate::input::Input;
 use serde_json::{Map, Value};
 
-type Set = [bool; 5];
+/// Which formats an item (or a whole input) could be in, in `Format::ALL` order.
+pub type Set = [bool; 5];
 
 fn only(formats: &[Format]) -> Set {
     let mut s = [false; 5];
@@ -22,14 +23,29 @@ fn index(f: Format) -> usize {
     Format::ALL.iter().position(|x| *x == f).unwrap_or(0)
 }
 
-pub fn detect(input: &Input) -> Result<Format> {
+/// The formats the input's shape allows before any item is looked at (a request body's fields).
+pub fn admitted_by_shape(input: &Input) -> Set {
     use Format::*;
-    let mut admitted = match input.key {
+    match input.key {
         Some("contents") => only(&[Gemini]),
         Some("input") => only(&[OpenAiResponses]),
         Some(_) if input.system.is_some() => only(&[Anthropic, AiSdk]),
         _ => [true; 5],
-    };
+    }
+}
+
+/// The formats one item could be in; None when it is not an object.
+pub fn item_formats(item: &Value) -> Option<Set> {
+    item.as_object().map(admits)
+}
+
+/// The format chosen for items that all admit `set`: the first in `Format::ALL`.
+pub fn chosen(set: &Set) -> Format {
+    Format::ALL.into_iter().zip(set).find(|(_, on)| **on).map(|(f, _)| f).unwrap_or(Format::OpenAiChat)
+}
+
+pub fn detect(input: &Input) -> Result<Format> {
+    let mut admitted = admitted_by_shape(input);
     let mut first_seen: Option<(usize, Set)> = None;
     for (i, item) in input.items.iter().enumerate() {
         let Some(obj) = item.as_object() else {
@@ -51,7 +67,7 @@ pub fn detect(input: &Input) -> Result<Format> {
         first_seen.get_or_insert((i, admitted));
         admitted = narrowed;
     }
-    Ok(Format::ALL.into_iter().zip(admitted).find(|(_, on)| *on).map(|(f, _)| f).unwrap_or(OpenAiChat))
+    Ok(chosen(&admitted))
 }
 
 /// The formats an item could belong to, from its keys, role and content part types.

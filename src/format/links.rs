@@ -23,6 +23,31 @@ pub struct LinkProblem {
     pub message: String,
 }
 
+/// Whether the calls and results of a history, given as ids per message in order, pair up by the rules
+/// of `link` (no problem at all). For a caller that kept only the ids (estimate's cache).
+pub fn ids_pair_up<'a, C, R>(messages: impl IntoIterator<Item = (C, R)>) -> bool
+where
+    C: IntoIterator<Item = &'a str>,
+    R: IntoIterator<Item = &'a str>,
+{
+    // The map has `link`'s type, so the two share one copy of the hash map's code.
+    let mut calls_seen: Calls = Calls::default();
+    for (calls, results) in messages {
+        for id in calls {
+            if let Some((_, _, false)) = calls_seen.insert(id, (0, "", false)) {
+                return false; // duplicate_call_id
+            }
+        }
+        for id in results {
+            match calls_seen.get_mut(id) {
+                Some(entry) if !entry.2 => entry.2 = true,
+                _ => return false, // orphan_result or duplicate_result
+            }
+        }
+    }
+    true
+}
+
 pub fn link<'a>(messages: &[Message<'a>]) -> (ToolLinks<'a>, Vec<LinkProblem>) {
     // id → (calling message, tool name, answered?)
     let mut calls: Calls<'_, 'a> = Calls::default();
@@ -71,4 +96,31 @@ pub fn link<'a>(messages: &[Message<'a>]) -> (ToolLinks<'a>, Vec<LinkProblem>) {
         links.callers.push(callers);
     }
     (links, problems)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn ids_pair_up_agrees_with_link() {
+        let call = |id: &str| json!({ "role": "assistant", "content": null, "tool_calls": [{ "id": id, "type": "function", "function": { "name": "f", "arguments": "{}" } }] });
+        let result = |id: &str| json!({ "role": "tool", "tool_call_id": id, "content": "ok" });
+        let cases = [
+            vec![call("a"), result("a")],
+            vec![call("a"), result("a"), call("a"), result("a")],
+            vec![result("a")],
+            vec![call("a"), result("a"), result("a")],
+            vec![call("a"), call("a"), result("a")],
+            vec![call("a"), call("b"), result("b"), result("a")],
+        ];
+        for items in cases {
+            let conv = crate::format::read_unchecked(&crate::input::Input::items(&items), None).unwrap();
+            let ids = conv.messages.iter().map(|m| {
+                (m.tool_calls.iter().map(|c| c.id.as_ref()).collect::<Vec<_>>(), m.tool_results.iter().map(|r| r.id.as_ref()).collect::<Vec<_>>())
+            });
+            assert_eq!(ids_pair_up(ids), link(&conv.messages).1.is_empty(), "{items:?}");
+        }
+    }
 }

@@ -11,7 +11,8 @@ mod openai_chat;
 mod openai_responses;
 
 pub use common::as_text;
-pub use links::LinkProblem;
+pub use detect::{admitted_by_shape, chosen, item_formats, Set as FormatSet};
+pub use links::{ids_pair_up, LinkProblem};
 
 use crate::edit::{FieldEdit, Key};
 use crate::error::{Error, Result};

@@ -314,6 +314,18 @@ fn host_pins_stay_with_their_tool_exchange() {
     assert!(problems(&format::read_items(&out, None).unwrap()).is_empty());
 }
 
+#[test]
+fn protected_tools_are_never_summarized() {
+    let msgs = agent_run(40, 200);
+    let p = plan(&msgs, json!({ "contextWindow": 16000, "protectedTools": ["Skill"] }));
+    let range = p.jobs[0].range;
+    let skill_calls: Vec<usize> = (range.start..range.end).filter(|&i| msgs[i]["tool_calls"][0]["function"]["name"] == "Skill").collect();
+    assert!(!skill_calls.is_empty());
+    for i in skill_calls {
+        assert!(p.pinned.contains(&i) && p.pinned.contains(&(i + 1)), "the Skill call at {i} and its result stay");
+    }
+}
+
 fn corpus(file: &str) -> Vec<(String, Vec<Value>)> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus").join(file);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("the corpus must sit at {}: {e}", path.display()));

@@ -8,7 +8,9 @@
 //! re-export them.
 
 use super::convert::{error_to_js, messages_from_js, output_to_js, snapshot, to_js, value_from_js, with_messages};
-use crate::compact::{compact_with, Outcome, Source};
+use crate::compact::{compact_with, Fallback, Outcome, Source};
+use crate::edit::materialize;
+use crate::prune::PruneReport;
 use crate::error::{Code, Error};
 use crate::input::Input;
 use crate::options::Options;
@@ -29,6 +31,10 @@ struct Run {
     /// The caller's objects as they were then: the host may push to (or even reorder) its array while
     /// the summaries are written, and the result must hold the objects the plan was made from.
     snapshot: JsValue,
+    fallback: Fallback,
+    /// What pruning cleared before planning, for the result, and the tokens it saved.
+    pruned_list: JsValue,
+    pruned_tokens: u64,
 }
 
 thread_local! {
@@ -38,17 +44,34 @@ thread_local! {
 }
 
 /// Reads the options and messages and plans. Returns `{ result }` when there is nothing to summarize,
-/// else `{ run, summarize, fallback, prompts }`: one prompt per job, in order, for `summarize`.
+/// else `{ run, summarize, fallback, concurrency, onProgress, prompts }`: one prompt per job, in order,
+/// for `summarize`.
 #[wasm_bindgen(js_name = __compact_begin)]
 pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-    let (summarize, fallback, core_options) = split_options(&options).map_err(error_to_js)?;
-    let value = messages_from_js(&messages).map_err(error_to_js)?;
-    let input = Input::read(&value).map_err(error_to_js)?;
-    let snapshot = snapshot(&messages, input.key)?;
+    let (own, core_options) = split_options(&options).map_err(error_to_js)?;
     let options = value_from_js(&core_options, "options", Code::InvalidOption)
         .and_then(|o| Options::from_json(&o))
         .map_err(error_to_js)?;
+    let value = messages_from_js(&messages).map_err(error_to_js)?;
+    // The first rung of the ladder: prune (it may be enough), then plan on what is left.
+    let (value, messages, pruned) = match own.prune {
+        true => prune_first(value, &messages, &options)?,
+        false => (value, messages, None),
+    };
+    let input = Input::read(&value).map_err(error_to_js)?;
+    let snapshot = snapshot(&messages, input.key)?;
     let plan = crate::plan::plan_compaction(&input, &options).map_err(error_to_js)?;
+    let (pruned_list, pruned_tokens) = match &pruned {
+        Some(report) => (to_js(&report.pruned)?, report.tokens_before - report.tokens_after),
+        None => (Array::new().into(), 0),
+    };
+    // What stands in for a failed summary: the digest, unless Claude Code's way was asked for.
+    let fallback = match own.fallback.as_deref() {
+        Some("none") => None,
+        Some("truncate") => Some(Fallback::Truncate),
+        None if options.preset == Some("claude-code") => Some(Fallback::Truncate),
+        _ => Some(Fallback::Digest),
+    };
     // The plan's JSON text once, parsed by JS for the result and by serde_json for `compact_with`:
     // `serde_json::to_value` would compile a second serializer for every plan type into the wasm.
     let plan_text = serde_json::to_string(&plan).map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))?;
@@ -57,10 +80,11 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
 
     if !plan.needed || plan.jobs.is_empty() {
         let result = to_js(&json!({
-            "compacted": false, "tokensBefore": plan.tokens_before, "tokensAfter": plan.tokens_before,
+            "compacted": false, "tokensBefore": plan.tokens_before + pruned_tokens, "tokensAfter": plan.tokens_before,
             "audit": null, "warnings": plan.warnings, "jobs": [],
         }))?;
         set(&result, "plan", &plan_js)?;
+        set(&result, "pruned", &pruned_list)?;
         // A new array (or body) of the caller's own objects, as when something is compacted.
         set(&out, "result", &with_messages(result, snapshot)?)?;
         return Ok(out.into());
@@ -73,7 +97,7 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
         }))?);
     }
     let plan_value = serde_json::from_str(&plan_text).map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))?;
-    let run = Run { value, plan, plan_value, plan_js, snapshot };
+    let run = Run { value, plan, plan_value, plan_js, snapshot, fallback: fallback.unwrap_or(Fallback::Digest), pruned_list, pruned_tokens };
     let handle = RUNS.with_borrow_mut(|runs| match runs.iter().position(Option::is_none) {
         Some(free) => {
             runs[free] = Some(run);
@@ -85,8 +109,10 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
         }
     });
     set(&out, "run", &(handle as u32).into())?;
-    set(&out, "summarize", &summarize)?;
-    set(&out, "fallback", &fallback.into())?;
+    set(&out, "summarize", &own.summarize)?;
+    set(&out, "fallback", &fallback.is_some().into())?;
+    set(&out, "concurrency", &own.concurrency.into())?;
+    set(&out, "onProgress", &own.on_progress)?;
     set(&out, "prompts", &prompts)?;
     Ok(out.into())
 }
@@ -104,14 +130,14 @@ pub fn compact_text(job_id: &str, settled: JsValue) -> Result<String, JsValue> {
 /// `summarize` failed with `failures[i]` (the host's own error, reported unchanged).
 #[wasm_bindgen(js_name = __compact_finish)]
 pub fn compact_finish(run: u32, texts: Array, failures: Array) -> Result<JsValue, JsValue> {
-    let Some(Run { value, plan, plan_value, plan_js, snapshot }) = take(run) else {
+    let Some(Run { value, plan, plan_value, plan_js, snapshot, fallback, pruned_list, pruned_tokens }) = take(run) else {
         return Err(error_to_js(Error::new(Code::InvalidInput, "run", "this compaction is already finished")));
     };
     let input = Input::read(&value).map_err(error_to_js)?;
     let outcomes: Vec<Outcome> = (0..plan.jobs.len() as u32)
         .map(|i| texts.get(i).as_string().map_or(Outcome::Failed, Outcome::Text))
         .collect();
-    let done = compact_with(&input, &plan_value, &outcomes).map_err(error_to_js)?;
+    let done = compact_with(&input, &plan_value, &outcomes, fallback).map_err(error_to_js)?;
     let rejected = done.llm_rejected.map(error_to_js);
     let jobs = Array::new();
     for (i, job) in plan.jobs.iter().enumerate() {
@@ -121,15 +147,18 @@ pub fn compact_finish(run: u32, texts: Array, failures: Array) -> Result<JsValue
         let why = if outcomes[i] == Outcome::Failed {
             Some(failure)
         } else {
-            (done.sources[i] == Source::Offline).then(|| rejected.clone()).flatten()
+            (done.sources[i] != Source::Llm).then(|| rejected.clone()).flatten()
         };
         if let Some(error) = why {
             set(&entry, "error", &error)?;
         }
         jobs.push(&entry);
     }
-    let result = to_js(&done.applied.report)?;
+    let mut report = done.applied.report;
+    report.tokens_before += pruned_tokens;
+    let result = to_js(&report)?;
     set(&result, "compacted", &JsValue::TRUE)?;
+    set(&result, "pruned", &pruned_list)?;
     set(&result, "plan", &plan_js)?;
     set(&result, "jobs", &jobs)?;
     with_messages(result, output_to_js(&done.applied.slots, &snapshot, input.key)?)
@@ -146,7 +175,42 @@ fn take(run: u32) -> Option<Run> {
 }
 
 /// Takes `summarize` and `fallback` out; the rest are the usual options, checked by the core.
-fn split_options(options: &JsValue) -> Result<(Function, bool, JsValue), Error> {
+/// Prunes `value` (the caller's `messages`, read): the pruned history as data, as the caller's objects
+/// and copies, and what was cleared; the same history and no report when nothing was.
+fn prune_first(value: Value, messages: &JsValue, options: &Options) -> Result<(Value, JsValue, Option<PruneReport>), JsValue> {
+    let (pruned, key, items) = {
+        let input = Input::read(&value).map_err(error_to_js)?;
+        let pruned = crate::prune::prune(&input, options).map_err(error_to_js)?;
+        let changed = !pruned.report.pruned.is_empty() || !pruned.report.cut_arguments.is_empty();
+        let items = changed.then(|| Value::Array(materialize(&pruned.slots, input.items)));
+        (pruned, input.key, items)
+    };
+    let Some(items) = items else { return Ok((value, messages.clone(), None)) };
+    let js = output_to_js(&pruned.slots, messages, key)?;
+    let data = match (key, value) {
+        (Some(key), Value::Object(mut body)) => {
+            body.insert(key.to_string(), items);
+            Value::Object(body)
+        }
+        _ => items,
+    };
+    Ok((data, js, Some(pruned.report)))
+}
+
+/// `compact`'s own options, beside the usual ones.
+struct CompactOptions {
+    summarize: Function,
+    /// `"offline"`, `"truncate"` or `"none"`; `None` when not given (it then depends on the preset).
+    fallback: Option<String>,
+    /// How many `summarize` calls may be in flight at once.
+    concurrency: u32,
+    /// Called as jobs finish (`{ jobId, done, total, source }`), or not at all.
+    on_progress: JsValue,
+    /// Prune before planning (the default).
+    prune: bool,
+}
+
+fn split_options(options: &JsValue) -> Result<(CompactOptions, JsValue), Error> {
     if !options.is_object() || options.is_function() || Array::is_array(options) {
         return Err(Error::option("options", "expected { summarize, ...options }"));
     }
@@ -155,17 +219,32 @@ fn split_options(options: &JsValue) -> Result<(Function, bool, JsValue), Error> 
         .dyn_into::<Function>()
         .map_err(|_| Error::option("options.summarize", "required: a function (prompt) => summary text, or a Promise of it"))?;
     let fallback = field("fallback")?;
-    let fallback = match fallback.as_string().as_deref() {
-        _ if fallback.is_undefined() => true,
-        Some("offline") => true,
-        Some("none") => false,
-        _ => return Err(Error::option("options.fallback", "expected \"offline\" or \"none\"")),
+    let fallback = match fallback.as_string() {
+        _ if fallback.is_undefined() => None,
+        Some(f) if ["offline", "truncate", "none"].contains(&f.as_str()) => Some(f),
+        _ => return Err(Error::option("options.fallback", "expected \"offline\", \"truncate\" or \"none\"")),
+    };
+    let concurrency = field("concurrency")?;
+    let concurrency = match concurrency.as_f64() {
+        _ if concurrency.is_undefined() => 4,
+        Some(n) if n >= 1.0 && n <= 64.0 && n.fract() == 0.0 => n as u32,
+        _ => return Err(Error::option("options.concurrency", "expected a whole number from 1 to 64")),
+    };
+    let on_progress = field("onProgress")?;
+    if !on_progress.is_undefined() && !on_progress.is_function() {
+        return Err(Error::option("options.onProgress", "expected a function ({ jobId, done, total, source }) => void"));
+    }
+    let prune = field("prune")?;
+    let prune = match prune.as_bool() {
+        _ if prune.is_undefined() => true,
+        Some(b) => b,
+        None => return Err(Error::option("options.prune", "expected a boolean")),
     };
     let rest = Object::assign(&Object::new(), options.unchecked_ref());
-    for name in ["summarize", "fallback"] {
+    for name in ["summarize", "fallback", "concurrency", "onProgress", "prune"] {
         let _ = Reflect::delete_property(&rest, &name.into());
     }
-    Ok((summarize, fallback, rest.into()))
+    Ok((CompactOptions { summarize, fallback, concurrency, on_progress, prune }, rest.into()))
 }
 
 fn set(target: &JsValue, key: &str, value: &JsValue) -> Result<(), JsValue> {

@@ -46,6 +46,7 @@ export interface Options {
    * called on each text (content, thinking, name, tool name, arguments, results, system, tool definitions); the
    * framing still comes from the profile. What it throws is
    * thrown back unchanged; a result that is not a finite number ≥ 0 is `INVALID_OPTION` at `options.counter`.
+   * Its counts are cached per message object and counter function: it must give the same number for the same text.
    */
   counter?: (text: string) => number;
   /** The model's context window in tokens. Default 128 000. */
@@ -66,7 +67,7 @@ export interface Options {
   protectTokens?: number;
   /** Prune: clear nothing unless at least this many tokens would go. Default 10 000. */
   minimumPruneTokens?: number;
-  /** Tool names whose outputs are never pruned. */
+  /** Tool names whose outputs are never pruned, and whose calls and results are never summarized (kept verbatim, like pins). */
   protectedTools?: string[];
   /** Prune: the text that replaces a cleared output; `{chars}` in it becomes the output's length in characters. Default `"[Old tool result content cleared]"`. */
   placeholder?: string;
@@ -132,6 +133,44 @@ export interface Options {
   protectResults?: number;
   /** Prune: in the calls whose outputs are cleared, strings longer than this many characters inside the arguments keep their start and a note of their length (`… [truncated: N chars]`); arguments held as JSON text stay valid JSON. Off by default. */
   maxArgumentChars?: number;
+  /**
+   * Cache-aware pruning: `prune` clears outputs only when the tokens saved over the next `horizon` requests pay for the
+   * cached prefix the edit makes the provider write again (or when the history is over the limit); otherwise it clears
+   * nothing and says why in `PruneResult.cache`. `true` takes Anthropic's documented prices.
+   */
+  cache?: boolean | CachePrices;
+}
+
+/** Prices of the provider's prompt cache, in any unit (only their ratios matter). */
+export interface CachePrices {
+  /** Price of an uncached input token. Default 1. */
+  inputPrice?: number;
+  /** Price of a token read from the cache. Default 0.1 × `inputPrice` (Anthropic). */
+  readPrice?: number;
+  /** Price of a token written to the cache. Default 1.25 × `inputPrice` (Anthropic's 5-minute cache; use 2× for the 1-hour one, 1× for OpenAI's automatic caching). */
+  writePrice?: number;
+  /** Tokens of the prefix the provider holds. Default: the messages of the latest `usage` report, else all but the newest message. */
+  cachedPrefixTokens?: number;
+  /** Requests over which an edit must pay for itself. Default 10. */
+  horizon?: number;
+}
+
+/** What the cache rule decided (`options.cache`). */
+export interface CacheDecision {
+  /** Whether the edit was made. */
+  applied: boolean;
+  /** `"pays"`, `"costs more than it saves"` (nothing was changed) or `"over the limit"` (made whatever it costs). */
+  reason: "pays" | "costs more than it saves" | "over the limit";
+  /** The cached prefix assumed, in tokens. */
+  cachedTokens: number;
+  /** Cached tokens after the first edited message: what the next request would write again. */
+  invalidatedTokens: number;
+  /** Tokens the edit removes. */
+  savedTokens: number;
+  /** Cost without the edit minus cost with it over `horizon` requests, in input tokens (above 0: it pays). */
+  netSaving: number;
+  /** Requests the costs were added over. */
+  horizon: number;
 }
 
 /** One usage report from the provider. */
@@ -225,6 +264,8 @@ export interface PruneResult {
   tokensAfter: number;
   /** The format the messages were read as. */
   format: string;
+  /** With `options.cache`, when there was something to clear: whether clearing it paid for the cache it invalidates. */
+  cache?: CacheDecision;
 }
 
 /** A half-open range of message indices. */
@@ -415,7 +456,12 @@ export interface CtxfoldError extends Error {
   path: string;
 }
 
-/** Estimates tokens per message and in total. */
+/**
+ * Estimates tokens per message and in total. What each message object cost is cached (keyed by the object, held
+ * weakly), so re-estimating a history after a message was appended reads only the new one; the result is always
+ * the same as without the cache. Messages are taken as immutable: a message changed in place keeps its cached
+ * cost, so pass an edited copy instead.
+ */
 export function estimate(messages: Messages, options?: Options): EstimateResult;
 /** Clears old tool outputs (no LLM): OpenCode's rule by default. */
 export function prune(messages: Messages, options?: Options): PruneResult;
@@ -459,22 +505,41 @@ export type Summarize = (prompt: SummaryPrompt) => string | Promise<string>;
 
 /** Options of `compact`: the usual options, plus who writes the summaries. */
 export interface CompactOptions extends Options {
-  /** Called once per job, in order; `openai_summarizer(...)` and `anthropic_summarizer(...)` make one. */
+  /** Called once per job (jobs start in order, up to `concurrency` at once); `openai_summarizer(...)` and `anthropic_summarizer(...)` make one. */
   summarize: Summarize;
   /**
    * What to do when `summarize` throws, rejects or returns no string, or when its summary is refused
    * (empty, or not smaller): `"offline"` (default) uses `summarize_offline`'s digest for that job and
-   * reports it in `jobs`; `"none"` rethrows the error from `summarize` unchanged.
+   * reports it in `jobs`; `"truncate"` (the default with the `claude-code` preset, as Claude Code does) drops
+   * the job's messages with a notice in their place; `"none"` rethrows the error from `summarize` unchanged.
    */
-  fallback?: "offline" | "none";
+  fallback?: "offline" | "truncate" | "none";
+  /** Prune old tool outputs first (the ladder's first rung; with the same options as `prune`), then plan on what is left. Default true. */
+  prune?: boolean;
+  /** How many `summarize` calls may be in flight at once (plans with several jobs: `regions`, `hierarchical`). Results keep job order. Default 4. */
+  concurrency?: number;
+  /** Called each time a job's summary settles; what it throws is thrown back unchanged. */
+  onProgress?: (progress: CompactProgress) => void;
+}
+
+/** One job settled, in `compact`. */
+export interface CompactProgress {
+  /** The job that settled. */
+  jobId: string;
+  /** How many jobs have settled, this one included. */
+  done: number;
+  /** How many jobs the plan has. */
+  total: number;
+  /** `"llm"`: `summarize` gave text; `"failed"`: it threw or gave no string (the offline digest will stand in). */
+  source: "llm" | "failed";
 }
 
 /** How one job of a `compact` call was summarized. */
 export interface CompactJob {
   /** The plan job's id. */
   id: string;
-  /** `"llm"`: `summarize`'s text; `"offline"`: the offline digest stood in. */
-  source: "llm" | "offline";
+  /** `"llm"`: `summarize`'s text; `"offline"`: the offline digest stood in; `"truncated"`: the messages were dropped with a notice. */
+  source: "llm" | "offline" | "truncated";
   /** Why the digest stood in: the error `summarize` threw (unchanged), or the refusal of its summary (`SUMMARY_NOT_SMALLER`, `SUMMARY_EMPTY`). */
   error?: unknown;
 }
@@ -485,16 +550,18 @@ export interface CompactResult {
   compacted: boolean;
   /** The history, in the input's shape: compacted, or (when `compacted` is false) a new array (or body copy) of the very same message objects. */
   messages: Messages;
-  /** Estimated tokens before. */
+  /** Estimated tokens before (before pruning). */
   tokensBefore: number;
-  /** Estimated tokens after (equal to `tokensBefore` when nothing was compacted). */
+  /** Estimated tokens after pruning and compacting. */
   tokensAfter: number;
   /** What was replaced and which facts the summary kept; null when nothing was compacted. */
   audit: Audit | null;
   /** Warnings from the plan or from applying the summary. */
   warnings: string[];
-  /** The plan the compaction followed. */
+  /** The plan the compaction followed (made after pruning). */
   plan: Plan;
+  /** What pruning cleared first (indices into the history as it was before pruning, which keeps the message count). Empty when nothing was. */
+  pruned: PrunedOutput[];
   /** One entry per plan job: where its summary came from. Empty when nothing was compacted. */
   jobs: CompactJob[];
 }
@@ -542,3 +609,216 @@ export interface SummarizerError extends CtxfoldError {
 export function openai_summarizer(options: SummarizerOptions & { baseUrl: string }): (prompt: SummaryPrompt) => Promise<string>;
 /** The same for the Anthropic Messages API (`POST /v1/messages`, `anthropic-version: 2023-06-01`). */
 export function anthropic_summarizer(options: SummarizerOptions): (prompt: SummaryPrompt) => Promise<string>;
+
+/** Options of `cache_breakpoints`: the shared options (`model` also picks the minimum cacheable length; the tokenizer defaults to `"claude"`), and these. */
+export interface BreakpointOptions extends Options {
+  /** Also return `messages`: a copy of the request with the markers applied (edited messages are copies; the rest are the caller's objects). */
+  apply?: boolean;
+  /** `cache_control.ttl` of the markers written: `"5m"` or `"1h"`. Omitted: the API's default (5 minutes). */
+  ttl?: "5m" | "1h";
+  /** The shortest prefix worth a marker. Default from `model`, per Anthropic's documentation: 4096 for Claude Opus 4.5/4.6 and Haiku 4.5, 2048 for Sonnet 4.6 and Haiku 3/3.5, 1024 otherwise. */
+  minCacheableTokens?: number;
+}
+
+/** One `cache_control` marker chosen by `cache_breakpoints`. */
+export interface Breakpoint {
+  /** What it marks: the last tool definition, a block of the system prompt, or a block of a message. */
+  target: "tools" | "system" | "message";
+  /** The message's index, for `"message"`. */
+  index?: number;
+  /** The block that carries the marker: in the message's `content`, in `system` or in `tools` (a string content becomes one text block). */
+  block: number;
+  /** Estimated tokens of the prefix the marker ends. */
+  tokens: number;
+  /** What the marker adds to the expected cached tokens of this request and the next one. */
+  expectedTokens: number;
+  /** Why it was chosen, in words. */
+  reason: string;
+}
+
+export interface BreakpointResult {
+  /** The chosen markers in request order; with the host's own markers, never more than 4. */
+  breakpoints: Breakpoint[];
+  /** `cache_control` markers already in the request (they count toward Anthropic's 4). */
+  existing: number;
+  /** The shortest prefix a marker was allowed to end. */
+  minTokens: number;
+  /** The first message a prune or a compaction would rewrite next (markers after it are less likely to be read again). */
+  volatileFrom: number;
+  /** Problems found, e.g. more than 4 markers already. */
+  warnings: string[];
+  /** With `apply: true`: the request with the markers, in the input's shape. */
+  messages?: Messages;
+}
+
+/**
+ * Chooses up to 4 Anthropic `cache_control` positions (end of the tools and system prompt, the last stable message, the newest
+ * message, the end of the previous request) by expected cached tokens: the prefix each covers × the chance it is reused.
+ * Anthropic format only (a plain-text history is read as Anthropic's).
+ */
+export function cache_breakpoints(messages: Messages, options?: BreakpointOptions): BreakpointResult;
+
+/** One piece of injected context: a reminder, hook output, an editor selection. */
+export interface ContextItem {
+  /** The tag it is wrapped in (`system-reminder`, `hook-output`, `selection`): letters, digits, `_ - . :`, starting with a letter or `_`. */
+  tag: string;
+  /** The text inside the tag; any `</tag` in it is escaped so it cannot close the tag. */
+  text: string;
+  /** Attributes of the opening tag (`{ file: "src/app.py" }`); values are escaped. */
+  attributes?: Record<string, string>;
+}
+
+/** What the next user turn is made of. */
+export interface TurnInput {
+  /** Results of the calls the last assistant message made, first in the turn. */
+  toolResults?: { toolCallId: string; content: unknown; isError?: boolean; /** The tool's name; looked up in the history by `toolCallId` when omitted. */ name?: string }[];
+  /** Injected context, after the results, each in its own tag. */
+  context?: ContextItem[];
+  /** What the user typed, last. */
+  text?: string;
+}
+
+export interface TurnResult {
+  /** The messages to append, in the history's format: one user message (Anthropic, Gemini), or the tool messages and then one user message (OpenAI Chat, Responses, AI SDK). */
+  messages: Message[];
+  /** The format they were written in. */
+  format: Format;
+  /** The pieces that were longer than `maxInputChars` and were cut in the middle, with their full length in characters. */
+  cut: { path: string; chars: number }[];
+}
+
+/**
+ * Builds the next user turn: pending tool results, then tagged context, then the user's text, in the history's format.
+ * Options: `format` (detected from `messages`; an empty history reads as OpenAI Chat), `maxInputChars` (per piece, default 30 000).
+ */
+export function assemble_turn(messages: Messages, turn: TurnInput, options?: { format?: Format; maxInputChars?: number }): TurnResult;
+
+/** Options of a `Session`: the shared options (`cache` is on by default; `false` prunes whenever `prune` would), and `thrashAfter`. */
+export interface SessionOptions extends Options {
+  /** Requests in a row without a cache read (after the first request) before `health().thrashing` is reported. Default 3. */
+  thrashAfter?: number;
+}
+
+/**
+ * A provider's usage report, in any of these shapes (or the whole response holding `usage` / `usageMetadata`):
+ * ctxfold's `{ promptTokens, cachedTokens | cacheReadTokens, cacheWriteTokens, outputTokens }`, OpenAI Chat's
+ * `{ prompt_tokens, completion_tokens, prompt_tokens_details: { cached_tokens } }`, OpenAI Responses'
+ * `{ input_tokens, input_tokens_details: { cached_tokens }, output_tokens }`, Anthropic's `{ input_tokens,
+ * cache_read_input_tokens, cache_creation_input_tokens, output_tokens }` (the prompt is their sum), Gemini's
+ * `{ promptTokenCount, cachedContentTokenCount, candidatesTokenCount }`, the AI SDK's `{ inputTokens, cachedInputTokens, outputTokens }`.
+ */
+export type ProviderUsage = Record<string, unknown>;
+
+/** A usage report read into one shape. */
+export interface Usage {
+  /** The whole input, cached tokens included. */
+  promptTokens: number;
+  /** Input tokens read from the provider's cache. */
+  cachedTokens: number;
+  /** Input tokens written to the cache (Anthropic). */
+  cacheWriteTokens: number;
+  /** Tokens of the answer. */
+  outputTokens: number;
+}
+
+/** One request of the session's timeline. */
+export interface RequestLog {
+  /** ctxfold's estimate of the messages sent. */
+  estimatedTokens: number;
+  /** How many messages were sent. */
+  messages: number;
+  /** The provider's report, once `record` was called. */
+  usage?: Usage;
+  /** The edit the session made before this request. */
+  edit?: "prune" | "compaction";
+  /** Tokens that edit removed (0 without one). */
+  tokensSaved: number;
+  /** The first message that differs from the previous request's; absent when this request extends the previous one. */
+  changedAt?: number;
+  /** The request was over the limit and nothing could shrink it. */
+  stalled: boolean;
+}
+
+/** Requests in a row that read nothing from the cache, and the likely cause. */
+export interface Thrash {
+  /** The timeline index of the first request of the run. */
+  since: number;
+  /** How many requests in a row. */
+  requests: number;
+  /** Where the prompt prefix changed, when it did. */
+  changedAt?: number;
+  /** What changed it: an edit of this session, or the host. */
+  edit?: "prune" | "compaction" | "host";
+  /** The cause in words. */
+  cause: string;
+}
+
+/** A session's health. */
+export interface Health {
+  /** Requests prepared and sent. */
+  requests: number;
+  /** Reported prompt tokens, summed. */
+  promptTokens: number;
+  /** Reported cached tokens, summed. */
+  cachedTokens: number;
+  /** Reported cache writes, summed. */
+  cacheWriteTokens: number;
+  /** Reported output tokens, summed. */
+  outputTokens: number;
+  /** Reported prompt tokens per reported request. */
+  tokensPerRequest: number;
+  /** `cachedTokens / promptTokens` (0 to 1). */
+  cacheHitRate: number;
+  /** Prunes made, and the tokens they removed. */
+  prunes: { count: number; tokensSaved: number };
+  /** Compactions applied, and the tokens they removed. */
+  compactions: { count: number; tokensSaved: number };
+  /** Edits put off because they cost more cache than they saved. */
+  deferred: number;
+  /** Requests over the limit that nothing could shrink, and summaries that did not shrink the history. */
+  stalls: number;
+  /** Set while the latest requests read nothing from the cache. */
+  thrashing?: Thrash;
+  /** Every request, oldest first. */
+  timeline: RequestLog[];
+}
+
+/** What `Session.prepare` decided. */
+export interface Prepared {
+  /** `"send"`: send `messages` as they are; `"pruned"`: old outputs were cleared, send `messages`; `"compact"`: summarize `plan.jobs` with your LLM, call `apply_summary`, then `prepare` again (nothing is sent meanwhile). */
+  action: "send" | "pruned" | "compact";
+  /** The history to send. */
+  messages: Messages;
+  /** Estimated tokens of it. */
+  tokens: number;
+  /** What was cleared (with `"pruned"`). */
+  pruned: PrunedOutput[];
+  /** The cache rule's verdict on the edit it weighed. */
+  cache?: CacheDecision;
+  /** The compaction to do (with `"compact"`). */
+  plan?: Plan;
+}
+
+/**
+ * State for hosts that want it: holds the history, decides when to prune and compact (weighing the prompt cache), and
+ * keeps health metrics. Per turn: `append` the user's message, `prepare()`, send `prepared.messages`, `record(usage)`,
+ * `append` the reply. Call `free()` when done to release its WebAssembly memory.
+ */
+export class Session {
+  /** `messages`: the history so far (an array or a request body; copied, the objects are kept). */
+  constructor(messages?: Messages, options?: SessionOptions);
+  /** The history as it stands: your objects, copies where the session edited. */
+  readonly messages: Messages;
+  /** Adds a message or an array of messages at the end. */
+  append(items: Message | Message[]): void;
+  /** Decides what to do before the next request, and logs the request as sent unless the action is `"compact"`. */
+  prepare(): Prepared;
+  /** Splices in the summary of the pending compaction (a string, or summaries by job id). */
+  apply_summary(summary: Summary): ApplyResult & { messages: Messages };
+  /** The provider's usage for the request just sent; returns the request's log entry. */
+  record(usage: ProviderUsage): RequestLog;
+  /** Metrics, the timeline and thrashing. */
+  health(): Health;
+  /** Releases the WebAssembly memory. */
+  free(): void;
+}

@@ -1,42 +1,367 @@
 //! `estimate` in JavaScript; see `ctxfold.d.ts`. Besides the options every export reads, it takes the
 //! host's exact `counter`, a function, which is not JSON and so is read here.
+//!
+//! Two paths give the same result. Warm (every call that can): the caller's array is looked up in the
+//! per-message cache (`cache.rs`) in one JavaScript pass; only the messages not seen before are turned
+//! into JSON, read and scanned, and the whole history is detected and re-linked from what the cache
+//! kept, so the same input gives the same answer, or the same error, whatever was cached. Cold: the
+//! whole input read at once, as every other export does; it runs whenever the warm path has any doubt
+//! (an error to report, ids made from positions, an input over the size limit), and its errors are the
+//! canonical ones. A message mutated in place after it was estimated keeps its old cost: messages are
+//! taken as immutable, as everywhere in ctxfold.
+
+mod cache;
 
 use super::convert::{error_to_js, messages_from_js, to_js, value_from_js};
 use crate::error::{Code, Error};
-use crate::estimate::{self, MessageSize};
-use crate::format;
-use crate::input::Input;
+use crate::estimate::{self, Estimate, MessageSize};
+use crate::format::{self, Format, FormatSet};
+use crate::input::{Input, MAX_INPUT_CHARS};
 use crate::message::Message;
 use crate::options::Options;
-use js_sys::{Array, Function, Object, Reflect, JSON};
+use crate::tokens::PROFILES;
+use cache::Entry;
+use js_sys::{Array, Function, Int32Array, JsString, Object, Reflect, Uint32Array, WeakMap, JSON};
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 #[wasm_bindgen(js_name = estimate)]
 pub fn estimate_js(messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let (counter, options) = read_options(&options).map_err(error_to_js)?;
-    let value = messages_from_js(&messages).map_err(error_to_js)?;
-    let input = Input::read(&value).map_err(error_to_js)?;
-    let conv = format::read(&input, options.format).map_err(error_to_js)?;
-    let profile = options.profile;
-    let result = match counter {
-        None => {
-            let per_message = estimate::per_message(&conv, &profile);
-            estimate::finish(per_message, conv.format, &options, &input, false, &mut |t| Ok(profile.text(t))).map_err(error_to_js)
-        }
-        Some(f) => {
-            let mut counter = Counter { f, thrown: None };
-            let mut per_message = Vec::with_capacity(conv.len());
-            for (i, m) in conv.messages.iter().enumerate() {
-                let text_tokens = counter.count_message(m, i)?;
-                per_message.push(MessageSize::of(m).tokens_counted(text_tokens, &profile));
+    let mut counter = counter.map(|f| Counter { serial: cache::with(|c| c.counter_serial(&f)), f, thrown: None });
+    let mut outcome = warm(&messages, &options, counter.as_mut());
+    if let Err(Warm::Reset) = outcome {
+        cache::with(|c| c.clear());
+        outcome = warm(&messages, &options, counter.as_mut());
+    }
+    let result = match outcome {
+        Ok(result) => result,
+        Err(Warm::Thrown(thrown)) => return Err(thrown),
+        Err(Warm::Cold | Warm::Reset) => cold(&messages, &options, counter.as_mut()),
+    };
+    result_to_js(result?)
+}
+
+/// The result as a plain object. `perMessage` (one number per message: most of the result) goes over
+/// as a typed array, which costs far less than JSON text; it keeps its place among the fields.
+fn result_to_js(mut result: Estimate) -> Result<JsValue, JsValue> {
+    let per_message = std::mem::take(&mut result.per_message);
+    let object = to_js(&result)?;
+    let numbers = Array::from(&Uint32Array::from(per_message.as_slice()));
+    Reflect::set(&object, &JsValue::from_str("perMessage"), &numbers)?;
+    Ok(object)
+}
+
+/// Why the warm path did not answer.
+enum Warm {
+    /// The host's counter threw this: it goes back as it is.
+    Thrown(JsValue),
+    /// Cached entries cannot serve this call (read in another format, or not counted by this
+    /// counter): start the cache over and try again.
+    Reset,
+    /// The cold path decides.
+    Cold,
+}
+
+/// The items of the input, and a request body's JSON with its array emptied (for its system prompt
+/// and what its shape says of the format). None: neither an array nor a body holding one.
+fn items_of(messages: &JsValue) -> Option<(Array, Option<JsString>)> {
+    if Array::is_array(messages) {
+        return Some((messages.clone().unchecked_into(), None));
+    }
+    if !messages.is_object() || messages.is_function() {
+        return None;
+    }
+    // As `Input::read` looks for them in the JSON, where an undefined field is absent.
+    let (key, items) = ["messages", "contents", "input"]
+        .into_iter()
+        .map(|k| (k, Reflect::get(messages, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)))
+        .find(|(_, v)| !v.is_undefined())?;
+    if !Array::is_array(&items) {
+        return None;
+    }
+    let skeleton = Object::assign(&Object::new(), messages.unchecked_ref());
+    Reflect::set(&skeleton, &JsValue::from_str(key), &Array::new()).ok()?;
+    let json = JSON::stringify(&skeleton).ok()?;
+    Some((items.unchecked_into(), Some(json)))
+}
+
+/// Every item's cache id, in one call made of built-ins (`items.map(WeakMap.prototype.get, map)`): a
+/// call across the boundary per item would cost more than the whole estimate, and a JavaScript helper
+/// file (a wasm-bindgen snippet) would not load as CommonJS. The map holds id + 1, so a miss
+/// (undefined → NaN → 0) reads as -1.
+fn cache_ids(map: &WeakMap, items: &Array) -> Option<Vec<i32>> {
+    // Array.prototype.map itself, not whatever the host's array may have put in front of it.
+    let array_map: Function = Reflect::get(&Array::new(), &JsValue::from_str("map")).ok()?.dyn_into().ok()?;
+    let get: Function = Reflect::get(map, &JsValue::from_str("get")).ok()?.dyn_into().ok()?;
+    let found = array_map.call2(items, &get, map).ok()?;
+    Some(Int32Array::new(&found).to_vec().into_iter().map(|id| id - 1).collect())
+}
+
+/// The length of each item of a JSON array text from `JSON.stringify` (no whitespace between tokens),
+/// in UTF-16 units as JavaScript measures the input; None when the text is not such an array.
+fn item_lengths(text: &str) -> Option<Vec<u32>> {
+    let inner = text.as_bytes().strip_prefix(b"[")?.strip_suffix(b"]")?;
+    let mut lengths = Vec::new();
+    let (mut depth, mut in_string, mut escaped, mut units) = (0u32, false, false, 0u32);
+    for &b in inner {
+        if in_string {
+            in_string = escaped || b != b'"';
+            escaped = !escaped && b == b'\\';
+        } else {
+            match b {
+                b'"' => in_string = true,
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => depth = depth.checked_sub(1)?,
+                b',' if depth == 0 => {
+                    lengths.push(units);
+                    units = 0;
+                    continue;
+                }
+                _ => {}
             }
-            let result = estimate::finish(per_message, conv.format, &options, &input, true, &mut |t| counter.count(t, "the system prompt or tools"));
-            // What the counter threw goes back to the host as it was.
-            result.map_err(|e| counter.thrown.take().unwrap_or_else(|| error_to_js(e)))
+        }
+        // One unit per character, two for a character outside the BMP (4 bytes in UTF-8).
+        units += u32::from(b & 0xC0 != 0x80) + u32::from(b >= 0xF0);
+    }
+    if !inner.is_empty() {
+        lengths.push(units);
+    }
+    Some(lengths)
+}
+
+/// The cache's answer; see the module comment.
+fn warm(messages: &JsValue, options: &Options, mut counter: Option<&mut Counter>) -> Result<Result<Estimate, JsValue>, Warm> {
+    let Some((items, skeleton)) = items_of(messages) else { return Err(Warm::Cold) };
+    let (generation, map) = cache::with(|c| (c.generation, c.map.clone()));
+    let Some(ids) = cache_ids(&map, &items) else { return Err(Warm::Cold) };
+    // The items not cached, as JSON, one per line, in one call: `missing.map(JSON.stringify)` (map's
+    // extra arguments land in the replacer and space parameters, which ignore a number and an array).
+    // The items not cached (all of them on a first call), as one JSON text.
+    let missed = ids.iter().filter(|&&id| id < 0).count();
+    let missing = match missed == ids.len() {
+        true => items,
+        false => {
+            let missing = Array::new();
+            for (i, _) in ids.iter().enumerate().filter(|(_, &id)| id < 0) {
+                missing.push(&items.get(i as u32));
+            }
+            missing
         }
     };
-    to_js(&result?)
+    let Ok(text) = JSON::stringify(&missing) else { return Err(Warm::Cold) };
+    // The input's JSON length as the cold path measures it, before the text is copied in: cached items
+    // from their entries, the others from the text, plus the commas between the two, plus the body
+    // around the array.
+    let Some(hits_len) = cache::with(|c| {
+        let known = c.generation == generation;
+        ids.iter().filter(|&&id| id >= 0).map(|&id| c.entries.get(id as usize).filter(|_| known).map(|e| u64::from(e.json_len) + 1)).sum::<Option<u64>>()
+    }) else {
+        return Err(Warm::Cold);
+    };
+    let body_len = skeleton.as_ref().map_or(0, |s| u64::from(s.length()).saturating_sub(2));
+    let all_len = match missed {
+        0 => 2 + hits_len.saturating_sub(1),
+        _ => u64::from(text.length()) + hits_len,
+    };
+    if all_len + body_len > MAX_INPUT_CHARS as u64 {
+        return Err(Warm::Cold);
+    }
+    let text = String::from(text);
+    let (Some(lengths), Ok(Value::Array(values))) = (item_lengths(&text), serde_json::from_str::<Value>(&text)) else { return Err(Warm::Cold) };
+    if values.len() != missed || lengths.len() != missed {
+        return Err(Warm::Cold);
+    }
+    let body = match skeleton.map(|s| serde_json::from_str::<Value>(&String::from(s))) {
+        None => None,
+        Some(Ok(v)) => Some(v),
+        Some(Err(_)) => return Err(Warm::Cold),
+    };
+    let input = match &body {
+        Some(b) => match Input::read(b) {
+            Ok(input) => input,
+            Err(_) => return Err(Warm::Cold),
+        },
+        None => Input::items(&[]),
+    };
+    match read_warm(&ids, &values, &lengths, &input, options, generation, counter.as_deref_mut()) {
+        Ok((format, per_message, fresh)) => {
+            remember_entries(&missing, fresh, generation);
+            Ok(finish(per_message, format, options, &input, counter))
+        }
+        Err(w) => Err(w),
+    }
+}
+
+/// Detects, reads, links and counts; the entries of the messages not cached come back to be kept.
+fn read_warm(
+    ids: &[i32],
+    values: &[Value],
+    lengths: &[u32],
+    input: &Input,
+    options: &Options,
+    generation: u32,
+    counter: Option<&mut Counter>,
+) -> Result<(Format, Vec<u32>, Vec<Entry>), Warm> {
+    let serial = counter.as_deref().map(|c| c.serial);
+    // Entries keep their tokens under every built-in profile (options only ever pick one of them).
+    let index = PROFILES.iter().position(|p| *p == options.profile).ok_or(Warm::Cold)?;
+    let admits: Vec<FormatSet> = values.iter().map(format::item_formats).collect::<Option<_>>().ok_or(Warm::Cold)?;
+    let mut set = match options.format {
+        Some(_) => [true; 5],
+        None => format::admitted_by_shape(input),
+    };
+    // One pass over the cached messages: the formats they admit (detection as the cold path does it),
+    // the formats they were read in, whether this counter counted them, their tokens, and which of
+    // them take part in linking (those with tool calls or results).
+    let mut per_message = vec![0u32; ids.len()];
+    let mut read_in = [false; 5];
+    let mut linking = Vec::new();
+    let usable = cache::with(|c| {
+        if c.generation != generation {
+            return Err(Warm::Cold);
+        }
+        let mut counted = true;
+        for (i, &id) in ids.iter().enumerate() {
+            let Some(e) = usize::try_from(id).ok().map(|id| &c.entries[id]) else { continue };
+            set = std::array::from_fn(|k| set[k] && e.admits[k]);
+            read_in[Format::ALL.iter().position(|f| *f == e.format).unwrap_or(0)] = true;
+            match e.tokens(index, serial) {
+                Some(t) => per_message[i] = t,
+                None => counted = false,
+            }
+            if e.links() {
+                linking.push(i);
+            }
+        }
+        Ok(counted)
+    })?;
+    for s in &admits {
+        set = std::array::from_fn(|k| set[k] && s[k]);
+    }
+    let format = match options.format {
+        Some(f) => f,
+        None if set.iter().any(|x| *x) => format::chosen(&set),
+        None => return Err(Warm::Cold),
+    };
+    // Cached messages read in another format, or not counted by this counter, must be read again.
+    if !usable || Format::ALL.iter().zip(read_in).any(|(f, on)| on && *f != format) {
+        return Err(Warm::Reset);
+    }
+    // Each new message read on its own: nothing in its cost depends on its neighbours, and its ids only
+    // do when they are made from positions, which the cold path handles.
+    let mut fresh = Vec::with_capacity(values.len());
+    let mut read: Vec<(Message, MessageSize)> = Vec::with_capacity(values.len());
+    for ((v, &len), admits) in values.iter().zip(lengths).zip(&admits) {
+        let conv = format::read_unchecked(&Input::items(std::slice::from_ref(v)), Some(format)).map_err(|_| Warm::Cold)?;
+        let m = conv.messages.into_iter().next().ok_or(Warm::Cold)?;
+        if cache::positional(&m) {
+            return Err(Warm::Cold);
+        }
+        let size = MessageSize::of(&m);
+        fresh.push(Entry::new(&m, &size, format, *admits, len));
+        read.push((m, size));
+    }
+    let misses: Vec<usize> = (0..ids.len()).filter(|&i| ids[i] < 0).collect();
+    // The whole history re-linked, in order, from the ids the cache kept: a pairing problem is the
+    // cold path's to report.
+    let mut fresh_linking = misses.iter().zip(&fresh).filter(|(_, e)| e.links()).peekable();
+    if !linking.is_empty() || fresh_linking.peek().is_some() {
+        let linked = cache::with(|c| {
+            // Both lists are in message order: merged, they are the history's calls and results in order.
+            let mut cached = linking.iter().map(|&i| (i, &c.entries[ids[i] as usize])).peekable();
+            let merged = std::iter::from_fn(|| {
+                let take_cached = match (cached.peek(), fresh_linking.peek()) {
+                    (Some((i, _)), Some((j, _))) => i < *j,
+                    (Some(_), None) => true,
+                    (None, Some(_)) => false,
+                    (None, None) => return None,
+                };
+                if take_cached { cached.next().map(|(_, e)| e) } else { fresh_linking.next().map(|(_, e)| e) }
+            });
+            format::ids_pair_up(merged.map(Entry::ids))
+        });
+        if !linked {
+            return Err(Warm::Cold);
+        }
+    }
+    // The host's counter on the new messages only, in order (it may throw, or call estimate again).
+    if let Some(c) = counter {
+        for ((&i, (m, size)), e) in misses.iter().zip(&read).zip(fresh.iter_mut()) {
+            let t = c.count_message(m, i).map_err(Warm::Thrown)?;
+            e.counted = Some((c.serial, PROFILES.map(|p| size.tokens_counted(t, &p))));
+        }
+    }
+    for (&i, e) in misses.iter().zip(&fresh) {
+        per_message[i] = e.tokens(index, serial).ok_or(Warm::Cold)?;
+    }
+    Ok((format, per_message, fresh))
+}
+
+/// Keeps the new entries and points the map at them; past `MAX_ENTRIES` the cache starts over first.
+fn remember_entries(missing: &Array, fresh: Vec<Entry>, generation: u32) {
+    if fresh.is_empty() {
+        return;
+    }
+    let (map, first) = cache::with(|c| {
+        if c.generation != generation || c.entries.len() + fresh.len() > cache::MAX_ENTRIES {
+            c.clear();
+        }
+        if fresh.len() > cache::MAX_ENTRIES {
+            return (c.map.clone(), None);
+        }
+        let first = c.entries.len();
+        c.entries.extend(fresh);
+        (c.map.clone(), Some(first))
+    });
+    let Some(first) = first else { return };
+    let id = |k: usize| JsValue::from((first + k + 1) as f64); // id + 1: a miss reads as 0 (see `cache_ids`)
+    // One call, made of built-ins, when the ids are not far past the start:
+    // `[<first + 1 holes>, ...missing].forEach(WeakMap.prototype.set, map)` sets each item to its index
+    // there, which is its id + 1 (forEach skips the holes, but still walks them: hence the bound).
+    if first <= 8 * missing.length() as usize {
+        let padded = Array::new_with_length(first as u32 + 1).concat(missing);
+        let set = Reflect::get(&map, &JsValue::from_str("set")).ok().and_then(|f| f.dyn_into::<Function>().ok());
+        let for_each = Reflect::get(&padded, &JsValue::from_str("forEach")).ok().and_then(|f| f.dyn_into::<Function>().ok());
+        if let (Some(set), Some(for_each)) = (set, for_each) {
+            let _ = for_each.call2(&padded, &set, &map);
+        }
+    } else {
+        for (k, item) in missing.iter().enumerate() {
+            map.set(item.unchecked_ref(), &id(k));
+        }
+    }
+}
+
+/// The cold path: the whole input read at once, as every other export reads it.
+fn cold(messages: &JsValue, options: &Options, mut counter: Option<&mut Counter>) -> Result<Estimate, JsValue> {
+    let value = messages_from_js(messages).map_err(error_to_js)?;
+    let input = Input::read(&value).map_err(error_to_js)?;
+    let conv = format::read(&input, options.format).map_err(error_to_js)?;
+    let mut per_message = Vec::with_capacity(conv.len());
+    for (i, m) in conv.messages.iter().enumerate() {
+        let size = MessageSize::of(m);
+        per_message.push(match counter.as_deref_mut() {
+            Some(c) => size.tokens_counted(c.count_message(m, i)?, &options.profile),
+            None => size.tokens(&options.profile),
+        });
+    }
+    finish(per_message, conv.format, options, &input, counter)
+}
+
+/// Overhead, calibration, total and budget, with the texts outside the messages counted by the
+/// profile or the host's counter.
+fn finish(per_message: Vec<u32>, format: Format, options: &Options, input: &Input, counter: Option<&mut Counter>) -> Result<Estimate, JsValue> {
+    let profile = options.profile;
+    match counter {
+        None => estimate::finish(per_message, format, options, input, false, &mut |t| Ok(profile.text(t))).map_err(error_to_js),
+        Some(c) => {
+            let result = estimate::finish(per_message, format, options, input, true, &mut |t| c.count(t, "the system prompt or tools"));
+            // What the counter threw goes back to the host as it was.
+            result.map_err(|e| c.thrown.take().unwrap_or_else(|| error_to_js(e)))
+        }
+    }
 }
 
 /// The options with `counter` (a function) taken out.
@@ -61,6 +386,8 @@ fn read_options(options: &JsValue) -> Result<(Option<Function>, Options), Error>
 /// The host's `(text) => number` counter.
 struct Counter {
     f: Function,
+    /// Its serial in the cache: its counts are kept per message and counter.
+    serial: u32,
     /// What the counter threw, passed back unchanged.
     thrown: Option<JsValue>,
 }

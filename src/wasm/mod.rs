@@ -3,12 +3,15 @@
 //! objects. It decides nothing.
 
 mod apply_summary;
+mod assemble_turn;
+mod cache_breakpoints;
 mod compact;
 mod convert;
 mod estimate;
 mod plan_compaction;
 mod prune;
 mod repair;
+mod session;
 mod summarize_offline;
 mod summarizer;
 mod validate;

@@ -1,0 +1,537 @@
+//! `Session`: the decisions of a stateful host, as a pure state machine. It sees each request the
+//! host is about to send (`prepare`), the provider's usage report for it (`record`), and the
+//! summaries the host had written (`apply_summary`). It decides when to prune and to compact, with
+//! the cache rule (`cache_cost`): an edit is made when the tokens it saves pay for the cached prefix
+//! it throws away, or when the request would not fit. It keeps health metrics and notices cache
+//! thrashing: several requests in a row that read nothing from the cache, and why.
+//!
+//! The history itself stays with the caller (the binding keeps the host's own objects); every call
+//! takes it as an `Input` and returns edits as slots.
+
+use crate::apply::{apply_summary, Applied};
+use crate::cache_cost::{judge, CacheDecision};
+use crate::edit::{materialize, Slot};
+use crate::error::{type_name, Error, Result};
+use crate::estimate::{estimate, sum};
+use crate::fingerprint::Hasher;
+use crate::input::Input;
+use crate::options::{Options, Report};
+use crate::plan::{plan_compaction, Plan};
+use crate::prune::{prune, Pruned};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// Requests in a row without a cache read before the session reports thrashing.
+pub const DEFAULT_THRASH_AFTER: usize = 3;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionOptions {
+    pub base: Options,
+    pub thrash_after: usize,
+}
+
+impl SessionOptions {
+    /// The shared options, `cache` on by default (`false` turns the rule off), and `thrashAfter`.
+    pub fn from_json(v: &Value) -> Result<SessionOptions> {
+        let empty = Map::new();
+        let given = match v {
+            Value::Null => &empty,
+            Value::Object(o) => o,
+            other => return Err(Error::option("options", format!("expected an object, got {}", type_name(other)))),
+        };
+        // Inserted one by one: collecting into a map would bring a sort into the WebAssembly.
+        let mut obj = Map::new();
+        obj.insert("cache".into(), Value::Bool(true));
+        for (k, v) in given.iter().filter(|(k, _)| *k != "thrashAfter") {
+            obj.insert(k.clone(), v.clone());
+        }
+        let thrash_after = match given.get("thrashAfter") {
+            None | Some(Value::Null) => DEFAULT_THRASH_AFTER,
+            Some(v) => v.as_u64().filter(|&n| (1..=1000).contains(&n)).map(|n| n as usize).ok_or_else(|| {
+                Error::option("options.thrashAfter", format!("expected a whole number from 1 to 1000, got {v}"))
+            })?,
+        };
+        Ok(SessionOptions { base: Options::from_json(&Value::Object(obj))?, thrash_after })
+    }
+}
+
+/// What the provider reported for one request, whatever its usage shape.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    /// The whole input, cached tokens included.
+    pub prompt_tokens: u64,
+    pub cached_tokens: u64,
+    pub cache_write_tokens: u64,
+    pub output_tokens: u64,
+}
+
+impl Usage {
+    /// Reads ctxfold's shape (`promptTokens`, `cachedTokens` or `cacheReadTokens`,
+    /// `cacheWriteTokens`, `outputTokens`), OpenAI Chat's and Responses' `usage`, Anthropic's
+    /// (`input_tokens` + `cache_read_input_tokens` + `cache_creation_input_tokens`), Gemini's
+    /// `usageMetadata`, the AI SDK's (`inputTokens`, `cachedInputTokens`), or a whole response
+    /// holding one of them.
+    pub fn from_json(v: &Value) -> Result<Usage> {
+        let obj = v.as_object().ok_or_else(|| Error::input("usage", format!("expected a usage object, got {}", type_name(v))))?;
+        if let Some(inner) = obj.get("usage").or_else(|| obj.get("usageMetadata")).filter(|u| u.is_object()) {
+            return Usage::from_json(inner);
+        }
+        let n = |key: &str| -> Result<Option<u64>> {
+            let mut at = v;
+            for part in key.split('.') {
+                match at.get(part) {
+                    Some(x) => at = x,
+                    None => return Ok(None),
+                }
+            }
+            match at {
+                Value::Null => Ok(None),
+                x => x.as_u64().map(Some).ok_or_else(|| Error::input(format!("usage.{key}"), format!("expected a token count, got {x}"))),
+            }
+        };
+        let first = |keys: &[&str]| -> Result<Option<u64>> {
+            for k in keys {
+                if let Some(x) = n(k)? {
+                    return Ok(Some(x));
+                }
+            }
+            Ok(None)
+        };
+        let read = first(&["cachedTokens", "cacheReadTokens", "cache_read_input_tokens", "prompt_tokens_details.cached_tokens", "input_tokens_details.cached_tokens", "cachedContentTokenCount", "cachedInputTokens"])?;
+        let write = first(&["cacheWriteTokens", "cache_creation_input_tokens"])?;
+        let output = first(&["outputTokens", "output_tokens", "completion_tokens", "candidatesTokenCount"])?.unwrap_or(0);
+        let prompt = if let Some(p) = first(&["promptTokens", "prompt_tokens", "promptTokenCount"])? {
+            p
+        } else if let Some(i) = first(&["input_tokens", "inputTokens"])? {
+            // Anthropic's input_tokens leaves out what was read from or written to the cache.
+            let anthropic = obj.contains_key("cache_read_input_tokens") || obj.contains_key("cache_creation_input_tokens");
+            if anthropic { i + read.unwrap_or(0) + write.unwrap_or(0) } else { i }
+        } else {
+            return Err(Error::input("usage", "no prompt token count (promptTokens, prompt_tokens, input_tokens, inputTokens or promptTokenCount)"));
+        };
+        Ok(Usage { prompt_tokens: prompt, cached_tokens: read.unwrap_or(0), cache_write_tokens: write.unwrap_or(0), output_tokens: output })
+    }
+}
+
+/// One request the session saw, in the order sent.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RequestLog {
+    /// ctxfold's estimate of the messages sent.
+    pub estimated_tokens: u64,
+    pub messages: usize,
+    /// The provider's report, once `record` was called.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// The edit the session made before this request: `"prune"` or `"compaction"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edit: Option<&'static str>,
+    /// Tokens that edit removed.
+    pub tokens_saved: u64,
+    /// The first message that differs from the previous request's (None: this one extends it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed_at: Option<usize>,
+    /// Whether this request would not fit and nothing could shrink it.
+    pub stalled: bool,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EditCount {
+    pub count: u32,
+    pub tokens_saved: u64,
+}
+
+/// Several requests in a row that read nothing from the cache, and the likely cause.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Thrash {
+    /// The first request of the run (index in the timeline).
+    pub since: usize,
+    pub requests: usize,
+    /// Where the prefix changed, when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed_at: Option<usize>,
+    /// Which edit changed it: `"prune"`, `"compaction"` or `"host"` (the host changed the history).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edit: Option<&'static str>,
+    pub cause: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Health<'a> {
+    pub requests: usize,
+    pub prompt_tokens: u64,
+    pub cached_tokens: u64,
+    pub cache_write_tokens: u64,
+    pub output_tokens: u64,
+    /// Reported prompt tokens per request.
+    pub tokens_per_request: f64,
+    /// Cached ÷ prompt tokens over all reported requests.
+    pub cache_hit_rate: f64,
+    pub prunes: EditCount,
+    pub compactions: EditCount,
+    /// Edits the cache rule put off because they cost more than they saved.
+    pub deferred: u32,
+    /// Requests over the limit that nothing could shrink.
+    pub stalls: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thrashing: Option<Thrash>,
+    pub timeline: &'a [RequestLog],
+}
+
+/// What `prepare` decided.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Prepared {
+    /// `"send"` (as it is), `"pruned"` (send the pruned history), or `"compact"`: summarize
+    /// `plan.jobs`, pass the summary to `apply_summary`, then call `prepare` again.
+    pub action: &'static str,
+    /// Estimated tokens of the history to send.
+    pub tokens: u64,
+    pub pruned: Vec<Pruned>,
+    /// The cache rule's verdict on the edit it weighed, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheDecision>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<Plan>,
+    #[serde(skip)]
+    pub slots: Option<Vec<Slot>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct PendingEdit {
+    kind: &'static str,
+    saved: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct SessionCore {
+    options: SessionOptions,
+    timeline: Vec<RequestLog>,
+    /// Fingerprints of the messages of the last request sent.
+    sent: Vec<u64>,
+    pending_edit: Option<PendingEdit>,
+    plan: Option<Plan>,
+    prunes: EditCount,
+    compactions: EditCount,
+    deferred: u32,
+    stalls: u32,
+    /// The latest report still valid for calibration (no edit since).
+    report: Option<Report>,
+}
+
+impl SessionCore {
+    pub fn new(options: SessionOptions) -> SessionCore {
+        SessionCore {
+            options,
+            timeline: Vec::new(),
+            sent: Vec::new(),
+            pending_edit: None,
+            plan: None,
+            prunes: EditCount::default(),
+            compactions: EditCount::default(),
+            deferred: 0,
+            stalls: 0,
+            report: None,
+        }
+    }
+
+    /// The options for this turn: the latest valid report calibrates, the cache rule assumes what
+    /// the provider holds and pays back over the requests left before the limit.
+    fn turn_options(&self, input: &Input, per_message: &[u32]) -> Options {
+        let mut o = self.options.base.clone();
+        o.usage = self.report.iter().filter(|r| r.message_count <= input.items.len()).cloned().collect();
+        let horizon = self.horizon(sum(per_message), &o);
+        if let Some(prices) = o.cache.as_mut() {
+            let caching = self.timeline.len() <= 1 || self.timeline.iter().filter_map(|r| r.usage).any(|u| u.cached_tokens + u.cache_write_tokens > 0);
+            let held = self.timeline.last().filter(|_| caching).map_or(0, |r| r.messages.min(per_message.len()));
+            prices.cached_prefix_tokens.get_or_insert(sum(&per_message[..held]));
+            prices.horizon = horizon;
+        }
+        o
+    }
+
+    /// Requests left before the limit at the growth seen so far (10 before there is any).
+    fn horizon(&self, total: u64, o: &Options) -> u32 {
+        let growth: Vec<u64> = self.timeline.windows(2).filter_map(|w| w[1].estimated_tokens.checked_sub(w[0].estimated_tokens)).filter(|&g| g > 0).collect();
+        if growth.is_empty() {
+            return crate::cache_cost::DEFAULT_HORIZON;
+        }
+        let per_request = (growth.iter().sum::<u64>() / growth.len() as u64).max(1);
+        (u64::from(o.limit()).saturating_sub(total) / per_request).clamp(1, 100) as u32
+    }
+
+    /// Decides what to do before sending `input`. With `"send"` and `"pruned"` the request is
+    /// logged as sent; with `"compact"` nothing is sent until the summary is applied.
+    pub fn prepare(&mut self, input: &Input) -> Result<Prepared> {
+        let est = estimate(input, &self.options.base)?;
+        let o = self.turn_options(input, &est.per_message);
+        let mut stalled = false;
+        let mut cache = None;
+        // Over the limit, compaction comes before pruning: pruning there keeps the history hovering
+        // at the limit, rewriting its prefix again every few turns (the replay test measured both:
+        // compacting first cost less).
+        if est.total > u64::from(o.limit()) || o.force {
+            let plan = plan_compaction(input, &o)?;
+            if plan.needed && !plan.jobs.is_empty() {
+                let decision = self.judge_compaction(&plan, &est.per_message, &o);
+                if decision.as_ref().is_none_or(|d| d.applied) {
+                    self.plan = Some(plan.clone());
+                    return Ok(Prepared { action: "compact", tokens: est.total, pruned: Vec::new(), cache: decision, plan: Some(plan), slots: None });
+                }
+                self.deferred += 1;
+                cache = decision;
+            } else {
+                stalled = est.total > u64::from(o.limit());
+            }
+        }
+        let p = prune(input, &o)?;
+        let mut tokens = est.total;
+        let mut slots = None;
+        let mut action = "send";
+        if let Some(d) = &p.report.cache {
+            if !d.applied {
+                self.deferred += 1;
+            }
+            cache = Some(d.clone());
+        }
+        if !p.report.pruned.is_empty() {
+            let saved = p.report.tokens_before.saturating_sub(p.report.tokens_after);
+            tokens = tokens.saturating_sub(saved);
+            self.prunes.count += 1;
+            self.prunes.tokens_saved += saved;
+            self.pending_edit = Some(PendingEdit { kind: "prune", saved });
+            self.report = None;
+            slots = Some(p.slots);
+            action = "pruned";
+        }
+        if stalled {
+            self.stalls += 1;
+        }
+        self.log_send(input.items, slots.as_deref(), tokens, stalled);
+        Ok(Prepared { action, tokens, pruned: p.report.pruned, cache, plan: None, slots })
+    }
+
+    /// A compaction under the hard limit waits while it does not pay: it rewrites everything from
+    /// its first summarized message and costs a summary request. Without a hard limit, or over it,
+    /// it is made (None).
+    fn judge_compaction(&self, plan: &Plan, per_message: &[u32], o: &Options) -> Option<CacheDecision> {
+        let prices = o.cache.as_ref()?;
+        o.hard_threshold?;
+        let first = plan.summarize.first()?.start;
+        let saved = plan.tokens_before.saturating_sub(plan.estimated_tokens_after);
+        let mut d = judge(per_message, &[(first, saved)], prices.cached_prefix_tokens.unwrap_or(0), prices, plan.urgent);
+        // The summary request reads the summarized messages uncached and writes the summary.
+        let summarized: u64 = plan.summarize.iter().map(|r| sum(&per_message[r.start.min(per_message.len())..r.end.min(per_message.len())])).sum();
+        let request = summarized as f64 + plan.jobs.iter().map(|j| f64::from(j.max_output_tokens)).sum::<f64>();
+        d.net_saving -= request;
+        if !plan.urgent && d.net_saving <= 0.0 {
+            d.applied = false;
+            d.reason = "costs more than it saves";
+        }
+        Some(d)
+    }
+
+    /// Splices in the summary for the plan of the last `"compact"`.
+    pub fn apply_summary(&mut self, input: &Input, summary: &Value) -> Result<Applied> {
+        let plan = self.plan.as_ref().ok_or_else(|| Error::new(crate::error::Code::NothingToApply, "summary", "no compaction is pending: apply_summary follows a prepare() that returned action \"compact\""))?;
+        // Through JSON text: `serde_json::to_value` would compile a second serializer for every plan
+        // type into the wasm.
+        let plan_value: Value = serde_json::to_string(plan).and_then(|t| serde_json::from_str(&t)).map_err(|e| Error::input("plan", e.to_string()))?;
+        let applied = match apply_summary(input, &plan_value, summary) {
+            Ok(a) => a,
+            Err(e) => {
+                if e.code == crate::error::Code::SummaryNotSmaller {
+                    self.stalls += 1;
+                }
+                return Err(e);
+            }
+        };
+        let saved = applied.report.tokens_before.saturating_sub(applied.report.tokens_after);
+        self.compactions.count += 1;
+        self.compactions.tokens_saved += saved;
+        self.pending_edit = Some(PendingEdit { kind: "compaction", saved });
+        self.plan = None;
+        self.report = None;
+        Ok(applied)
+    }
+
+    fn log_send(&mut self, items: &[Value], slots: Option<&[Slot]>, tokens: u64, stalled: bool) {
+        let fingerprints: Vec<u64> = match slots {
+            None => items.iter().map(fingerprint).collect(),
+            Some(slots) => slots
+                .iter()
+                .map(|s| match s {
+                    Slot::Keep(i) => fingerprint(&items[*i]),
+                    other => materialize(std::slice::from_ref(other), items).first().map_or(0, fingerprint),
+                })
+                .collect(),
+        };
+        let changed_at = match self.timeline.is_empty() {
+            true => None,
+            false => fingerprints.iter().zip(&self.sent).position(|(a, b)| a != b).or((fingerprints.len() < self.sent.len()).then_some(fingerprints.len())),
+        };
+        let edit = self.pending_edit.take();
+        self.timeline.push(RequestLog {
+            estimated_tokens: tokens,
+            messages: fingerprints.len(),
+            usage: None,
+            edit: edit.as_ref().map(|e| e.kind),
+            tokens_saved: edit.map_or(0, |e| e.saved),
+            changed_at,
+            stalled,
+        });
+        self.sent = fingerprints;
+    }
+
+    /// The provider's report for the last request sent.
+    pub fn record(&mut self, usage: Usage) -> Result<&RequestLog> {
+        let last = self.timeline.last_mut().ok_or_else(|| Error::input("usage", "no request was prepared: call prepare() before sending, record() after"))?;
+        last.usage = Some(usage);
+        self.report = Some(Report { prompt_tokens: usage.prompt_tokens, message_count: last.messages, cached_tokens: Some(usage.cached_tokens), path: "usage".into() });
+        Ok(last)
+    }
+
+    /// The run of requests without a cache read at the end of the timeline, once it is long enough.
+    pub fn thrashing(&self) -> Option<Thrash> {
+        // The first request of a session has nothing to read.
+        let run = self.timeline.iter().skip(1).rev().take_while(|r| r.usage.is_some_and(|u| u.cached_tokens == 0)).count();
+        if run < self.options.thrash_after {
+            return None;
+        }
+        let since = self.timeline.len() - run;
+        let changed = self.timeline[since..].iter().find(|r| r.changed_at.is_some());
+        let (changed_at, edit, cause) = match changed {
+            Some(r) => {
+                let at = r.changed_at.unwrap_or(0);
+                let edit = r.edit.unwrap_or("host");
+                let by = match edit {
+                    "host" => "the host changed the history".to_string(),
+                    kind => format!("a {kind} by this session"),
+                };
+                (Some(at), Some(edit), format!("the prompt prefix changed at message {at} ({by}), so the provider's cache no longer matched"))
+            }
+            None => (None, None, "the prompt prefix did not change: the cache expired between requests (5 minutes on Anthropic) or caching is off (Anthropic needs cache_control markers: see cache_breakpoints)".to_string()),
+        };
+        Some(Thrash { since, requests: run, changed_at, edit, cause })
+    }
+
+    pub fn health(&self) -> Health<'_> {
+        let reported: Vec<Usage> = self.timeline.iter().filter_map(|r| r.usage).collect();
+        let total = |f: fn(&Usage) -> u64| reported.iter().map(f).sum::<u64>();
+        let prompt = total(|u| u.prompt_tokens);
+        let cached = total(|u| u.cached_tokens);
+        Health {
+            requests: self.timeline.len(),
+            prompt_tokens: prompt,
+            cached_tokens: cached,
+            cache_write_tokens: total(|u| u.cache_write_tokens),
+            output_tokens: total(|u| u.output_tokens),
+            tokens_per_request: if reported.is_empty() { 0.0 } else { prompt as f64 / reported.len() as f64 },
+            cache_hit_rate: if prompt == 0 { 0.0 } else { cached as f64 / prompt as f64 },
+            prunes: self.prunes,
+            compactions: self.compactions,
+            deferred: self.deferred,
+            stalls: self.stalls,
+            thrashing: self.thrashing(),
+            timeline: &self.timeline,
+        }
+    }
+}
+
+fn fingerprint(v: &Value) -> u64 {
+    let mut h = Hasher::default();
+    h.value(v);
+    h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures::agent_run;
+    use serde_json::json;
+
+    #[test]
+    fn usage_shapes_of_every_provider() {
+        let u = |v: Value| Usage::from_json(&v).unwrap();
+        let openai = u(json!({ "usage": { "prompt_tokens": 1000, "completion_tokens": 50, "prompt_tokens_details": { "cached_tokens": 800 } } }));
+        assert_eq!(openai, Usage { prompt_tokens: 1000, cached_tokens: 800, cache_write_tokens: 0, output_tokens: 50 });
+        let anthropic = u(json!({ "input_tokens": 20, "cache_read_input_tokens": 800, "cache_creation_input_tokens": 180, "output_tokens": 50 }));
+        assert_eq!(anthropic, Usage { prompt_tokens: 1000, cached_tokens: 800, cache_write_tokens: 180, output_tokens: 50 });
+        let responses = u(json!({ "input_tokens": 1000, "input_tokens_details": { "cached_tokens": 800 }, "output_tokens": 50 }));
+        assert_eq!(responses.prompt_tokens, 1000);
+        let gemini = u(json!({ "usageMetadata": { "promptTokenCount": 1000, "cachedContentTokenCount": 800, "candidatesTokenCount": 50 } }));
+        assert_eq!(gemini, openai);
+        assert_eq!(u(json!({ "promptTokens": 1000, "cacheReadTokens": 800, "outputTokens": 50 })), openai);
+        assert_eq!(Usage::from_json(&json!({ "prompt_tokens": "x" })).unwrap_err().path, "usage.prompt_tokens");
+        assert_eq!(Usage::from_json(&json!({})).unwrap_err().path, "usage");
+    }
+
+    fn session(v: Value) -> SessionCore {
+        SessionCore::new(SessionOptions::from_json(&v).unwrap())
+    }
+
+    #[test]
+    fn thrashing_names_the_edit_that_changed_the_prefix() {
+        let mut s = session(json!({ "protectTokens": 2000, "minimumPruneTokens": 500, "cache": false }));
+        let full = agent_run(12, 300);
+        let mut msgs = full[..10].to_vec();
+        for turn in 0..5 {
+            let p = s.prepare(&Input::items(&msgs)).unwrap();
+            if let Some(slots) = &p.slots {
+                msgs = materialize(slots, &msgs);
+            }
+            // A provider that reads a cached prefix once, on the second request, then never again.
+            let cached = if turn == 1 { 500 } else { 0 };
+            s.record(Usage { prompt_tokens: 5000, cached_tokens: cached, ..Usage::default() }).unwrap();
+            let n = msgs.len();
+            msgs.extend_from_slice(&full[n..n + 2]);
+        }
+        let h = s.health();
+        assert_eq!(h.requests, 5);
+        let t = h.thrashing.expect("three requests without a cache read");
+        assert_eq!((t.since, t.requests), (2, 3));
+        assert_eq!(t.edit, Some("prune"));
+        assert!(t.cause.contains("a prune by this session"), "{}", t.cause);
+        let at = t.changed_at.expect("where the prefix changed");
+        assert_eq!(msgs[at]["content"], json!(crate::options::DEFAULT_PLACEHOLDER), "the message the prune cleared");
+        assert!(h.prunes.count >= 1 && h.prunes.tokens_saved > 0);
+    }
+
+    #[test]
+    fn an_unchanged_prefix_without_reads_blames_the_cache_itself() {
+        let mut s = session(json!({}));
+        let full = agent_run(10, 10);
+        let mut msgs = full[..4].to_vec();
+        for _ in 0..4 {
+            assert_eq!(s.prepare(&Input::items(&msgs)).unwrap().action, "send");
+            s.record(Usage { prompt_tokens: 300, ..Usage::default() }).unwrap();
+            let n = msgs.len();
+            msgs.extend_from_slice(&full[n..n + 2]);
+        }
+        let t = s.health().thrashing.unwrap();
+        assert_eq!((t.changed_at, t.edit), (None, None));
+        assert!(t.cause.contains("did not change"));
+    }
+
+    #[test]
+    fn compaction_is_asked_for_then_applied_and_counted() {
+        let mut s = session(json!({ "contextWindow": 8000, "reservedOutput": 1000, "protectTokens": 100000 }));
+        let msgs = agent_run(40, 100);
+        let p = s.prepare(&Input::items(&msgs)).unwrap();
+        assert_eq!(p.action, "compact");
+        assert!(s.timeline.is_empty(), "nothing is sent before the summary");
+        let summaries = crate::apply::offline_summaries(&Input::items(&msgs), &serde_json::to_value(p.plan.as_ref().unwrap()).unwrap()).unwrap();
+        let applied = s.apply_summary(&Input::items(&msgs), &Value::Object(summaries)).unwrap();
+        let out = materialize(&applied.slots, &msgs);
+        assert_eq!(s.prepare(&Input::items(&out)).unwrap().action, "send");
+        let h = s.health();
+        assert_eq!(h.compactions.count, 1);
+        assert_eq!(h.timeline[0].edit, Some("compaction"));
+        assert!(h.compactions.tokens_saved > 0);
+        assert!(s.apply_summary(&Input::items(&out), &json!("x")).is_err(), "no plan pending");
+    }
+}

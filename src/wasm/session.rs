@@ -1,0 +1,87 @@
+//! The `Session` class: holds the host's history (its own objects) and the pure `SessionCore`,
+//! which decides; this file only moves values across.
+
+use super::convert::{error_to_js, messages_from_js, output_to_js, snapshot, to_js, value_from_js, with_messages};
+use crate::error::{Code, Error};
+use crate::input::Input;
+use crate::session::{SessionCore, SessionOptions, Usage};
+use js_sys::{Array, Reflect};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+pub struct Session {
+    core: SessionCore,
+    /// The history: an array of the host's objects, or a copy of its request body holding one.
+    history: JsValue,
+    /// The body field holding the array (None: the history is the array).
+    key: Option<&'static str>,
+}
+
+#[wasm_bindgen]
+impl Session {
+    #[wasm_bindgen(constructor)]
+    pub fn new(messages: JsValue, options: JsValue) -> Result<Session, JsValue> {
+        let options = value_from_js(&options, "options", Code::InvalidOption).and_then(|o| SessionOptions::from_json(&o)).map_err(error_to_js)?;
+        let messages = if messages.is_undefined() || messages.is_null() { Array::new().into() } else { messages };
+        let value = messages_from_js(&messages).map_err(error_to_js)?;
+        let key = Input::read(&value).map_err(error_to_js)?.key;
+        Ok(Session { core: SessionCore::new(options), history: snapshot(&messages, key)?, key })
+    }
+
+    /// The history as it stands (the host's objects, copies where the session edited).
+    #[wasm_bindgen(getter)]
+    pub fn messages(&self) -> JsValue {
+        self.history.clone()
+    }
+
+    /// Adds a message, or an array of messages, at the end of the history.
+    pub fn append(&mut self, items: JsValue) -> Result<(), JsValue> {
+        let array: Array = match self.key {
+            Some(k) => Reflect::get(&self.history, &JsValue::from_str(k))?.into(),
+            None => self.history.clone().into(),
+        };
+        if Array::is_array(&items) {
+            Array::from(&items).for_each(&mut |item, _, _| {
+                array.push(&item);
+            });
+        } else if items.is_object() {
+            array.push(&items);
+        } else {
+            return Err(error_to_js(Error::input("items", "expected a message or an array of messages")));
+        }
+        Ok(())
+    }
+
+    /// Decides what to do before the next request; see `ctxfold.d.ts`.
+    pub fn prepare(&mut self) -> Result<JsValue, JsValue> {
+        let value = messages_from_js(&self.history).map_err(error_to_js)?;
+        let input = Input::read(&value).map_err(error_to_js)?;
+        let prepared = self.core.prepare(&input).map_err(error_to_js)?;
+        if let Some(slots) = &prepared.slots {
+            self.history = output_to_js(slots, &self.history, self.key)?;
+        }
+        with_messages(to_js(&prepared)?, self.history.clone())
+    }
+
+    /// Splices in the summary asked for by the last `prepare`.
+    pub fn apply_summary(&mut self, summary: JsValue) -> Result<JsValue, JsValue> {
+        let summary = value_from_js(&summary, "summary", Code::InvalidInput).map_err(error_to_js)?;
+        let value = messages_from_js(&self.history).map_err(error_to_js)?;
+        let input = Input::read(&value).map_err(error_to_js)?;
+        let applied = self.core.apply_summary(&input, &summary).map_err(error_to_js)?;
+        self.history = output_to_js(&applied.slots, &self.history, self.key)?;
+        with_messages(to_js(&applied.report)?, self.history.clone())
+    }
+
+    /// The provider's usage report for the request just sent.
+    pub fn record(&mut self, usage: JsValue) -> Result<JsValue, JsValue> {
+        let usage = value_from_js(&usage, "usage", Code::InvalidInput).and_then(|u| Usage::from_json(&u)).map_err(error_to_js)?;
+        let log = self.core.record(usage).map_err(error_to_js)?;
+        to_js(log)
+    }
+
+    /// Metrics, the timeline of requests, and cache thrashing if any.
+    pub fn health(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.core.health())
+    }
+}
