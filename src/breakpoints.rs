@@ -10,13 +10,13 @@
 use crate::edit::{FieldEdit, Key, Slot};
 use crate::error::{type_name, Error, Result};
 use crate::estimate::{per_message, request_overhead};
-use crate::format::{self, Format};
+use crate::format::{self, obj, Format};
 use crate::input::Input;
 use crate::options::Options;
 use crate::prune::prune;
 use crate::tokens::CLAUDE;
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// Anthropic accepts at most this many `cache_control` markers per request.
 pub const MAX_BREAKPOINTS: usize = 4;
@@ -83,7 +83,7 @@ impl BreakpointOptions {
         let ttl = match obj.get("ttl") {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) if s == "5m" || s == "1h" => Some(s.clone()),
-            Some(other) => return Err(Error::option("options.ttl", format!("expected \"5m\" or \"1h\", got {other}"))),
+            Some(other) => return Err(Error::option("options.ttl", format!("expected \"5m\" or \"1h\", got {}", crate::text::json_text(other)))),
         };
         let min_tokens = match obj.get("minCacheableTokens") {
             None | Some(Value::Null) => min_cacheable_tokens(model),
@@ -170,7 +170,7 @@ pub fn cache_breakpoints(body: &Value, options: &BreakpointOptions) -> Result<Br
     let tools = if input.key.is_some() { body.get("tools").and_then(Value::as_array) } else { None };
     if let Some(tools) = tools.filter(|t| !t.is_empty() && o.tools.is_empty()) {
         for tool in tools {
-            covered += profile.per_tool + profile.text(&tool.to_string());
+            covered += profile.per_tool + profile.text(&crate::text::json_text(tool));
         }
         blocks += tools.len();
         let last = tools.len() - 1;
@@ -244,8 +244,8 @@ pub fn cache_breakpoints(body: &Value, options: &BreakpointOptions) -> Result<Br
     let mut body_edits = Vec::new();
     let mut breakpoints = Vec::new();
     let marker = match &options.ttl {
-        Some(ttl) => json!({ "type": "ephemeral", "ttl": ttl }),
-        None => json!({ "type": "ephemeral" }),
+        Some(ttl) => obj(vec![("type", "ephemeral".into()), ("ttl", ttl.as_str().into())]),
+        None => obj(vec![("type", "ephemeral".into())]),
     };
     for &(k, gain) in &gains {
         let p = places[k];
@@ -319,7 +319,10 @@ fn markable(blocks: &[Value]) -> Option<usize> {
 /// The edit that puts `marker` on block `block` of `field` (a string becomes one text block).
 fn mark(content: &Value, field: &str, block: usize, marker: &Value) -> FieldEdit {
     match content {
-        Value::String(s) => FieldEdit::set(vec![Key::field(field)], json!([{ "type": "text", "text": s, "cache_control": marker }])),
+        Value::String(s) => {
+            let block = obj(vec![("type", "text".into()), ("text", s.as_str().into()), ("cache_control", marker.clone())]);
+            FieldEdit::set(vec![Key::field(field)], Value::Array(vec![block]))
+        }
         _ => FieldEdit::set(vec![Key::field(field), Key::Index(block), Key::field("cache_control")], marker.clone()),
     }
 }
@@ -328,6 +331,7 @@ fn mark(content: &Value, field: &str, block: usize, marker: &Value) -> FieldEdit
 mod tests {
     use super::*;
     use crate::edit::materialize;
+    use serde_json::json;
 
     fn opts(v: Value) -> BreakpointOptions {
         BreakpointOptions::from_json(&v).unwrap()

@@ -204,7 +204,7 @@ fn tag_name<'a>(name: &'a str, path: &str) -> Result<&'a str> {
     if ok {
         Ok(name)
     } else {
-        Err(Error::input(path, format!("{name:?} is not a tag name (letters, digits, _ - . :, starting with a letter or _, at most 64)")))
+        Err(Error::input(path, format!("{} is not a tag name (letters, digits, _ - . :, starting with a letter or _, at most 64)", crate::text::quoted(name))))
     }
 }
 
@@ -256,7 +256,7 @@ fn content_text(v: Option<&Value>, path: &str) -> Result<String> {
     match v {
         Some(Value::String(s)) => Ok(s.clone()),
         None | Some(Value::Null) => Err(Error::input(path, "missing; expected the tool's output")),
-        Some(other) => Ok(other.to_string()),
+        Some(other) => Ok(crate::text::json_text(other)),
     }
 }
 

@@ -10,7 +10,7 @@ mod links;
 mod openai_chat;
 mod openai_responses;
 
-pub use common::as_text;
+pub use common::{as_text, obj};
 pub use detect::{admitted_by_shape, chosen, item_formats, Set as FormatSet};
 pub use links::{ids_pair_up, LinkProblem};
 
