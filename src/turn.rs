@@ -327,6 +327,13 @@ mod tests {
     }
 
     #[test]
+    fn closing_tags_in_any_case_are_defused_and_attributes_escaped() {
+        assert_eq!(defuse_closing("a </Note> b </notes <c </ note é</NOTE", "note"), "a &lt;/Note> b &lt;/notes <c </ note é&lt;/NOTE");
+        assert_eq!(defuse_closing("é<", "note"), "é<");
+        assert_eq!(escape_attribute("a&b \"c\" <d>\ne"), "a&amp;b &quot;c&quot; &lt;d> e");
+    }
+
+    #[test]
     fn bad_turns_name_the_field() {
         let msgs = history(Format::OpenAiChat);
         let input = Input::items(&msgs);
