@@ -341,6 +341,10 @@ mod tests {
         assert_eq!(e(json!({ "context": [{ "tag": "a b", "text": "x" }] })), "turn.context[0].tag");
         assert_eq!(e(json!({ "toolResults": [{ "toolCallId": "nope", "content": "x" }] })), "turn.toolResults[0].toolCallId");
         assert_eq!(e(json!({ "text": 5 })), "turn.text");
+        assert_eq!(e(json!({ "context": [{ "tag": "a", "text": "x" }, { "tag": "b", "text": "y", "attributes": { "k": 1 } }] })), "turn.context[1].attributes.k");
+        assert_eq!(e(json!({ "context": [{ "tag": "a", "text": "x", "attributes": 1 }] })), "turn.context[0].attributes");
+        assert_eq!(e(json!({ "toolResults": [{ "toolCallId": "c1", "name": "bash" }] })), "turn.toolResults[0].content");
+        assert_eq!(e(json!({ "toolResults": [5] })), "turn.toolResults[0]");
         assert_eq!(e(json!({})), "turn");
     }
 }
