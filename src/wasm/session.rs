@@ -41,9 +41,12 @@ impl Session {
             None => self.history.clone().into(),
         };
         if Array::is_array(&items) {
-            Array::from(&items).for_each(&mut |item, _, _| {
-                array.push(&item);
-            });
+            // An index loop rather than `Array::for_each`: a Rust closure called from JS brings its
+            // own glue (measured: 379 B gzip, wasm and JS).
+            let items = Array::from(&items);
+            for i in 0..items.length() {
+                array.push(&items.get(i));
+            }
         } else if items.is_object() {
             array.push(&items);
         } else {
