@@ -7,7 +7,6 @@ import { copyFileSync, existsSync, renameSync, mkdirSync, readdirSync, readFileS
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { execFileSync } from "node:child_process";
-import { transformSync } from "esbuild";
 import { ensureTools } from "./ensure-tools.mjs";
 import { run } from "./exec.mjs";
 import { reportSize } from "./size.mjs";
@@ -106,7 +105,9 @@ async function writeEntries() {
   // The root package.json says "type": "module"; without this, Node would load the CommonJS glue as ESM.
   writeFileSync(join(dist, "node", "package.json"), '{"type":"commonjs"}\n');
   copyFileSync(join(root, "src", "wasm", `${CRATE}.d.ts`), join(dist, `${CRATE}.d.ts`));
-  for (const file of SHIPPED_JS) stripComments(join(dist, file));
+  // Imported here, not at the top: on a fresh clone esbuild arrives with `npm ci`, which ensureTools runs.
+  const { transformSync } = await import("esbuild");
+  for (const file of SHIPPED_JS) stripComments(transformSync, join(dist, file));
 }
 
 const SHIPPED_JS = ["web/ctxfold.js", "node/ctxfold_glue.js", "node/ctxfold.js", "async.js", "workerd.js", "node.mjs", "browser.js"];
@@ -117,7 +118,7 @@ const SHIPPED_JS = ["web/ctxfold.js", "node/ctxfold_glue.js", "node/ctxfold.js",
  * Rust doc comments the glue repeats are in ctxfold.d.ts; in the package they were about a third of
  * the JS's gzip size, out of the 150 KiB budget.
  */
-function stripComments(path) {
+function stripComments(transformSync, path) {
   const { code } = transformSync(readFileSync(path, "utf8"), { loader: "js", legalComments: "none", charset: "utf8" });
   writeFileSync(path, code);
 }
