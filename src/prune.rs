@@ -62,8 +62,9 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
     let mut count = 0u32;
     let mut candidates: Vec<(usize, usize, String)> = Vec::new();
     let mut freed = 0f64;
-    // The calls whose outputs are cleared, now or earlier: their long arguments may go too.
-    let mut old_calls: Vec<&str> = Vec::new();
+    // The calls whose outputs are cleared, now or earlier, by calling message: their long arguments
+    // may go too. Kept per caller so the look-up below stays linear in the history.
+    let mut old_calls: Vec<Vec<&str>> = vec![Vec::new(); conv.len()];
     for (i, m) in conv.messages.iter().enumerate().rev() {
         for (k, result) in m.tool_results.iter().enumerate().rev() {
             let name = conv.links.tool_name(i, k).unwrap_or("");
@@ -73,14 +74,16 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
             let output = profile.text(&result.text);
             seen += output;
             count += 1;
-            if is_placeholder(&result.text, &options.placeholder) {
-                old_calls.push(&result.id);
+            let cleared = is_placeholder(&result.text, &options.placeholder);
+            let protected = seen <= f64::from(options.protect_tokens) || count <= options.protect_results;
+            if cleared || !protected {
+                if let Some(Some((caller, _))) = conv.links.callers[i].get(k) {
+                    old_calls[*caller].push(&result.id);
+                }
+            }
+            if cleared || protected {
                 continue;
             }
-            if seen <= f64::from(options.protect_tokens) || count <= options.protect_results {
-                continue;
-            }
-            old_calls.push(&result.id);
             let placeholder = placeholder_for(&options.placeholder, &result.text);
             let saved = output - profile.text(&placeholder);
             if saved <= 0.0 {
@@ -95,7 +98,7 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
     if let Some(max) = options.max_argument_chars {
         for (i, m) in conv.messages.iter().enumerate() {
             for (k, call) in m.tool_calls.iter().enumerate() {
-                if !old_calls.contains(&call.id.as_ref()) || options.is_protected_tool(call.name) {
+                if !old_calls[i].contains(&call.id.as_ref()) || options.is_protected_tool(call.name) {
                     continue;
                 }
                 let Some(path) = conv.format.arguments_path(&input.items[i], k) else { continue };
