@@ -3,6 +3,9 @@
 //! user's constraint sentences) of the summarized range, and the share the digest still states.
 //! Prints the share per corpus file and per kind (`cargo test --test audit -- --nocapture`).
 
+mod corpus_files;
+
+use corpus_files::corpus;
 use ctxfold::apply::{offline_summaries, PlanRef};
 use ctxfold::audit::{check, Kind};
 use ctxfold::estimate::estimate;
@@ -10,23 +13,14 @@ use ctxfold::format;
 use ctxfold::input::Input;
 use ctxfold::options::Options;
 use ctxfold::plan::{plan_compaction, summarized_indices};
-use serde_json::{json, Value};
+use serde_json::json;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 const FILES: &[&str] = &[
     "tau-bench-airline.jsonl", "mini-swe-agent-text.jsonl", "mini-swe-agent-tools.jsonl", "swe-agent.jsonl", "toolbench.jsonl",
     "medicalgpt-zh.jsonl", "kdconv-zh.jsonl", "jmultiwoz-ja.jsonl",
 ];
 
-fn corpus(file: &str) -> Vec<Vec<Value>> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus").join(file);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("the corpus must sit at {} (beside the repo): {e}", path.display()));
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str::<Value>(l).unwrap()["messages"].as_array().cloned().unwrap())
-        .collect()
-}
 
 /// Kept and checked facts, per kind.
 #[derive(Default)]
@@ -58,7 +52,7 @@ fn the_offline_digest_keeps_most_facts_of_the_corpus() {
     for file in FILES {
         let mut tally = Tally::default();
         let mut compacted = 0;
-        for msgs in corpus(file) {
+        for (_, msgs) in corpus(file) {
             let input = Input::items(&msgs);
             let total = estimate(&input, &Options::default()).unwrap().total;
             let options = Options::from_json(&json!({ "force": true, "keepRecentTokens": total / 4 })).unwrap();

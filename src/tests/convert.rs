@@ -7,6 +7,8 @@ use serde_json::{json, Map, Value};
 
 pub struct Converted {
     pub input: Value,
+    // Read by corpus.rs, not by every test file that includes this module.
+    #[allow(dead_code)]
     pub origin: Vec<usize>,
 }
 

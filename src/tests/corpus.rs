@@ -3,8 +3,10 @@
 //! the plan cuts the same conversation at the same place whatever its format.
 
 mod convert;
+mod corpus_files;
 
 use convert::{convert, FORMATS};
+use corpus_files::corpus;
 use ctxfold::apply::{apply_summary, offline_summaries};
 use ctxfold::edit::{materialize, Slot};
 use ctxfold::estimate::estimate;
@@ -15,24 +17,10 @@ use ctxfold::plan::plan_compaction;
 use ctxfold::prune::prune;
 use ctxfold::validate::problems;
 use serde_json::{json, Value};
-use std::path::PathBuf;
 
 const TOOL_FILES: &[&str] = &["tau-bench-airline.jsonl", "mini-swe-agent-tools.jsonl", "swe-agent.jsonl", "toolbench.jsonl"];
 const CHAT_FILES: &[&str] = &["mini-swe-agent-text.jsonl", "medicalgpt-zh.jsonl", "kdconv-zh.jsonl", "jmultiwoz-ja.jsonl"];
 
-fn corpus(file: &str) -> Vec<(String, Vec<Value>)> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus").join(file);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("the corpus must sit at {} (beside the repo): {e}", path.display()));
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let mut v: Value = serde_json::from_str(l).unwrap();
-            let id = v["id"].as_str().unwrap_or("?").to_string();
-            (id, v["messages"].take().as_array().cloned().unwrap())
-        })
-        .collect()
-}
 
 fn has_tool_calls(msgs: &[Value]) -> bool {
     msgs.iter().any(|m| m.get("tool_calls").is_some_and(|c| c.as_array().is_some_and(|a| !a.is_empty())))

@@ -4,8 +4,10 @@
 //! smaller history, and does not ask to compact again right after.
 
 mod convert;
+mod corpus_files;
 
 use convert::{convert, FORMATS};
+use corpus_files::corpus;
 use ctxfold::apply::{apply_summary, offline_summaries};
 use ctxfold::edit::{materialize, Slot};
 use ctxfold::error::Code;
@@ -20,7 +22,6 @@ use ctxfold::text::{MARKER_OPEN, SUMMARY_ACK, SUMMARY_QUESTION};
 use ctxfold::tokens::O200K;
 use ctxfold::validate::problems;
 use serde_json::{json, Value};
-use std::path::PathBuf;
 
 fn options(v: Value) -> Options {
     Options::from_json(&v).unwrap_or_else(|e| panic!("{v}: {e}"))
@@ -326,17 +327,6 @@ fn protected_tools_are_never_summarized() {
     }
 }
 
-fn corpus(file: &str) -> Vec<(String, Vec<Value>)> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus").join(file);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("the corpus must sit at {}: {e}", path.display()));
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let mut v: Value = serde_json::from_str(l).unwrap();
-            (v["id"].as_str().unwrap_or("?").to_string(), v["messages"].take().as_array().cloned().unwrap())
-        })
-        .collect()
-}
 
 /// Every preset on every tool conversation of the corpus, in every format, with a window small enough
 /// that the conversation needs compacting and a small summarizer.

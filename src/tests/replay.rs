@@ -12,6 +12,9 @@
 //! write; a compaction adds its summary request (the summarized messages read uncached, the summary
 //! written at 5× the input price). Costs are in input-token units. Run with `--nocapture` to see the table (the README shows it).
 
+mod corpus_files;
+
+use corpus_files::corpus;
 use ctxfold::apply::offline_summaries;
 use ctxfold::edit::materialize;
 use ctxfold::estimate::estimate;
@@ -19,7 +22,6 @@ use ctxfold::input::Input;
 use ctxfold::options::Options;
 use ctxfold::session::{SessionCore, SessionOptions, Usage};
 use serde_json::{json, Value};
-use std::path::PathBuf;
 
 const FILES: &[&str] = &["mini-swe-agent-tools.jsonl", "swe-agent.jsonl", "tau-bench-airline.jsonl", "toolbench.jsonl"];
 /// Conversations replayed per file: enough for a stable comparison, few enough for a quick test.
@@ -29,15 +31,6 @@ const READ: f64 = 0.1;
 const WRITE: f64 = 1.25;
 const OUTPUT: f64 = 5.0;
 
-fn corpus(file: &str) -> Vec<Vec<Value>> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus").join(file);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("the corpus must sit at {}: {e}", path.display()));
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .take(PER_FILE)
-        .map(|l| serde_json::from_str::<Value>(l).unwrap()["messages"].as_array().cloned().unwrap())
-        .collect()
-}
 
 #[derive(Default, Debug, Clone, Copy)]
 struct Tally {
@@ -125,7 +118,7 @@ fn the_session_costs_less_than_pruning_on_every_turn() {
     println!("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|");
     let (mut all_session, mut all_every) = (Tally::default(), Tally::default());
     for file in FILES {
-        let conversations: Vec<Vec<Value>> = corpus(file).into_iter().filter(|c| c.iter().any(|m| m.get("tool_calls").is_some())).collect();
+        let conversations: Vec<Vec<Value>> = corpus(file).into_iter().take(PER_FILE).map(|(_, c)| c).filter(|c| c.iter().any(|m| m.get("tool_calls").is_some())).collect();
         let (mut s, mut e) = (Tally::default(), Tally::default());
         for c in &conversations {
             add(&mut s, replay(c, with_cache.clone()));
