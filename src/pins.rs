@@ -9,8 +9,6 @@ use crate::message::{Message, Role};
 use crate::options::{Options, Shape};
 use crate::plan::Range;
 
-/// Words that mark a user's constraint (the smart preset keeps such messages verbatim).
-const CONSTRAINT_WORDS: &[&str] = &["must", "never", "don't", "do not", "always", "不能", "必须", "禁止", "要求", "约束", "してはいけない", "しないで", "必ず"];
 
 /// The pinned messages of `range`, in order, and a warning for each pin that had to be given up.
 /// Critical messages are kept newest first while they fit in `critical_budget` tokens: kept whole
@@ -90,18 +88,10 @@ fn is_critical(m: &Message, options: &Options) -> bool {
     m.is_real_user() && states_constraint(&m.text)
 }
 
+/// Whether the text states a constraint: the audit's rule (`audit::constraint_sentences`), so the
+/// messages kept verbatim are the ones whose loss the audit would report.
 pub fn states_constraint(text: &str) -> bool {
-    // ASCII case only: the CJK words have no case, and Unicode case tables would cost ~10 KiB of wasm.
-    let lower = text.to_ascii_lowercase();
-    CONSTRAINT_WORDS.iter().any(|w| {
-        lower.match_indices(w).any(|(at, _)| {
-            // English words whole; CJK words have no spaces around them.
-            let ascii = w.is_ascii();
-            let before = lower[..at].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
-            let after = lower[at + w.len()..].chars().next().is_none_or(|c| !c.is_alphanumeric());
-            !ascii || (before && after)
-        })
-    })
+    !crate::audit::constraint_sentences(text).is_empty()
 }
 
 /// For each message, the messages holding results of its calls.
