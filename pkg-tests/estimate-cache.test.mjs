@@ -114,3 +114,25 @@ test("a counter counts each message once, per counter; results equal an uncached
   same([...history, added], undefined, "no counter: the profile's estimate");
   assert.equal(outcome([...history, added], { counter }), same([...history, added], { counter }, "the first counter again"));
 });
+
+test("past 100 000 cached messages the cache starts over; every history still gets its own answer", () => {
+  // Each batch's messages longer than the last's, so an entry read for the wrong object shows.
+  const batch = (n, words) => Array.from({ length: n }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i}: ${"word ".repeat(words + (i % 7))}` }));
+  const first = batch(40_000, 0);
+  const firstAnswer = same(first, undefined, "first batch");
+  // 120 000 more objects: the cache fills and starts over (at least once) along the way.
+  for (const words of [10, 20, 30]) same(batch(40_000, words), undefined, `a batch of ${words} words more`);
+  assert.equal(outcome(first), firstAnswer, "the first batch again, after the cache started over");
+  same([...first, { role: "user", content: "one more" }], undefined, "and appended to");
+});
+
+test("items the JavaScript side cannot look up or copy get the uncached answer or error", () => {
+  const history = [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }];
+  same(history.map((m) => Object.freeze({ ...m })), undefined, "frozen messages");
+  const throwing = [history[0], Object.defineProperty({ role: "assistant" }, "content", { enumerable: true, get() { throw new Error("no"); } })];
+  assert.match(outcome(throwing), /INVALID_INPUT/);
+  const cyclic = { role: "user", content: "loop" };
+  cyclic.self = cyclic;
+  assert.match(outcome([history[0], cyclic]), /INVALID_INPUT/);
+  assert.equal(outcome(history), outcome(copy(history)), "and the module still works");
+});

@@ -7,13 +7,9 @@
 // - calling a function before init() throws a CtxfoldError with code NOT_INITIALIZED, where the glue
 //   would throw "TypeError: Cannot read properties of undefined".
 // scripts/build.mjs generates the wrappers below `@exports` from the glue's own export list (minus its
-// internal `__` steps) and ./async.js's, so a new export is guarded without anyone editing this file.
+// internal `__` steps) and the layers' (./async.js, ./estimate.js), so a new export is guarded without anyone editing this file.
 import initWasm, { initSync as initSyncWasm } from "./web/ctxfold.js";
 import * as wasm from "./web/ctxfold.js";
-import { asyncExports } from "./async.js";
-
-// compact and the summarizer clients (see ./async.js), guarded below like the glue's own exports.
-const asyncApi = asyncExports(wasm);
 
 let ready = false;
 let loading = null;

@@ -5,12 +5,11 @@
 // Nothing at global scope fetches or uses randomness, both of which Workers forbid outside a request.
 import wasmModule from "./web/ctxfold_bg.wasm";
 import * as glue from "./web/ctxfold.js";
-import { asyncExports } from "./async.js";
 
 glue.initSync({ module: wasmModule });
 
 // scripts/build.mjs lists the glue's exports below rather than `export *`, which would also export the
-// glue's internal `__` steps for ./async.js.
+// glue's internal `__` steps for ./async.js and ./estimate.js.
 // @exports
 // Kept so portable code that calls `await init()` works here too: init() is a no-op once initialised.
 export { default } from "./web/ctxfold.js";

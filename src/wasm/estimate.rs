@@ -1,14 +1,16 @@
-//! `estimate` in JavaScript; see `ctxfold.d.ts`. Besides the options every export reads, it takes the
-//! host's exact `counter`, a function, which is not JSON and so is read here.
+//! `estimate`'s Rust half; see `ctxfold.d.ts`. Its JavaScript half, scripts/entries/estimate.js, keeps
+//! which message object is which entry of the per-message cache (`cache.rs`) and calls this with what it
+//! found: the entry id of each item (-1: not cached) and the items not cached, as one JSON text. Besides
+//! the options every export reads, it takes the host's exact `counter`, a function, which is not JSON
+//! and so is read here.
 //!
-//! Two paths give the same result. Warm (every call that can): the caller's array is looked up in the
-//! per-message cache (`cache.rs`) in one JavaScript pass; only the messages not seen before are turned
-//! into JSON, read and scanned, and the whole history is detected and re-linked from what the cache
-//! kept, so the same input gives the same answer, or the same error, whatever was cached. Cold: the
-//! whole input read at once, as every other export does; it runs whenever the warm path has any doubt
-//! (an error to report, ids made from positions, an input over the size limit), and its errors are the
-//! canonical ones. A message mutated in place after it was estimated keeps its old cost: messages are
-//! taken as immutable, as everywhere in ctxfold.
+//! Two paths give the same result. Warm (every call that can): only the messages not seen before are
+//! read and scanned, and the whole history is detected and re-linked from what the cache kept, so the
+//! same input gives the same answer, or the same error, whatever was cached. Cold: the whole input read
+//! at once, as every other export does; it runs whenever the warm path has any doubt (an error to
+//! report, ids made from positions, an input over the size limit), and its errors are the canonical
+//! ones. A message mutated in place after it was estimated keeps its old cost: messages are taken as
+//! immutable, as everywhere in ctxfold.
 
 mod cache;
 
@@ -21,26 +23,44 @@ use crate::message::Message;
 use crate::options::Options;
 use crate::tokens::PROFILES;
 use cache::Entry;
-use js_sys::{Array, Function, Int32Array, JsString, Object, Reflect, Uint32Array, WeakMap, JSON};
+use js_sys::{Array, Function, Object, Reflect, Uint32Array, JSON};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-#[wasm_bindgen(js_name = estimate)]
-pub fn estimate_js(messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+/// What the JavaScript half found in its map: see scripts/entries/estimate.js.
+struct Lookup {
+    /// The cache generation its ids belong to.
+    generation: u32,
+    /// Each item's entry id, -1 when not cached; empty when the input has no array of items.
+    ids: Vec<i32>,
+    /// The items not cached, in order, as one JSON array (None: they could not be made JSON).
+    missing: Option<String>,
+    /// A request body's JSON with its array emptied (for its system prompt and what its shape says of
+    /// the format); None for a bare array.
+    body: Option<String>,
+}
+
+/// The estimate, and where the items not cached were kept: `[result, generation, first]`. The JavaScript
+/// half starts its map over when `generation` is not the one it knew (the cache was cleared), then
+/// maps the k-th item not cached to `first + k` (`first` is -1 when they were not kept). A null result
+/// asks it to start over and call again with nothing cached.
+#[wasm_bindgen(js_name = __estimate)]
+pub fn estimate_js(messages: JsValue, options: JsValue, generation: u32, ids: Vec<i32>, missing: Option<String>, body: Option<String>) -> Result<Array, JsValue> {
+    let lookup = Lookup { generation, ids, missing, body };
     let (counter, options) = read_options(&options).map_err(error_to_js)?;
     let mut counter = counter.map(|f| Counter { serial: cache::with(|c| c.counter_serial(&f)), f, thrown: None });
-    let mut outcome = warm(&messages, &options, counter.as_mut());
-    if let Err(Warm::Reset) = outcome {
-        cache::with(|c| c.clear());
-        outcome = warm(&messages, &options, counter.as_mut());
-    }
-    let result = match outcome {
-        Ok(result) => result,
-        Err(Warm::Thrown(thrown)) => return Err(thrown),
-        Err(Warm::Cold | Warm::Reset) => cold(&messages, &options, counter.as_mut()),
+    let (result, first) = match warm(&lookup, &options, counter.as_mut()) {
+        Ok((result, first)) => (result, first),
+        Err(Warm::Failed(thrown)) => return Err(thrown),
+        Err(Warm::Reset) => {
+            cache::with(|c| c.clear());
+            (JsValue::NULL, -1)
+        }
+        Err(Warm::Cold) => (result_to_js(cold(&messages, &options, counter.as_mut())?)?, -1),
     };
-    result_to_js(result?)
+    let generation = cache::with(|c| c.generation);
+    Ok(Array::of3(&result, &JsValue::from(generation), &JsValue::from(first)))
 }
 
 /// The result as a plain object. `perMessage` (one number per message: most of the result) goes over
@@ -55,48 +75,13 @@ fn result_to_js(mut result: Estimate) -> Result<JsValue, JsValue> {
 
 /// Why the warm path did not answer.
 enum Warm {
-    /// The host's counter threw this: it goes back as it is.
-    Thrown(JsValue),
-    /// Cached entries cannot serve this call (read in another format, or not counted by this
-    /// counter): start the cache over and try again.
+    /// An error that goes back as it is: what the host's counter threw, or the calibration's error.
+    Failed(JsValue),
+    /// Cached entries cannot serve this call (read in another format, not counted by this counter, or
+    /// from a cache since cleared): start the cache over and call again with nothing cached.
     Reset,
     /// The cold path decides.
     Cold,
-}
-
-/// The items of the input, and a request body's JSON with its array emptied (for its system prompt
-/// and what its shape says of the format). None: neither an array nor a body holding one.
-fn items_of(messages: &JsValue) -> Option<(Array, Option<JsString>)> {
-    if Array::is_array(messages) {
-        return Some((messages.clone().unchecked_into(), None));
-    }
-    if !messages.is_object() || messages.is_function() {
-        return None;
-    }
-    // As `Input::read` looks for them in the JSON, where an undefined field is absent.
-    let (key, items) = ["messages", "contents", "input"]
-        .into_iter()
-        .map(|k| (k, Reflect::get(messages, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)))
-        .find(|(_, v)| !v.is_undefined())?;
-    if !Array::is_array(&items) {
-        return None;
-    }
-    let skeleton = Object::assign(&Object::new(), messages.unchecked_ref());
-    Reflect::set(&skeleton, &JsValue::from_str(key), &Array::new()).ok()?;
-    let json = JSON::stringify(&skeleton).ok()?;
-    Some((items.unchecked_into(), Some(json)))
-}
-
-/// Every item's cache id, in one call made of built-ins (`items.map(WeakMap.prototype.get, map)`): a
-/// call across the boundary per item would cost more than the whole estimate, and a JavaScript helper
-/// file (a wasm-bindgen snippet) would not load as CommonJS. The map holds id + 1, so a miss
-/// (undefined → NaN → 0) reads as -1.
-fn cache_ids(map: &WeakMap, items: &Array) -> Option<Vec<i32>> {
-    // Array.prototype.map itself, not whatever the host's array may have put in front of it.
-    let array_map: Function = Reflect::get(&Array::new(), &JsValue::from_str("map")).ok()?.dyn_into().ok()?;
-    let get: Function = Reflect::get(map, &JsValue::from_str("get")).ok()?.dyn_into().ok()?;
-    let found = array_map.call2(items, &get, map).ok()?;
-    Some(Int32Array::new(&found).to_vec().into_iter().map(|id| id - 1).collect())
 }
 
 /// The length of each item of a JSON array text from `JSON.stringify` (no whitespace between tokens),
@@ -131,67 +116,41 @@ fn item_lengths(text: &str) -> Option<Vec<u32>> {
     Some(lengths)
 }
 
-/// The cache's answer; see the module comment.
-fn warm(messages: &JsValue, options: &Options, mut counter: Option<&mut Counter>) -> Result<Result<Estimate, JsValue>, Warm> {
-    let Some((items, skeleton)) = items_of(messages) else { return Err(Warm::Cold) };
-    let (generation, map) = cache::with(|c| (c.generation, c.map.clone()));
-    let Some(ids) = cache_ids(&map, &items) else { return Err(Warm::Cold) };
-    // The items not cached, as JSON, one per line, in one call: `missing.map(JSON.stringify)` (map's
-    // extra arguments land in the replacer and space parameters, which ignore a number and an array).
-    // The items not cached (all of them on a first call), as one JSON text.
+/// The cache's answer, and the id of the first entry kept for the items not cached (-1: none kept).
+fn warm(lookup: &Lookup, options: &Options, mut counter: Option<&mut Counter>) -> Result<(JsValue, i32), Warm> {
+    let Some(text) = &lookup.missing else { return Err(Warm::Cold) };
+    let ids = &lookup.ids;
+    let known = cache::with(|c| c.generation == lookup.generation && ids.iter().all(|&id| id < 0 || (id as usize) < c.entries.len()));
+    if !known {
+        return Err(Warm::Reset);
+    }
     let missed = ids.iter().filter(|&&id| id < 0).count();
-    let missing = match missed == ids.len() {
-        true => items,
-        false => {
-            let missing = Array::new();
-            for (i, _) in ids.iter().enumerate().filter(|(_, &id)| id < 0) {
-                missing.push(&items.get(i as u32));
-            }
-            missing
-        }
-    };
-    let Ok(text) = JSON::stringify(&missing) else { return Err(Warm::Cold) };
-    // The input's JSON length as the cold path measures it, before the text is copied in: cached items
-    // from their entries, the others from the text, plus the commas between the two, plus the body
-    // around the array.
-    let Some(hits_len) = cache::with(|c| {
-        let known = c.generation == generation;
-        ids.iter().filter(|&&id| id >= 0).map(|&id| c.entries.get(id as usize).filter(|_| known).map(|e| u64::from(e.json_len) + 1)).sum::<Option<u64>>()
-    }) else {
-        return Err(Warm::Cold);
-    };
-    let body_len = skeleton.as_ref().map_or(0, |s| u64::from(s.length()).saturating_sub(2));
-    let all_len = match missed {
-        0 => 2 + hits_len.saturating_sub(1),
-        _ => u64::from(text.length()) + hits_len,
-    };
-    if all_len + body_len > MAX_INPUT_CHARS as u64 {
+    let Some(lengths) = item_lengths(text).filter(|l| l.len() == missed) else { return Err(Warm::Cold) };
+    // The input's JSON length as the cold path measures it, before the text is parsed: each item (cached
+    // ones from their entries) and a comma after all but the last, the brackets, and the body around
+    // the array.
+    let hits_len = cache::with(|c| ids.iter().filter(|&&id| id >= 0).map(|&id| u64::from(c.entries[id as usize].json_len)).sum::<u64>());
+    let items_len = hits_len + lengths.iter().map(|&l| u64::from(l)).sum::<u64>() + ids.len().saturating_sub(1) as u64 + 2;
+    let body_len = lookup.body.as_ref().map_or(0, |s| (s.encode_utf16().count() as u64).saturating_sub(2));
+    if items_len + body_len > MAX_INPUT_CHARS as u64 {
         return Err(Warm::Cold);
     }
-    let text = String::from(text);
-    let (Some(lengths), Ok(Value::Array(values))) = (item_lengths(&text), serde_json::from_str::<Value>(&text)) else { return Err(Warm::Cold) };
-    if values.len() != missed || lengths.len() != missed {
+    let Ok(Value::Array(values)) = serde_json::from_str::<Value>(text) else { return Err(Warm::Cold) };
+    if values.len() != missed {
         return Err(Warm::Cold);
     }
-    let body = match skeleton.map(|s| serde_json::from_str::<Value>(&String::from(s))) {
+    let body = match lookup.body.as_deref().map(serde_json::from_str::<Value>) {
         None => None,
         Some(Ok(v)) => Some(v),
         Some(Err(_)) => return Err(Warm::Cold),
     };
     let input = match &body {
-        Some(b) => match Input::read(b) {
-            Ok(input) => input,
-            Err(_) => return Err(Warm::Cold),
-        },
+        Some(b) => Input::read(b).map_err(|_| Warm::Cold)?,
         None => Input::items(&[]),
     };
-    match read_warm(&ids, &values, &lengths, &input, options, generation, counter.as_deref_mut()) {
-        Ok((format, per_message, fresh)) => {
-            remember_entries(&missing, fresh, generation);
-            Ok(finish(per_message, format, options, &input, counter))
-        }
-        Err(w) => Err(w),
-    }
+    let (format, per_message, fresh) = read_warm(ids, &values, &lengths, &input, options, counter.as_deref_mut())?;
+    let result = finish(per_message, format, options, &input, counter).and_then(result_to_js).map_err(Warm::Failed)?;
+    Ok((result, remember(fresh)))
 }
 
 /// Detects, reads, links and counts; the entries of the messages not cached come back to be kept.
@@ -201,7 +160,6 @@ fn read_warm(
     lengths: &[u32],
     input: &Input,
     options: &Options,
-    generation: u32,
     counter: Option<&mut Counter>,
 ) -> Result<(Format, Vec<u32>, Vec<Entry>), Warm> {
     let serial = counter.as_deref().map(|c| c.serial);
@@ -219,9 +177,6 @@ fn read_warm(
     let mut read_in = [false; 5];
     let mut linking = Vec::new();
     let usable = cache::with(|c| {
-        if c.generation != generation {
-            return Err(Warm::Cold);
-        }
         let mut counted = true;
         for (i, &id) in ids.iter().enumerate() {
             let Some(e) = usize::try_from(id).ok().map(|id| &c.entries[id]) else { continue };
@@ -235,8 +190,8 @@ fn read_warm(
                 linking.push(i);
             }
         }
-        Ok(counted)
-    })?;
+        counted
+    });
     for s in &admits {
         set = std::array::from_fn(|k| set[k] && s[k]);
     }
@@ -289,7 +244,7 @@ fn read_warm(
     // The host's counter on the new messages only, in order (it may throw, or call estimate again).
     if let Some(c) = counter {
         for ((&i, (m, size)), e) in misses.iter().zip(&read).zip(fresh.iter_mut()) {
-            let t = c.count_message(m, i).map_err(Warm::Thrown)?;
+            let t = c.count_message(m, i).map_err(Warm::Failed)?;
             e.counted = Some((c.serial, PROFILES.map(|p| size.tokens_counted(t, &p))));
         }
     }
@@ -299,39 +254,20 @@ fn read_warm(
     Ok((format, per_message, fresh))
 }
 
-/// Keeps the new entries and points the map at them; past `MAX_ENTRIES` the cache starts over first.
-fn remember_entries(missing: &Array, fresh: Vec<Entry>, generation: u32) {
-    if fresh.is_empty() {
-        return;
+/// Keeps the new entries; past `MAX_ENTRIES` the cache starts over first. The id of the first, or -1
+/// when none was kept.
+fn remember(fresh: Vec<Entry>) -> i32 {
+    if fresh.is_empty() || fresh.len() > cache::MAX_ENTRIES {
+        return -1;
     }
-    let (map, first) = cache::with(|c| {
-        if c.generation != generation || c.entries.len() + fresh.len() > cache::MAX_ENTRIES {
+    cache::with(|c| {
+        if c.entries.len() + fresh.len() > cache::MAX_ENTRIES {
             c.clear();
         }
-        if fresh.len() > cache::MAX_ENTRIES {
-            return (c.map.clone(), None);
-        }
-        let first = c.entries.len();
+        let first = c.entries.len() as i32;
         c.entries.extend(fresh);
-        (c.map.clone(), Some(first))
-    });
-    let Some(first) = first else { return };
-    let id = |k: usize| JsValue::from((first + k + 1) as f64); // id + 1: a miss reads as 0 (see `cache_ids`)
-    // One call, made of built-ins, when the ids are not far past the start:
-    // `[<first + 1 holes>, ...missing].forEach(WeakMap.prototype.set, map)` sets each item to its index
-    // there, which is its id + 1 (forEach skips the holes, but still walks them: hence the bound).
-    if first <= 8 * missing.length() as usize {
-        let padded = Array::new_with_length(first as u32 + 1).concat(missing);
-        let set = Reflect::get(&map, &JsValue::from_str("set")).ok().and_then(|f| f.dyn_into::<Function>().ok());
-        let for_each = Reflect::get(&padded, &JsValue::from_str("forEach")).ok().and_then(|f| f.dyn_into::<Function>().ok());
-        if let (Some(set), Some(for_each)) = (set, for_each) {
-            let _ = for_each.call2(&padded, &set, &map);
-        }
-    } else {
-        for (k, item) in missing.iter().enumerate() {
-            map.set(item.unchecked_ref(), &id(k));
-        }
-    }
+        first
+    })
 }
 
 /// The cold path: the whole input read at once, as every other export reads it.

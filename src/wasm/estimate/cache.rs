@@ -1,14 +1,14 @@
-//! The per-message cache behind `estimate`: what each message object cost, keyed by the object itself.
+//! The per-message cache behind `estimate`: what each message object cost.
 //!
-//! A `WeakMap` (so a message the host drops is forgotten with it) maps each message object to the id of
-//! its entry here. An entry is plain Rust data, without the message's text: its tokens under each
-//! profile, the formats its shape admits, its tool-call and result ids (to re-link a history of cached
-//! messages), the length of its JSON (for the input-size limit) and, with a host counter, that
-//! counter's exact count. The look-up of a whole array is one call into a small JavaScript helper, so a
-//! history of 10 000 cached messages costs one pass in JavaScript and one over the entries here.
+//! scripts/entries/estimate.js keeps a `WeakMap` (so a message the host drops is forgotten with it) from
+//! each message object to the id of its entry here, and looks a whole array up in one JavaScript loop:
+//! a history of 10 000 cached messages costs that loop and one pass over the entries here. An entry is
+//! plain Rust data, without the message's text: its tokens under each profile, the formats its shape
+//! admits, its tool-call and result ids (to re-link a history of cached messages), the length of its
+//! JSON (for the input-size limit) and, with a host counter, that counter's exact count.
 //!
 //! Entries are never freed one by one. When the next call would go past `MAX_ENTRIES`, the cache starts
-//! over with a new map, so every id an old map holds is unreachable: memory stays bounded on a server
+//! over in a new generation, and the JavaScript half with a new map, so memory stays bounded on a server
 //! that sees many conversations, and an id is never read from the wrong generation.
 
 use crate::estimate::MessageSize;
@@ -81,8 +81,7 @@ pub fn positional(m: &Message) -> bool {
 pub struct Cache {
     /// Bumped by `clear`: ids read before a clear must not be looked up after it.
     pub generation: u32,
-    /// Message object → entry id (a number): `entries[id]`.
-    pub map: WeakMap,
+    /// By id: the JavaScript half maps each message object to its entry's index here.
     pub entries: Vec<Entry>,
     /// Counter function → serial, so each counter's counts are kept apart.
     counters: WeakMap,
@@ -91,13 +90,12 @@ pub struct Cache {
 
 impl Cache {
     fn new() -> Cache {
-        Cache { generation: 0, map: WeakMap::new(), entries: Vec::new(), counters: WeakMap::new(), next_counter: 1 }
+        Cache { generation: 0, entries: Vec::new(), counters: WeakMap::new(), next_counter: 1 }
     }
 
     /// Forgets every message (the counters keep their serials).
     pub fn clear(&mut self) {
         self.generation = self.generation.wrapping_add(1);
-        self.map = WeakMap::new();
         self.entries = Vec::new();
     }
 

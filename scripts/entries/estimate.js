@@ -1,0 +1,75 @@
+// `estimate`, shared by every entry (browser, Node ESM, Node CommonJS, workerd). Everything it decides is
+// decided in Rust (src/wasm/estimate.rs, the glue's `__estimate` step); this file keeps the half of the
+// per-message cache that must be JavaScript: which message object is which cache entry. A WeakMap (a
+// message the host drops is forgotten with it) looked up in a plain loop costs a fraction of what the same
+// look-ups cost through wasm-bindgen imports, and so does the package size. The entries themselves (what
+// each message cost, without its text) are in the wasm (src/wasm/estimate/cache.rs).
+// scripts/build.mjs ships this file as dist/estimate.js and, for `require`, inlines it into the CommonJS
+// entry (dropping the `export` keyword below), so it must keep to one exported function and no imports.
+
+/** `estimate`, built on `glue` (the wasm-bindgen glue module, initialised or not). */
+export function estimateExports(glue) {
+  // The wasm cache's generation that `ids` belongs to; the wasm starts a new one when it clears.
+  let generation = 0;
+  let ids = new WeakMap();
+
+  /** The array of messages in `messages` and, for a request body, its JSON with that array emptied. */
+  function itemsOf(messages) {
+    if (Array.isArray(messages)) return { items: messages, body: undefined };
+    if (typeof messages !== "object" || messages === null) return undefined;
+    // As the Rust side looks for them in the body's JSON, where an undefined field is absent.
+    const key = ["messages", "contents", "input"].find((k) => messages[k] !== undefined);
+    if (key === undefined || !Array.isArray(messages[key])) return undefined;
+    return { items: messages[key], body: JSON.stringify({ ...messages, [key]: [] }) };
+  }
+
+  /** Tokens of `messages`; see ctxfold.d.ts. */
+  function estimate(messages, options) {
+    // null: the cached entries could not serve this call (read in another format, or not counted by
+    // this counter); the wasm has started over, so the second call has nothing cached.
+    return step(messages, options) ?? step(messages, options);
+  }
+
+  function step(messages, options) {
+    // Anything unusual (no array, an item that is not JSON, a throwing getter) is left to the Rust
+    // side's reading of the whole input, whose errors are the canonical ones.
+    let found = new Int32Array(0);
+    let missing = [];
+    let json;
+    let body;
+    try {
+      const input = itemsOf(messages);
+      if (input) {
+        const { items } = input;
+        found = new Int32Array(items.length);
+        for (let i = 0; i < items.length; i++) {
+          const id = ids.get(items[i]);
+          if (id === undefined) {
+            found[i] = -1;
+            missing.push(items[i]);
+          } else {
+            found[i] = id;
+          }
+        }
+        json = JSON.stringify(missing);
+        body = input.body;
+      }
+    } catch {
+      json = undefined;
+    }
+    const [result, current, first] = glue.__estimate(messages, options, generation, found, json, body);
+    if (current !== generation) {
+      generation = current;
+      ids = new WeakMap();
+    }
+    if (first >= 0) {
+      for (let k = 0; k < missing.length; k++) {
+        const item = missing[k];
+        if (typeof item === "object" && item !== null) ids.set(item, first + k);
+      }
+    }
+    return result;
+  }
+
+  return { estimate };
+}
