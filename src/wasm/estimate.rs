@@ -36,41 +36,50 @@ struct Lookup {
     ids: Vec<i32>,
     /// The items not cached, in order, as one JSON array (None: they could not be made JSON).
     missing: Option<String>,
+    /// The length of each one's JSON, in UTF-16 units as JavaScript measures it.
+    lengths: Vec<u32>,
     /// A request body's JSON with its array emptied (for its system prompt and what its shape says of
     /// the format); None for a bare array.
     body: Option<String>,
 }
 
-/// The estimate, and where the items not cached were kept: `[result, generation, first]`. The JavaScript
-/// half starts its map over when `generation` is not the one it knew (the cache was cleared), then
-/// maps the k-th item not cached to `first + k` (`first` is -1 when they were not kept). A null result
-/// asks it to start over and call again with nothing cached.
+/// The estimate, and where the items not cached were kept: `[result, generation, first, perMessage]`.
+/// The JavaScript half starts its map over when `generation` is not the one it knew (the cache was
+/// cleared), then maps the k-th item not cached to `first + k` (`first` is -1 when they were not kept).
+/// `perMessage` (one number per message: most of the result) comes apart, as a typed array, which costs
+/// far less than JSON text or an array built from here; the JavaScript half puts it in its place in the
+/// result as a plain array. A null result asks it to start over and call again with nothing cached.
 #[wasm_bindgen(js_name = __estimate)]
-pub fn estimate_js(messages: JsValue, options: JsValue, generation: u32, ids: Vec<i32>, missing: Option<String>, body: Option<String>) -> Result<Array, JsValue> {
-    let lookup = Lookup { generation, ids, missing, body };
+pub fn estimate_js(
+    messages: JsValue,
+    options: JsValue,
+    generation: u32,
+    ids: Vec<i32>,
+    missing: Option<String>,
+    lengths: Option<Vec<u32>>,
+    body: Option<String>,
+) -> Result<Array, JsValue> {
+    let lookup = Lookup { generation, ids, missing, lengths: lengths.unwrap_or_default(), body };
     let (counter, options) = read_options(&options).map_err(error_to_js)?;
     let mut counter = counter.map(|f| Counter { serial: cache::with(|c| c.counter_serial(&f)), f, thrown: None });
     let (result, first) = match warm(&lookup, &options, counter.as_mut()) {
-        Ok((result, first)) => (result, first),
+        Ok((result, first)) => (Some(result), first),
         Err(Warm::Failed(thrown)) => return Err(thrown),
         Err(Warm::Reset) => {
             cache::with(|c| c.clear());
-            (JsValue::NULL, -1)
+            (None, -1)
         }
-        Err(Warm::Cold) => (result_to_js(cold(&messages, &options, counter.as_mut())?)?, -1),
+        Err(Warm::Cold) => (Some(cold(&messages, &options, counter.as_mut())?), -1),
+    };
+    let (result, per_message) = match result {
+        Some(mut result) => {
+            let per_message = Uint32Array::from(std::mem::take(&mut result.per_message).as_slice());
+            (to_js(&result)?, per_message.into())
+        }
+        None => (JsValue::NULL, JsValue::NULL),
     };
     let generation = cache::with(|c| c.generation);
-    Ok(Array::of3(&result, &JsValue::from(generation), &JsValue::from(first)))
-}
-
-/// The result as a plain object. `perMessage` (one number per message: most of the result) goes over
-/// as a typed array, which costs far less than JSON text; it keeps its place among the fields.
-fn result_to_js(mut result: Estimate) -> Result<JsValue, JsValue> {
-    let per_message = std::mem::take(&mut result.per_message);
-    let object = to_js(&result)?;
-    let numbers = Array::from(&Uint32Array::from(per_message.as_slice()));
-    Reflect::set(&object, &JsValue::from_str("perMessage"), &numbers)?;
-    Ok(object)
+    Ok([result, JsValue::from(generation), JsValue::from(first), per_message].into_iter().collect())
 }
 
 /// Why the warm path did not answer.
@@ -84,52 +93,24 @@ enum Warm {
     Cold,
 }
 
-/// The length of each item of a JSON array text from `JSON.stringify` (no whitespace between tokens),
-/// in UTF-16 units as JavaScript measures the input; None when the text is not such an array.
-fn item_lengths(text: &str) -> Option<Vec<u32>> {
-    let inner = text.as_bytes().strip_prefix(b"[")?.strip_suffix(b"]")?;
-    let mut lengths = Vec::new();
-    let (mut depth, mut in_string, mut escaped, mut units) = (0u32, false, false, 0u32);
-    for &b in inner {
-        if in_string {
-            in_string = escaped || b != b'"';
-            escaped = !escaped && b == b'\\';
-        } else {
-            match b {
-                b'"' => in_string = true,
-                b'{' | b'[' => depth += 1,
-                b'}' | b']' => depth = depth.checked_sub(1)?,
-                b',' if depth == 0 => {
-                    lengths.push(units);
-                    units = 0;
-                    continue;
-                }
-                _ => {}
-            }
-        }
-        // One unit per character, two for a character outside the BMP (4 bytes in UTF-8).
-        units += u32::from(b & 0xC0 != 0x80) + u32::from(b >= 0xF0);
-    }
-    if !inner.is_empty() {
-        lengths.push(units);
-    }
-    Some(lengths)
-}
-
 /// The cache's answer, and the id of the first entry kept for the items not cached (-1: none kept).
-fn warm(lookup: &Lookup, options: &Options, mut counter: Option<&mut Counter>) -> Result<(JsValue, i32), Warm> {
+fn warm(lookup: &Lookup, options: &Options, mut counter: Option<&mut Counter>) -> Result<(Estimate, i32), Warm> {
     let Some(text) = &lookup.missing else { return Err(Warm::Cold) };
-    let ids = &lookup.ids;
-    let known = cache::with(|c| c.generation == lookup.generation && ids.iter().all(|&id| id < 0 || (id as usize) < c.entries.len()));
-    if !known {
+    let (ids, lengths) = (&lookup.ids, &lookup.lengths);
+    // One pass over the cached items: whether their ids are this cache's, and their JSON's length.
+    let Some(hits_len) = cache::with(|c| {
+        let known = c.generation == lookup.generation;
+        ids.iter().filter(|&&id| id >= 0).map(|&id| c.entries.get(id as usize).filter(|_| known).map(|e| u64::from(e.json_len))).sum::<Option<u64>>()
+    }) else {
         return Err(Warm::Reset);
-    }
+    };
     let missed = ids.iter().filter(|&&id| id < 0).count();
-    let Some(lengths) = item_lengths(text).filter(|l| l.len() == missed) else { return Err(Warm::Cold) };
+    if lengths.len() != missed {
+        return Err(Warm::Cold);
+    }
     // The input's JSON length as the cold path measures it, before the text is parsed: each item (cached
     // ones from their entries) and a comma after all but the last, the brackets, and the body around
     // the array.
-    let hits_len = cache::with(|c| ids.iter().filter(|&&id| id >= 0).map(|&id| u64::from(c.entries[id as usize].json_len)).sum::<u64>());
     let items_len = hits_len + lengths.iter().map(|&l| u64::from(l)).sum::<u64>() + ids.len().saturating_sub(1) as u64 + 2;
     let body_len = lookup.body.as_ref().map_or(0, |s| (s.encode_utf16().count() as u64).saturating_sub(2));
     if items_len + body_len > MAX_INPUT_CHARS as u64 {
@@ -148,8 +129,8 @@ fn warm(lookup: &Lookup, options: &Options, mut counter: Option<&mut Counter>) -
         Some(b) => Input::read(b).map_err(|_| Warm::Cold)?,
         None => Input::items(&[]),
     };
-    let (format, per_message, fresh) = read_warm(ids, &values, &lengths, &input, options, counter.as_deref_mut())?;
-    let result = finish(per_message, format, options, &input, counter).and_then(result_to_js).map_err(Warm::Failed)?;
+    let (format, per_message, fresh) = read_warm(ids, &values, lengths, &input, options, counter.as_deref_mut())?;
+    let result = finish(per_message, format, options, &input, counter).map_err(Warm::Failed)?;
     Ok((result, remember(fresh)))
 }
 
