@@ -34,8 +34,8 @@ struct Lookup {
     generation: u32,
     /// Each item's entry id, -1 when not cached; empty when the input has no array of items.
     ids: Vec<i32>,
-    /// The items not cached, in order, as one JSON array (None: they could not be made JSON).
-    missing: Option<String>,
+    /// The items not cached, in order, as one JSON array in UTF-8 (None: they could not be made JSON).
+    missing: Option<Vec<u8>>,
     /// The length of each one's JSON, in UTF-16 units as JavaScript measures it.
     lengths: Vec<u32>,
     /// A request body's JSON with its array emptied (for its system prompt and what its shape says of
@@ -55,7 +55,7 @@ pub fn estimate_js(
     options: JsValue,
     generation: u32,
     ids: Vec<i32>,
-    missing: Option<String>,
+    missing: Option<Vec<u8>>,
     lengths: Option<Vec<u32>>,
     body: Option<String>,
 ) -> Result<Array, JsValue> {
@@ -116,7 +116,7 @@ fn warm(lookup: &Lookup, options: &Options, mut counter: Option<&mut Counter>) -
     if items_len + body_len > MAX_INPUT_CHARS as u64 {
         return Err(Warm::Cold);
     }
-    let Ok(Value::Array(values)) = serde_json::from_str::<Value>(text) else { return Err(Warm::Cold) };
+    let Some(Ok(Value::Array(values))) = std::str::from_utf8(text).ok().map(serde_json::from_str::<Value>) else { return Err(Warm::Cold) };
     if values.len() != missed {
         return Err(Warm::Cold);
     }
