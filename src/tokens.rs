@@ -12,8 +12,12 @@ pub use crate::profiles::{Profile, CLAUDE, CL100K, GEMINI, O200K, PROFILES};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(usize)]
 pub enum Class {
-    /// Runs of ASCII letters.
+    /// Runs of ASCII letters after a space, a newline or at the start: words of prose, which
+    /// vocabularies hold whole with their leading space.
     Word,
+    /// Runs of ASCII letters right after anything else (`.get`, `_id`, `/usr`, `"name`, `x2y`):
+    /// pieces of identifiers, paths and markup, more often split.
+    IdentWord,
     /// ASCII letters.
     Letter,
     /// The 5th to 8th letters of a run: longer words are more often split.
@@ -37,6 +41,9 @@ pub enum Class {
     /// Single punctuation marks right before a word (`.get`, `_id`, `"name`): o200k's pre-tokenizer
     /// glues them to the word, so they are counted here instead of in `PunctRun`.
     PunctGlued,
+    /// Single punctuation marks right before a space or a newline (`, `, `. `, `: `, `)\n`): one
+    /// token each, in prose and code alike, so they are counted here instead of in `PunctRun`.
+    PunctSpaced,
     /// Runs of two or more spaces or tabs (indentation).
     SpaceRun,
     /// Spaces and tabs past the first of a run.
@@ -68,8 +75,8 @@ pub const CLASS_COUNT: usize = Class::Other as usize + 1;
 
 /// The class names, in order, as the fitting script and the generated tables use them.
 pub const CLASS_NAMES: [&str; CLASS_COUNT] = [
-    "word", "letter", "midLetter", "longLetter", "longIdentLetter", "hump", "upper", "digit", "digitGroup", "punct", "punctRun",
-    "punctGlued", "spaceRun", "extraSpace", "newlineRun", "newline", "han", "hanCommon", "hanRare", "hanRun", "kana", "kanaRun", "hangul",
+    "word", "identWord", "letter", "midLetter", "longLetter", "longIdentLetter", "hump", "upper", "digit", "digitGroup", "punct", "punctRun",
+    "punctGlued", "punctSpaced", "spaceRun", "extraSpace", "newlineRun", "newline", "han", "hanCommon", "hanRare", "hanRun", "kana", "kanaRun", "hangul",
     "cjkPunct", "emoji", "otherLetter", "other",
 ];
 
@@ -202,6 +209,8 @@ impl Scanner {
         let len = bytes.len();
         let n = &mut self.n;
         let prev = self.prev;
+        // A single mark before a space or a newline is counted apart (taken off the runs at the end).
+        let single_mark = prev == Prev::Punct && self.run == 1;
         let kind = BYTE_KIND[usize::from(bytes[i])];
         match kind {
             LOWER | UPPER => {
@@ -215,7 +224,7 @@ impl Scanner {
                     }
                     self.word_after_space = matches!(prev, Prev::None | Prev::Space | Prev::Newline);
                     self.run = 0;
-                    n[Word as usize] += 1;
+                    n[if self.word_after_space { Word } else { IdentWord } as usize] += 1;
                 }
                 let start = i;
                 let (mut upper, mut humps) = (0usize, 0usize);
@@ -256,6 +265,7 @@ impl Scanner {
                         self.prev = Prev::Digit;
                     }
                     SPACE => {
+                        n[PunctSpaced as usize] += usize::from(single_mark);
                         // The spaces past the first of a run, and the run once it holds two.
                         n[ExtraSpace as usize] += run.saturating_sub(1) - before.saturating_sub(1);
                         n[SpaceRun as usize] += usize::from(before < 2 && run >= 2);
@@ -275,6 +285,7 @@ impl Scanner {
                 }
                 n[Newline as usize] += i - start;
                 n[NewlineRun as usize] += usize::from(prev != Prev::Newline);
+                n[PunctSpaced as usize] += usize::from(single_mark);
                 self.prev = Prev::Newline;
             }
             CONTROL => i += 1,
@@ -338,7 +349,8 @@ impl Scanner {
         let starts = xl & !(xl << 1) & CUR;
         n[Letter as usize] += ones(letter);
         n[Upper as usize] += ones(upper);
-        n[Word as usize] += ones(starts);
+        n[Word as usize] += ones(starts & (spaced << 1));
+        n[IdentWord as usize] += ones(starts & !(spaced << 1));
         n[Hump as usize] += ones((upper << 8) & (xlower << 1));
         let fifth = xl & (xl << 1) & (xl << 2) & (xl << 3) & (xl << 4);
         let ninth = fifth & (fifth << 4) & CUR;
@@ -353,8 +365,11 @@ impl Scanner {
             let start = new_long.trailing_zeros() - 8;
             n[long_class(spaced >> (start - 1) & 1 != 0)] += ones(new_long);
         }
-        // A single mark right before a word glues to it.
-        n[PunctGlued as usize] += ones(starts & (xp << 1) & !(xp << 2));
+        // A single mark right before a word glues to it; one before a space or a newline is apart.
+        let single_mark = (xp << 1) & !(xp << 2);
+        n[PunctGlued as usize] += ones(starts & single_mark);
+        let space_starts = (xs & !(xs << 1)) | (xn & !(xn << 1));
+        n[PunctSpaced as usize] += ones(space_starts & single_mark & CUR);
 
         // Digits: a group starts at the 1st, 4th, 7th, ... digit of a run. From the runs that start
         // here, shifts by 3 over digits find the rest; the run carried in continues where it was.
@@ -454,8 +469,8 @@ impl Counts {
             }
             i = s.step(bytes, i);
         }
-        // A glued mark was counted as a run when it began: it is a glued mark instead.
-        s.n[Class::PunctRun as usize] = s.punct_runs - s.n[Class::PunctGlued as usize];
+        // A glued or spaced mark was counted as a run when it began: it is counted apart instead.
+        s.n[Class::PunctRun as usize] = s.punct_runs - s.n[Class::PunctGlued as usize] - s.n[Class::PunctSpaced as usize];
         for (slot, count) in self.0.iter_mut().zip(s.n) {
             *slot = slot.saturating_add(u32::try_from(count).unwrap_or(u32::MAX));
         }
@@ -495,9 +510,10 @@ mod tests {
         assert_eq!((c.get(Hangul), c.get(Emoji), c.get(OtherLetter)), (1, 1, 1));
         assert_eq!((c.get(Newline), c.get(NewlineRun), c.get(SpaceRun), c.get(ExtraSpace)), (2, 1, 1, 2));
         assert_eq!((c.get(Punct), c.get(PunctRun), c.get(CjkPunct)), (2, 1, 1));
-        // `.` glues to `get`; `(_` is a run of two, which does not glue.
+        // `.` glues to `get`; `(_` is a run of two, which does not glue; `)` stands before a space.
         let c = Counts::of("x.get(_id) == 1");
-        assert_eq!((c.get(PunctGlued), c.get(PunctRun)), (1, 3));
+        assert_eq!((c.get(PunctGlued), c.get(PunctSpaced), c.get(PunctRun)), (1, 1, 2));
+        assert_eq!((c.get(Word), c.get(IdentWord)), (1, 2));
         assert_eq!(Counts::of("x;; y").get(PunctRun), 1);
     }
 

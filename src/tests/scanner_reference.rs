@@ -54,7 +54,7 @@ pub fn add_text(counts: &mut [u32; CLASS_COUNT], text: &str) {
                         }
                         word_after_space = matches!(prev, Prev::None | Prev::Space | Prev::Newline);
                         run = 1;
-                        bump(counts, Word);
+                        bump(counts, if word_after_space { Word } else { IdentWord });
                     }
                     if run > 8 {
                         bump(counts, if word_after_space { LongLetter } else { LongIdentLetter });
@@ -76,6 +76,10 @@ pub fn add_text(counts: &mut [u32; CLASS_COUNT], text: &str) {
                     Prev::Digit
                 }
                 b' ' | b'\t' => {
+                    if prev == Prev::Punct && run == 1 {
+                        counts[PunctRun as usize] = counts[PunctRun as usize].saturating_sub(1);
+                        bump(counts, PunctSpaced);
+                    }
                     if prev == Prev::Space {
                         run += 1;
                         bump(counts, ExtraSpace);
@@ -88,6 +92,10 @@ pub fn add_text(counts: &mut [u32; CLASS_COUNT], text: &str) {
                     Prev::Space
                 }
                 b'\n' => {
+                    if prev == Prev::Punct && run == 1 {
+                        counts[PunctRun as usize] = counts[PunctRun as usize].saturating_sub(1);
+                        bump(counts, PunctSpaced);
+                    }
                     bump(counts, Newline);
                     if prev != Prev::Newline {
                         bump(counts, NewlineRun);
