@@ -133,17 +133,6 @@ static BYTE_KIND: [u8; 256] = {
     table
 };
 
-/// `8 * kind` of every byte: where its kind's byte sits in the bit planes of `Counts::add_text`.
-static BYTE_PLANE: [u8; 256] = {
-    let mut table = [0; 256];
-    let mut b = 0;
-    while b < 256 {
-        table[b] = 8 * BYTE_KIND[b];
-        b += 1;
-    }
-    table
-};
-
 /// How many of the letters 1..=`run` of a word are its 5th to 8th (`MidLetter`).
 fn mid_letters(run: usize) -> usize {
     run.min(8).saturating_sub(4)
@@ -169,20 +158,6 @@ fn non_ascii_class(cp: u32) -> Class {
     }
 }
 
-/// The code point of the non-ASCII character starting at `bytes[i]` and its length in bytes. `bytes`
-/// is valid UTF-8 (it comes from a `&str`); a missing byte reads as 0 rather than panicking.
-fn decode(bytes: &[u8], i: usize) -> (u32, usize) {
-    let at = |k: usize| u32::from(bytes.get(i + k).copied().unwrap_or(0) & 0x3F);
-    let first = u32::from(bytes.get(i).copied().unwrap_or(0));
-    if first >= 0xF0 {
-        (((first & 0x07) << 18) | (at(1) << 12) | (at(2) << 6) | at(3), 4)
-    } else if first >= 0xE0 {
-        (((first & 0x0F) << 12) | (at(1) << 6) | at(2), 3)
-    } else {
-        (((first & 0x1F) << 6) | at(1), 2)
-    }
-}
-
 /// The last `run` (at most 8) of the 8 bits of a history byte: the run that ends right before a chunk.
 fn history(run: usize) -> u32 {
     (0xFF00u32 >> run.min(8)) & 0xFF
@@ -204,7 +179,8 @@ struct Scanner {
 impl Scanner {
     /// Scans the run or the character at `bytes[i]` (one byte at a time within a run, decoding
     /// only non-ASCII characters); returns where the next one starts.
-    fn step(&mut self, bytes: &[u8], mut i: usize) -> usize {
+    fn step(&mut self, text: &str, mut i: usize) -> usize {
+        let bytes = text.as_bytes();
         use Class::*;
         let len = bytes.len();
         let n = &mut self.n;
@@ -292,10 +268,11 @@ impl Scanner {
             _ => {
                 // A run of non-ASCII characters (CJK text, say) in one go, decoding each.
                 let mut prev = prev;
+                let mut chars = text.get(i..).unwrap_or("").chars();
                 while i < len && bytes[i] >= 0x80 {
-                    let (cp, width) = decode(bytes, i);
-                    i += width;
-                    let class = non_ascii_class(cp);
+                    let Some(ch) = chars.next() else { break };
+                    i += ch.len_utf8();
+                    let class = non_ascii_class(u32::from(ch));
                     n[class as usize] += 1;
                     prev = match class {
                         Han | HanCommon | HanRare => {
@@ -447,7 +424,7 @@ impl Counts {
         while i < bytes.len() {
             if let Some(chunk) = bytes.get(i..i + 16).and_then(|c| <&[u8; 16]>::try_from(c).ok()) {
                 // Bit planes: byte `k` of the kind's byte of `low` (of `high` for bytes 8 to 15).
-                let bit = |b: u8, k: u8| 1u64 << (BYTE_PLANE[usize::from(b)] + k);
+                let bit = |b: u8, k: u8| 1u64 << ((BYTE_KIND[usize::from(b)] << 3) + k);
                 let low = bit(chunk[0], 0) | bit(chunk[1], 1) | bit(chunk[2], 2) | bit(chunk[3], 3)
                     | bit(chunk[4], 4) | bit(chunk[5], 5) | bit(chunk[6], 6) | bit(chunk[7], 7);
                 let high = bit(chunk[8], 0) | bit(chunk[9], 1) | bit(chunk[10], 2) | bit(chunk[11], 3)
@@ -463,11 +440,11 @@ impl Counts {
                 // (CJK text goes through whole chunks this way; English with one dash loses little).
                 let end = i + 32 - odd.leading_zeros() as usize; // `odd` has 16 bits in a `u32`
                 while i < end {
-                    i = s.step(bytes, i);
+                    i = s.step(text, i);
                 }
                 continue;
             }
-            i = s.step(bytes, i);
+            i = s.step(text, i);
         }
         // A glued or spaced mark was counted as a run when it began: it is counted apart instead.
         s.n[Class::PunctRun as usize] = s.punct_runs - s.n[Class::PunctGlued as usize] - s.n[Class::PunctSpaced as usize];
