@@ -34,35 +34,35 @@ pub const O200K: [f32; 29] = [
 ];
 
 pub const CL100K: [f32; 29] = [
-    1.1489, // word
-    1.1489, // identWord
+    1.0962, // word
+    1.0962, // identWord
     0.0, // letter
     0.0, // midLetter
     0.0, // longLetter
-    1.0473, // longIdentLetter
+    0.9723, // longIdentLetter
     0.0, // hump
-    0.0, // upper
-    0.4653, // digit
+    0.069, // upper
+    0.5172, // digit
     0.0, // digitGroup
-    0.0, // punct
-    1.2975, // punctRun
-    0.107, // punctGlued
-    1.2975, // punctSpaced
-    1.2276, // spaceRun
+    0.0093, // punct
+    1.1874, // punctRun
+    0.3564, // punctGlued
+    1.1874, // punctSpaced
+    0.7112, // spaceRun
     0.0, // extraSpace
-    0.0, // newlineRun
+    0.1137, // newlineRun
     0.0, // newline
-    0.8673, // han
-    2.3778, // hanCommon
-    3.1902, // hanRare
-    0.0, // hanRun
-    0.7837, // kana
+    0.8682, // han
+    2.2912, // hanCommon
+    3.3433, // hanRare
+    0.0811, // hanRun
+    0.7849, // kana
     0.0, // kanaRun
-    1.0679, // hangul
-    0.8982, // cjkPunct
-    2.2736, // emoji
-    0.5448, // otherLetter
-    0.9388, // other
+    1.0656, // hangul
+    0.8438, // cjkPunct
+    2.3047, // emoji
+    0.5461, // otherLetter
+    0.9254, // other
 ];
 
 pub const CLAUDE: [f32; 29] = [
