@@ -325,10 +325,14 @@ impl Scanner {
         // after a lower-case one; the 5th letter of a word is one whose 4 bytes before are letters.
         let starts = xl & !(xl << 1) & CUR;
         n[Letter as usize] += ones(letter);
-        n[Upper as usize] += ones(upper);
         n[Word as usize] += ones(starts & (spaced << 1));
         n[IdentWord as usize] += ones(starts & !(spaced << 1));
-        n[Hump as usize] += ones((upper << 8) & (xlower << 1));
+        // What most chunks lack (upper case, digits, double spaces, newlines) is skipped as a whole:
+        // fewer counts, the same result.
+        if upper != 0 {
+            n[Upper as usize] += ones(upper);
+            n[Hump as usize] += ones((upper << 8) & (xlower << 1));
+        }
         let fifth = xl & (xl << 1) & (xl << 2) & (xl << 3) & (xl << 4);
         let ninth = fifth & (fifth << 4) & CUR;
         n[MidLetter as usize] += ones(fifth & !ninth & CUR);
@@ -350,26 +354,33 @@ impl Scanner {
 
         // Digits: a group starts at the 1st, 4th, 7th, ... digit of a run. From the runs that start
         // here, shifts by 3 over digits find the rest; the run carried in continues where it was.
-        let three = xd & (xd << 1) & (xd << 2);
-        let first = xd & !(xd << 1) & CUR;
-        let fourth = (first << 3) & three;
-        let seventh = (fourth << 3) & three;
-        let tenth = (seventh << 3) & three;
-        let thirteenth = (tenth << 3) & three;
-        let sixteenth = (thirteenth << 3) & three;
-        n[Digit as usize] += ones(digit);
-        n[DigitGroup as usize] += ones(first | fourth | seventh | tenth | thirteenth | sixteenth);
-        if prev == Prev::Digit {
-            let carried = (!digit).trailing_zeros(); // the carried run's digits in this chunk
-            let first = (3 - run % 3) % 3; // where its next group starts
-            n[DigitGroup as usize] += ones((0x9249u32 << first) & ((1u32 << carried) - 1));
+        if digit != 0 {
+            let three = xd & (xd << 1) & (xd << 2);
+            let first = xd & !(xd << 1) & CUR;
+            let fourth = (first << 3) & three;
+            let seventh = (fourth << 3) & three;
+            let tenth = (seventh << 3) & three;
+            let thirteenth = (tenth << 3) & three;
+            let sixteenth = (thirteenth << 3) & three;
+            n[Digit as usize] += ones(digit);
+            n[DigitGroup as usize] += ones(first | fourth | seventh | tenth | thirteenth | sixteenth);
+            if prev == Prev::Digit {
+                let carried = (!digit).trailing_zeros(); // the carried run's digits in this chunk
+                let first = (3 - run % 3) % 3; // where its next group starts
+                n[DigitGroup as usize] += ones((0x9249u32 << first) & ((1u32 << carried) - 1));
+            }
         }
 
         // Spaces past the first of a run, runs that reach two; newline runs; punctuation runs.
-        n[ExtraSpace as usize] += ones(xs & (xs << 1) & CUR);
-        n[SpaceRun as usize] += ones(xs & (xs << 1) & !(xs << 2) & CUR);
-        n[Newline as usize] += ones(newline);
-        n[NewlineRun as usize] += ones(xn & !(xn << 1) & CUR);
+        let doubled = xs & (xs << 1) & CUR;
+        if doubled != 0 {
+            n[ExtraSpace as usize] += ones(doubled);
+            n[SpaceRun as usize] += ones(doubled & !(xs << 2));
+        }
+        if newline != 0 {
+            n[Newline as usize] += ones(newline);
+            n[NewlineRun as usize] += ones(xn & !(xn << 1) & CUR);
+        }
         n[Punct as usize] += ones(punct);
         self.punct_runs += ones(xp & !(xp << 1) & CUR);
 
