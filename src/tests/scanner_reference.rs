@@ -1,0 +1,155 @@
+//! The scanner as first written: one character at a time, one `match` per byte, every count bumped in
+//! place. It is the specification of the classes; `ctxfold::tokens::Counts::add_text` is the fast
+//! version and must count exactly what this one counts (src/tests/scanner.rs checks both on the corpus
+//! and on generated text). A change to a class is made here and there alike.
+
+use ctxfold::profiles::han_frequency;
+use ctxfold::tokens::{Class, CLASS_COUNT};
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Prev {
+    None,
+    Lower,
+    Upper,
+    Digit,
+    Space,
+    Newline,
+    Punct,
+    Han,
+    Kana,
+    Other,
+}
+
+pub fn add_text(counts: &mut [u32; CLASS_COUNT], text: &str) {
+    use Class::*;
+    let mut bump = |counts: &mut [u32; CLASS_COUNT], class: Class| {
+        let slot = &mut counts[class as usize];
+        *slot = slot.saturating_add(1);
+    };
+    let bytes = text.as_bytes();
+    let mut prev = Prev::None;
+    let mut run = 0u32;
+    let mut word_after_space = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b < 0x80 {
+            i += 1;
+            prev = match b {
+                b'a'..=b'z' | b'A'..=b'Z' => {
+                    let upper = b.is_ascii_uppercase();
+                    bump(counts, Letter);
+                    if upper {
+                        bump(counts, Upper);
+                    }
+                    if matches!(prev, Prev::Lower | Prev::Upper) {
+                        run += 1;
+                        if upper && prev == Prev::Lower {
+                            bump(counts, Hump);
+                        }
+                    } else {
+                        if prev == Prev::Punct && run == 1 {
+                            counts[PunctRun as usize] = counts[PunctRun as usize].saturating_sub(1);
+                            bump(counts, PunctGlued);
+                        }
+                        word_after_space = matches!(prev, Prev::None | Prev::Space | Prev::Newline);
+                        run = 1;
+                        bump(counts, if word_after_space { Word } else { IdentWord });
+                    }
+                    if run > 8 {
+                        bump(counts, if word_after_space { LongLetter } else { LongIdentLetter });
+                    } else if run > 4 {
+                        bump(counts, MidLetter);
+                    }
+                    if upper {
+                        Prev::Upper
+                    } else {
+                        Prev::Lower
+                    }
+                }
+                b'0'..=b'9' => {
+                    run = if prev == Prev::Digit { run + 1 } else { 1 };
+                    bump(counts, Digit);
+                    if run % 3 == 1 {
+                        bump(counts, DigitGroup);
+                    }
+                    Prev::Digit
+                }
+                b' ' | b'\t' => {
+                    if prev == Prev::Punct && run == 1 {
+                        counts[PunctRun as usize] = counts[PunctRun as usize].saturating_sub(1);
+                        bump(counts, PunctSpaced);
+                    }
+                    if prev == Prev::Space {
+                        run += 1;
+                        bump(counts, ExtraSpace);
+                        if run == 2 {
+                            bump(counts, SpaceRun);
+                        }
+                    } else {
+                        run = 1;
+                    }
+                    Prev::Space
+                }
+                b'\n' => {
+                    if prev == Prev::Punct && run == 1 {
+                        counts[PunctRun as usize] = counts[PunctRun as usize].saturating_sub(1);
+                        bump(counts, PunctSpaced);
+                    }
+                    bump(counts, Newline);
+                    if prev != Prev::Newline {
+                        bump(counts, NewlineRun);
+                    }
+                    Prev::Newline
+                }
+                0..=0x1F | 0x7F => prev,
+                _ => {
+                    bump(counts, Punct);
+                    if prev == Prev::Punct {
+                        run += 1;
+                    } else {
+                        run = 1;
+                        bump(counts, PunctRun);
+                    }
+                    Prev::Punct
+                }
+            };
+            continue;
+        }
+        let Some(ch) = text[i..].chars().next() else { break };
+        i += ch.len_utf8();
+        let class = match ch as u32 {
+            cp @ 0x4E00..=0x9FFF => [HanRare, HanCommon, Han][han_frequency(cp)],
+            0x3400..=0x4DBF | 0xF900..=0xFAFF | 0x20000..=0x3134F => HanRare,
+            0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => Kana,
+            0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7AF => Hangul,
+            0x3000..=0x303F | 0xFF00..=0xFF65 => CjkPunct,
+            0x1F000..=0x1FAFF | 0x2600..=0x27BF => Emoji,
+            0xC0..=0x24F | 0x370..=0x52F => OtherLetter,
+            _ => Other,
+        };
+        bump(counts, class);
+        prev = match class {
+            Han | HanCommon | HanRare => {
+                if prev != Prev::Han {
+                    bump(counts, HanRun);
+                }
+                Prev::Han
+            }
+            Kana => {
+                if prev != Prev::Kana {
+                    bump(counts, KanaRun);
+                }
+                Prev::Kana
+            }
+            OtherLetter if matches!(prev, Prev::Lower | Prev::Upper) => Prev::Lower,
+            _ => Prev::Other,
+        };
+    }
+}
+
+pub fn of(text: &str) -> [u32; CLASS_COUNT] {
+    let mut counts = [0; CLASS_COUNT];
+    add_text(&mut counts, text);
+    counts
+}
