@@ -51,7 +51,7 @@ pub struct JobRef {
 impl PlanRef {
     pub fn from_json(v: &Value) -> Result<PlanRef> {
         let obj = v.as_object().ok_or_else(|| Error::plan("plan", expected("the object plan_compaction returned", v)))?;
-        let field = |k: &str| obj.get(k).ok_or_else(|| Error::plan(format!("plan.{k}"), "missing; pass the plan object plan_compaction returned"));
+        let field = |k: &str| obj.get(k).ok_or_else(|| Error::plan(subpath("plan", k), "missing; pass the plan object plan_compaction returned"));
         let needed = field("needed")?.as_bool().ok_or_else(|| Error::plan("plan.needed", "expected a boolean"))?;
         let format = Format::from_name(str_of(field("format")?, "plan.format")?, "plan.format").map_err(as_plan_error)?;
         let profile = Profile::from_name(str_of(field("tokenizer")?, "plan.tokenizer")?, "plan.tokenizer").map_err(as_plan_error)?;

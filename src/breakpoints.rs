@@ -8,7 +8,8 @@
 //! that expected value, counting the host's own markers as already placed.
 
 use crate::edit::{FieldEdit, Key, Slot};
-use crate::error::{type_name, Error, Result};
+use crate::error::{Error, Result};
+use crate::text::json_text;
 use crate::estimate::{per_message, request_overhead};
 use crate::format::{self, obj, Format};
 use crate::input::Input;
@@ -63,7 +64,7 @@ impl BreakpointOptions {
         let obj = match v {
             Value::Null => &empty,
             Value::Object(o) => o,
-            other => return Err(Error::option("options", format!("expected an object, got {}", type_name(other)))),
+            other => return Err(Error::option("options", crate::error::expected("an object", other))),
         };
         // Inserted one by one: collecting into a map would bring a sort into the WebAssembly.
         let mut rest = Map::new();
@@ -78,7 +79,7 @@ impl BreakpointOptions {
         let apply = match obj.get("apply") {
             None | Some(Value::Null) => false,
             Some(Value::Bool(b)) => *b,
-            Some(other) => return Err(Error::option("options.apply", format!("expected a boolean, got {}", type_name(other)))),
+            Some(other) => return Err(Error::option("options.apply", crate::error::expected("a boolean", other))),
         };
         let ttl = match obj.get("ttl") {
             None | Some(Value::Null) => None,
@@ -88,7 +89,7 @@ impl BreakpointOptions {
         let min_tokens = match obj.get("minCacheableTokens") {
             None | Some(Value::Null) => min_cacheable_tokens(model),
             Some(v) => v.as_u64().filter(|&n| n <= u64::from(u32::MAX)).map(|n| n as u32).ok_or_else(|| {
-                Error::option("options.minCacheableTokens", format!("expected a whole number of tokens, got {v}"))
+                Error::option("options.minCacheableTokens", ["expected a whole number of tokens, got ", &json_text(v)].concat())
             })?,
         };
         Ok(BreakpointOptions { base, apply, ttl, min_tokens })

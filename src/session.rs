@@ -11,7 +11,8 @@
 use crate::apply::{apply_summary, Applied};
 use crate::cache_cost::{judge, CacheDecision};
 use crate::edit::{materialize, Slot};
-use crate::error::{type_name, Error, Result};
+use crate::error::{expected, Error, Result};
+use crate::text::json_text;
 use crate::estimate::{estimate, sum};
 use crate::fingerprint::Hasher;
 use crate::input::Input;
@@ -37,7 +38,7 @@ impl SessionOptions {
         let given = match v {
             Value::Null => &empty,
             Value::Object(o) => o,
-            other => return Err(Error::option("options", format!("expected an object, got {}", type_name(other)))),
+            other => return Err(Error::option("options", expected("an object", other))),
         };
         // Inserted one by one: collecting into a map would bring a sort into the WebAssembly.
         let mut obj = Map::new();
@@ -48,7 +49,7 @@ impl SessionOptions {
         let thrash_after = match given.get("thrashAfter") {
             None | Some(Value::Null) => DEFAULT_THRASH_AFTER,
             Some(v) => v.as_u64().filter(|&n| (1..=1000).contains(&n)).map(|n| n as usize).ok_or_else(|| {
-                Error::option("options.thrashAfter", format!("expected a whole number from 1 to 1000, got {v}"))
+                Error::option("options.thrashAfter", ["expected a whole number from 1 to 1000, got ", &json_text(v)].concat())
             })?,
         };
         Ok(SessionOptions { base: Options::from_json(&Value::Object(obj))?, thrash_after })
@@ -73,7 +74,7 @@ impl Usage {
     /// `usageMetadata`, the AI SDK's (`inputTokens`, `cachedInputTokens`), or a whole response
     /// holding one of them.
     pub fn from_json(v: &Value) -> Result<Usage> {
-        let obj = v.as_object().ok_or_else(|| Error::input("usage", format!("expected a usage object, got {}", type_name(v))))?;
+        let obj = v.as_object().ok_or_else(|| Error::input("usage", expected("a usage object", v)))?;
         if let Some(inner) = obj.get("usage").or_else(|| obj.get("usageMetadata")).filter(|u| u.is_object()) {
             return Usage::from_json(inner);
         }
@@ -104,7 +105,7 @@ fn first(usage: &Value, keys: &[&str]) -> Result<Option<u64>> {
         }
         match at {
             None | Some(Value::Null) => {}
-            Some(x) => return x.as_u64().map(Some).ok_or_else(|| Error::input(["usage.", key].concat(), format!("expected a token count, got {x}"))),
+            Some(x) => return x.as_u64().map(Some).ok_or_else(|| Error::input(["usage.", key].concat(), ["expected a token count, got ", &json_text(x)].concat())),
         }
     }
     Ok(None)

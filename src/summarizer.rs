@@ -112,7 +112,7 @@ fn read_headers(v: Option<&Value>) -> Result<Vec<(String, String)>> {
     };
     map.iter()
         .map(|(name, value)| {
-            let path = format!("options.headers.{name}");
+            let path = subpath("options.headers", name);
             let Value::String(value) = value else {
                 return Err(Error::option(path, expected("a string", value)));
             };
