@@ -11,7 +11,7 @@ use crate::edit::{FieldEdit, Key, Slot};
 use crate::error::{Error, Result};
 use crate::text::json_text;
 use crate::estimate::{per_message, request_overhead};
-use crate::format::{self, obj, Format};
+use crate::format::{self, fields, with, Format};
 use crate::input::Input;
 use crate::options::Options;
 use crate::prune::prune;
@@ -245,8 +245,8 @@ pub fn cache_breakpoints(body: &Value, options: &BreakpointOptions) -> Result<Br
     let mut body_edits = Vec::new();
     let mut breakpoints = Vec::new();
     let marker = match &options.ttl {
-        Some(ttl) => obj(vec![("type", "ephemeral".into()), ("ttl", ttl.as_str().into())]),
-        None => obj(vec![("type", "ephemeral".into())]),
+        Some(ttl) => Value::Object(fields(&[("type", "ephemeral"), ("ttl", ttl.as_str())])),
+        None => Value::Object(fields(&[("type", "ephemeral")])),
     };
     for &(k, gain) in &gains {
         let p = places[k];
@@ -325,7 +325,7 @@ fn markable(blocks: &[Value]) -> Option<usize> {
 fn mark(content: &Value, field: &str, block: usize, marker: &Value) -> FieldEdit {
     match content {
         Value::String(s) => {
-            let block = obj(vec![("type", "text".into()), ("text", s.as_str().into()), ("cache_control", marker.clone())]);
+            let block = Value::Object(with(fields(&[("type", "text"), ("text", s.as_str())]), "cache_control", marker.clone()));
             FieldEdit::set(vec![Key::field(field)], Value::Array(vec![block]))
         }
         _ => FieldEdit::set(vec![Key::field(field), Key::Index(block), Key::field("cache_control")], marker.clone()),

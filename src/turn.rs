@@ -9,7 +9,7 @@
 
 use crate::error::{expected, subpath, Error, Result};
 use crate::text::json_text;
-use crate::format::{self, Format};
+use crate::format::{self, fields, with, Format};
 use crate::input::Input;
 use crate::text::cut_middle;
 use serde::Serialize;
@@ -184,19 +184,6 @@ fn write(format: Format, results: &[ToolResultIn], pieces: &[String]) -> Vec<Val
     out
 }
 
-/// An object of string fields.
-fn fields(pairs: &[(&str, &str)]) -> Map<String, Value> {
-    let mut m = Map::new();
-    for (k, v) in pairs {
-        m.insert((*k).to_string(), Value::String((*v).to_string()));
-    }
-    m
-}
-
-fn with(mut m: Map<String, Value>, key: &str, value: Value) -> Map<String, Value> {
-    m.insert(key.to_string(), value);
-    m
-}
 
 /// At most `max` characters: the head and the tail with a marked middle, and the full size noted.
 fn bounded(text: String, max: usize, path: String, cut: &mut Vec<Cut>) -> String {

@@ -3,7 +3,7 @@
 //! `reasoning` items, which stay next to the item they led to and are never edited. The system
 //! prompt is the request's `instructions` (or a system/developer message).
 
-use super::common::{as_text, content, obj, object, opt_str, req_id, req_str, Content, Part};
+use super::common::{as_text, content, fields, object, with, opt_str, req_id, req_str, Content, Part};
 use crate::edit::{FieldEdit, Key};
 use crate::error::{item_path, subpath, Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
@@ -112,10 +112,10 @@ pub fn clear_result(placeholder: &str) -> Vec<FieldEdit> {
 }
 
 pub fn summary_message(text: &str) -> Value {
-    let part = obj(vec![("type", "input_text".into()), ("text", text.into())]);
-    obj(vec![("type", "message".into()), ("role", "user".into()), ("content", Value::Array(vec![part]))])
+    let part = Value::Object(fields(&[("type", "input_text"), ("text", text)]));
+    Value::Object(with(fields(&[("type", "message"), ("role", "user")]), "content", Value::Array(vec![part])))
 }
 
 pub fn result_message(id: &str, text: &str) -> Value {
-    obj(vec![("type", "function_call_output".into()), ("call_id", id.into()), ("output", text.into())])
+    Value::Object(fields(&[("type", "function_call_output"), ("call_id", id), ("output", text)]))
 }

@@ -16,7 +16,7 @@ use crate::input::Input;
 use crate::options::Options;
 use crate::plan::Plan;
 use js_sys::{Array, Function, Object, Reflect, JSON};
-use crate::format::obj;
+use crate::format::{fields, obj, with};
 use serde_json::Value;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
@@ -93,10 +93,8 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
 
     let prompts = Array::new();
     for job in &plan.jobs {
-        prompts.push(&to_js(&obj(vec![
-            ("jobId", job.id.as_str().into()), ("system", job.prompt.system.as_str().into()), ("user", job.prompt.user.as_str().into()),
-            ("maxOutputTokens", job.max_output_tokens.into()),
-        ]))?);
+        let texts = fields(&[("jobId", &job.id), ("system", &job.prompt.system), ("user", &job.prompt.user)]);
+        prompts.push(&to_js(&Value::Object(with(texts, "maxOutputTokens", job.max_output_tokens.into())))?);
     }
     let plan_value = serde_json::from_str(&plan_text).map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))?;
     let run = Run { value, plan, plan_value, plan_js, snapshot, fallback: fallback.unwrap_or(Fallback::Digest), pruned_list, pruned_tokens };
@@ -143,7 +141,7 @@ pub fn compact_finish(run: u32, texts: Array, failures: Array) -> Result<JsValue
     let rejected = done.llm_rejected.map(error_to_js);
     let jobs = Array::new();
     for (i, job) in plan.jobs.iter().enumerate() {
-        let entry = to_js(&obj(vec![("id", job.id.as_str().into()), ("source", done.sources[i].as_str().into())]))?;
+        let entry = to_js(&Value::Object(fields(&[("id", &job.id), ("source", done.sources[i].as_str())])))?;
         // Why this job has the digest: the summarizer's own error, or the refusal of its summary.
         let failure = failures.get(i as u32);
         let why = if outcomes[i] == Outcome::Failed {
