@@ -57,27 +57,24 @@ impl PlanRef {
         let profile = Profile::from_name(str_of(field("tokenizer")?, "plan.tokenizer")?, "plan.tokenizer").map_err(as_plan_error)?;
         let limit = index_of(field("limit")?, "plan.limit")? as u64;
         let message_count = index_of(field("messageCount")?, "plan.messageCount")?;
-        let summarize = array_of(field("summarize")?, "plan.summarize")?
-            .iter()
-            .enumerate()
-            .map(|(i, r)| range_of(r, &item_path("plan.summarize", i), message_count))
-            .collect::<Result<Vec<_>>>()?;
-        let pinned = array_of(field("pinned")?, "plan.pinned")?
-            .iter()
-            .enumerate()
-            .map(|(i, p)| index_of(p, &item_path("plan.pinned", i)))
-            .collect::<Result<Vec<_>>>()?;
-        let jobs = array_of(field("jobs")?, "plan.jobs")?
-            .iter()
-            .enumerate()
-            .map(|(i, j)| {
-                let path = item_path("plan.jobs", i);
-                let id = str_of(j.get("id").unwrap_or(&Value::Null), &subpath(&path, "id"))?.to_string();
-                let range = range_of(j.get("range").unwrap_or(&Value::Null), &subpath(&path, "range"), message_count)?;
-                let max = index_of(j.get("maxOutputTokens").unwrap_or(&Value::Null), &subpath(&path, "maxOutputTokens"))?;
-                Ok(JobRef { id, range, max_output_tokens: max.min(u32::MAX as usize) as u32 })
-            })
-            .collect::<Result<Vec<_>>>()?;
+        // Loops rather than `collect::<Result<Vec<_>>>()`: each such collect is its own iterator
+        // adapter in the wasm.
+        let mut summarize = Vec::new();
+        for (i, r) in array_of(field("summarize")?, "plan.summarize")?.iter().enumerate() {
+            summarize.push(range_of(r, &item_path("plan.summarize", i), message_count)?);
+        }
+        let mut pinned = Vec::new();
+        for (i, p) in array_of(field("pinned")?, "plan.pinned")?.iter().enumerate() {
+            pinned.push(index_of(p, &item_path("plan.pinned", i))?);
+        }
+        let mut jobs = Vec::new();
+        for (i, j) in array_of(field("jobs")?, "plan.jobs")?.iter().enumerate() {
+            let path = item_path("plan.jobs", i);
+            let id = str_of(j.get("id").unwrap_or(&Value::Null), &subpath(&path, "id"))?.to_string();
+            let range = range_of(j.get("range").unwrap_or(&Value::Null), &subpath(&path, "range"), message_count)?;
+            let max = index_of(j.get("maxOutputTokens").unwrap_or(&Value::Null), &subpath(&path, "maxOutputTokens"))?;
+            jobs.push(JobRef { id, range, max_output_tokens: max.min(u32::MAX as usize) as u32 });
+        }
         let fingerprint = str_of(field("fingerprint")?, "plan.fingerprint")?.to_string();
         let template = match obj.get("template") {
             None | Some(Value::Null) => Template::Sections,
@@ -166,8 +163,21 @@ pub fn summaries_for(summary: &Value, plan: &PlanRef) -> Result<Vec<String>> {
         Value::String(_) => Err(Error::input("summary", format!(
             "the plan has {} jobs: pass an array or an object keyed by job id", plan.jobs.len()
         ))),
-        Value::Array(items) => plan.jobs.iter().enumerate().map(|(i, _)| pick(items.get(i), item_path("summary", i))).collect(),
-        Value::Object(map) => plan.jobs.iter().map(|j| pick(map.get(&j.id), format!("summary.{}", j.id))).collect(),
+        // Loops, not `collect::<Result<Vec<_>>>()` (see `PlanRef::from_json`).
+        Value::Array(items) => {
+            let mut out = Vec::with_capacity(plan.jobs.len());
+            for i in 0..plan.jobs.len() {
+                out.push(pick(items.get(i), item_path("summary", i))?);
+            }
+            Ok(out)
+        }
+        Value::Object(map) => {
+            let mut out = Vec::with_capacity(plan.jobs.len());
+            for j in &plan.jobs {
+                out.push(pick(map.get(&j.id), subpath("summary", &j.id))?);
+            }
+            Ok(out)
+        }
         other => Err(Error::input("summary", expected("a string, an array or an object", other))),
     }
 }

@@ -405,7 +405,13 @@ fn read_indices(v: &Value, path: &str) -> Result<Vec<usize>> {
 fn read_usage(v: Option<&Value>) -> Result<Vec<Report>> {
     let reports = match v {
         None => return Ok(Vec::new()),
-        Some(Value::Array(items)) => items.iter().enumerate().map(|(i, item)| read_report(item, item_path("options.usage", i))).collect::<Result<Vec<_>>>()?,
+        Some(Value::Array(items)) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                out.push(read_report(item, item_path("options.usage", i))?);
+            }
+            out
+        }
         Some(one) => vec![read_report(one, "options.usage".into())?],
     };
     for pair in reports.windows(2) {
@@ -468,14 +474,16 @@ fn read_system(v: Option<&Value>) -> Result<Option<String>> {
 fn read_tools(v: Option<&Value>) -> Result<Vec<String>> {
     match v {
         None => Ok(Vec::new()),
-        Some(Value::Array(items)) => items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| match item {
-                Value::Object(_) => Ok(json_text(item)),
-                other => Err(Error::option(item_path("options.tools", i), expected("a tool definition object", other))),
-            })
-            .collect(),
+        Some(Value::Array(items)) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                match item {
+                    Value::Object(_) => out.push(json_text(item)),
+                    other => return Err(Error::option(item_path("options.tools", i), expected("a tool definition object", other))),
+                }
+            }
+            Ok(out)
+        }
         Some(other) => Err(Error::option("options.tools", expected("an array of tool definitions", other))),
     }
 }

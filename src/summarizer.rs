@@ -110,21 +110,21 @@ fn read_headers(v: Option<&Value>) -> Result<Vec<(String, String)>> {
         Some(Value::Object(map)) => map,
         Some(other) => return Err(Error::option("options.headers", expected("an object of strings", other))),
     };
-    map.iter()
-        .map(|(name, value)| {
-            let path = subpath("options.headers", name);
-            let Value::String(value) = value else {
-                return Err(Error::option(path, expected("a string", value)));
-            };
-            if !is_header_name(name) {
-                return Err(Error::option(path, "not a valid header name"));
-            }
-            if !is_header_value(value) {
-                return Err(Error::option(path, "contains a line break or another character a header cannot carry"));
-            }
-            Ok((name.clone(), value.clone()))
-        })
-        .collect()
+    let mut out = Vec::with_capacity(map.len());
+    for (name, value) in map {
+        let path = subpath("options.headers", name);
+        let Value::String(value) = value else {
+            return Err(Error::option(path, expected("a string", value)));
+        };
+        if !is_header_name(name) {
+            return Err(Error::option(path, "not a valid header name"));
+        }
+        if !is_header_value(value) {
+            return Err(Error::option(path, "contains a line break or another character a header cannot carry"));
+        }
+        out.push((name.clone(), value.clone()));
+    }
+    Ok(out)
 }
 
 fn read_timeout(v: Option<&Value>) -> Result<u32> {

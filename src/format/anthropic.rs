@@ -12,7 +12,11 @@ use serde_json::Value;
 use std::borrow::Cow;
 
 pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
-    items.iter().enumerate().map(|(i, v)| read_message(v, &item_path(root, i))).collect()
+    let mut out = Vec::with_capacity(items.len());
+    for (i, v) in items.iter().enumerate() {
+        out.push(read_message(v, &item_path(root, i))?);
+    }
+    Ok(out)
 }
 
 fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {

@@ -126,17 +126,18 @@ pub struct Part<'a> {
 pub fn content<'a>(obj: &'a Map<String, Value>, path: &str) -> Result<Content<'a>> {
     match obj.get("content") {
         Some(Value::String(s)) => Ok(Content::Text(s)),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .enumerate()
-            .map(|(index, value)| {
+        Some(Value::Array(parts)) => {
+            // A loop, not `collect::<Result<Vec<_>>>()`, which costs its own iterator adapter in the
+            // wasm at each use (as in every format's `read`).
+            let mut out = Vec::with_capacity(parts.len());
+            for (index, value) in parts.iter().enumerate() {
                 let path = format!("{path}.content[{index}]");
                 let fields = object(value, &path, "a content part")?;
                 let kind = part_type(fields, &path)?;
-                Ok(Part { index, path, kind, fields, value })
-            })
-            .collect::<Result<Vec<_>>>()
-            .map(Content::Parts),
+                out.push(Part { index, path, kind, fields, value });
+            }
+            Ok(Content::Parts(out))
+        }
         Some(other) => Err(Error::input(subpath(path, "content"), expected("a string or an array of content parts", other))),
         None => Err(Error::input(subpath(path, "content"), "missing content")),
     }

@@ -9,7 +9,11 @@ use crate::text::{opens_summary, quoted};
 use serde_json::Value;
 
 pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
-    items.iter().enumerate().map(|(i, v)| read_message(items, v, i, root)).collect()
+    let mut out = Vec::with_capacity(items.len());
+    for (i, v) in items.iter().enumerate() {
+        out.push(read_message(items, v, i, root)?);
+    }
+    Ok(out)
 }
 
 fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, root: &str) -> Result<Message<'a>> {
