@@ -261,7 +261,12 @@ fn per_range(plan: &PlanRef, texts: &[String]) -> Vec<String> {
     plan.summarize
         .iter()
         .map(|r| {
-            let parts: Vec<(&JobRef, &String)> = plan.jobs.iter().zip(texts).filter(|(j, _)| j.range.start >= r.start && j.range.end <= r.end).collect();
+            let mut parts: Vec<(&JobRef, &String)> = Vec::new();
+            for (j, text) in plan.jobs.iter().zip(texts) {
+                if j.range.start >= r.start && j.range.end <= r.end {
+                    parts.push((j, text));
+                }
+            }
             let body = match parts.as_slice() {
                 [(_, text)] => text.to_string(),
                 _ => parts
@@ -300,7 +305,7 @@ fn splice(plan: &PlanRef, conv: &Conversation, items: &[Value], summaries: &[Str
     let mut i = 0;
     while i < items.len() {
         if let Some(r) = plan.summarize.iter().find(|r| r.start == i) {
-            let pinned: Vec<usize> = plan.pinned.iter().copied().filter(|&p| p >= r.start && p < r.end).collect();
+            let pinned = r.select(&plan.pinned);
             let follower = pinned.first().copied().unwrap_or(r.end);
             let user_follows = conv.messages.get(follower).is_some_and(|m| m.is_real_user());
             let shape = match plan.summary_shape {
@@ -406,7 +411,7 @@ pub fn offline_summaries(input: &Input, plan: &Value) -> Result<Map<String, Valu
     // compiled for this pair type alone (2.8 KB of wasm).
     let mut out = Map::new();
     for job in &plan.jobs {
-        let indices: Vec<usize> = summarized.iter().copied().filter(|i| (job.range.start..job.range.end).contains(i)).collect();
+        let indices = job.range.select(&summarized);
         // About three bytes per token of English: the digest stays within the job's output size,
         // and within half the size of what it replaces.
         let replaced: u64 = indices.iter().map(|&i| u64::from(tokens[i])).sum();

@@ -152,15 +152,13 @@ pub fn check(conv: &Conversation, jobs: &[JobRef], summarized: &[usize], summari
         message_facts(conv, i, &mut found);
     }
     let views: Vec<SummaryView> = summaries.iter().map(|s| SummaryView::new(s)).collect();
-    let facts = found
-        .facts
-        .into_iter()
-        .filter_map(|f| {
-            let job = jobs.iter().position(|j| (j.range.start..j.range.end).contains(&f.message))?;
+    let mut facts = Vec::with_capacity(found.facts.len());
+    for f in found.facts {
+        if let Some(job) = jobs.iter().position(|j| (j.range.start..j.range.end).contains(&f.message)) {
             let kept = views.get(job).is_some_and(|v| v.keeps(&f));
-            Some((f, kept))
-        })
-        .collect();
+            facts.push((f, kept));
+        }
+    }
     Checked { facts, unchecked: found.unchecked }
 }
 

@@ -213,7 +213,7 @@ pub fn cache_breakpoints(body: &Value, options: &BreakpointOptions) -> Result<Br
     if existing > MAX_BREAKPOINTS {
         warnings.push(format!("the request already has {existing} cache_control markers; Anthropic accepts at most {MAX_BREAKPOINTS}"));
     }
-    let mut chosen: Vec<usize> = (0..places.len()).filter(|&k| places[k].existing).collect();
+    let mut chosen = crate::order::indices_where(0..places.len(), &|k| places[k].existing);
     let mut gains: Vec<(usize, f64)> = Vec::new();
     while chosen.len() < MAX_BREAKPOINTS {
         let base = expected(&places, &chosen, previous_end);
@@ -238,7 +238,13 @@ pub fn cache_breakpoints(body: &Value, options: &BreakpointOptions) -> Result<Br
         }
     }
     // Request order (no sort: at most 4, and a sort would add its code to the package).
-    let gains: Vec<(usize, f64)> = (0..places.len()).filter_map(|k| gains.iter().find(|g| g.0 == k).copied()).collect();
+    let mut in_order = Vec::with_capacity(gains.len());
+    for k in 0..places.len() {
+        if let Some(g) = gains.iter().find(|g| g.0 == k) {
+            in_order.push(*g);
+        }
+    }
+    let gains = in_order;
 
     let n = input.items.len();
     let mut slots: Vec<Slot> = (0..n).map(Slot::Keep).collect();

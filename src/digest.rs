@@ -104,7 +104,7 @@ pub fn digest(conv: &Conversation, indices: &[usize], max_chars: usize, snapshot
             break;
         }
         sections.commands = keep_ends(commands.clone(), max_commands);
-        sections.files = file_lines.iter().take(max_files).cloned().collect();
+        sections.files = file_lines[..max_files.min(file_lines.len())].to_vec();
     }
     let draft = sections.render(max_chars, snapshot);
     let lost = audit::lost_in(&facts, &draft);
@@ -158,7 +158,9 @@ impl Sections {
     fn render(&self, max_chars: usize, snapshot: bool) -> String {
         let header = &self.header;
         if snapshot {
-            let knowledge: Vec<String> = self.earlier.iter().chain(&self.mentions).chain(&self.errors).cloned().collect();
+            let mut knowledge = self.earlier.clone();
+            knowledge.extend_from_slice(&self.mentions);
+            knowledge.extend_from_slice(&self.errors);
             let mut body = String::new();
             for (tag, lines) in [("overall_goal", &self.requests), ("key_knowledge", &knowledge), ("file_system_state", &self.files), ("recent_actions", &self.commands), ("current_plan", &self.state)] {
                 if !lines.is_empty() {

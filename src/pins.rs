@@ -34,7 +34,7 @@ pub fn pinned(conv: &Conversation, tokens: &[u32], range: Range, options: &Optio
             pin[i] = true;
         }
     }
-    let pinned: Vec<usize> = (range.start..range.end).filter(|&i| pin[i]).collect();
+    let pinned = crate::order::indices_where(range.start..range.end, &|i| pin[i]);
     if conv.format.alternates() { keep_alternation(conv, pinned, range.end, options.summary_shape) } else { (pinned, Vec::new()) }
 }
 

@@ -25,6 +25,20 @@ pub struct Range {
     pub end: usize,
 }
 
+impl Range {
+    /// The items of `indices` inside this range, in their order. One loop shared by its callers
+    /// (a `filter(..).collect()` at each would be its own iterator code in the wasm).
+    pub fn select(&self, indices: &[usize]) -> Vec<usize> {
+        let mut out = Vec::new();
+        for &i in indices {
+            if i >= self.start && i < self.end {
+                out.push(i);
+            }
+        }
+        out
+    }
+}
+
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Job {
@@ -240,12 +254,17 @@ fn decide(conv: &Conversation, tokens: &[u32], options: &Options, plan: &mut Pla
     }
     let mut keep = Vec::new();
     let mut at = 0;
+    // Only the non-empty gaps, pushed as found (a filtered collect would be its own iterator code).
     for (r, _) in &chosen {
-        keep.push(Range { start: at, end: r.start });
+        if at < r.start {
+            keep.push(Range { start: at, end: r.start });
+        }
         at = r.end;
     }
-    keep.push(Range { start: at, end: n });
-    plan.keep = keep.into_iter().filter(|r| r.start < r.end).collect();
+    if at < n {
+        keep.push(Range { start: at, end: n });
+    }
+    plan.keep = keep;
     plan.summarize = chosen.iter().map(|(r, _)| *r).collect();
     plan.pinned = pinned;
     plan.jobs = jobs;
@@ -280,7 +299,17 @@ fn tail_budget(options: &Options, total: u64) -> u64 {
 
 /// The messages the summary replaces: the summarized ranges without their pinned messages (sorted).
 pub fn summarized_indices(summarize: &[Range], pinned: &[usize]) -> Vec<usize> {
-    summarize.iter().flat_map(|r| r.start..r.end).filter(|i| pinned.binary_search(i).is_err()).collect()
+    // Loops rather than `flat_map(..).filter(..).collect()`: each adapter chain that is collected
+    // compiles its own iterator and Vec-from-iterator code into the wasm.
+    let mut out = Vec::new();
+    for r in summarize {
+        for i in r.start..r.end {
+            if pinned.binary_search(&i).is_err() {
+                out.push(i);
+            }
+        }
+    }
+    out
 }
 
 /// The fingerprint: a hash of the messages the plan was made from, then a hash of the plan's

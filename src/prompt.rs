@@ -84,7 +84,7 @@ pub fn fitted_prompt(conv: &Conversation, indices: &[usize], seed: u64, template
     let parts = render_all(conv, indices, &nonce, TIGHT_CUTS);
     let costs: Vec<f64> = parts.iter().map(|p| measure(p)).collect();
     let frame = size(&assemble(&nonce, None, template, suffix, |_| {}));
-    let others: Vec<usize> = (0..indices.len()).filter(|&j| conv.messages.get(indices[j]).is_some_and(|m| !m.is_summary)).collect();
+    let others = crate::order::indices_where(0..indices.len(), &|j| conv.messages.get(indices[j]).is_some_and(|m| !m.is_summary));
     let excess = frame + costs.iter().sum::<f64>() - budget;
     let mut k = 0;
     if excess > 0.0 {

@@ -108,7 +108,10 @@ fn last_result_of(conv: &Conversation, i: usize) -> usize {
 fn part_edits(conv: &Conversation, i: usize, drops: &[usize], adds: &[Value]) -> Vec<FieldEdit> {
     let m = &conv.messages[i];
     let field = if conv.format == format::Format::Gemini { "parts" } else { "content" };
-    let parts: Vec<usize> = drops.iter().filter_map(|&k| m.tool_results.get(k).and_then(|r| r.part)).collect();
+    let mut parts = Vec::with_capacity(drops.len());
+    for &k in drops {
+        parts.extend(m.tool_results.get(k).and_then(|r| r.part));
+    }
     // Removed from the end so earlier indices stay right. Sorted up then reversed, rather than sorted with
     // a reversed comparison, so the wasm shares the one sort of src/order.rs.
     let mut parts = crate::order::sorted(parts);

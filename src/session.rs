@@ -250,7 +250,10 @@ impl SessionCore {
     /// In place rather than on a clone: `Options`' clone, inlined here, cost 585 B gzip;
     /// `given_usage` and `given_prefix` keep what the host gave for the fields set here.
     fn set_turn_options(&mut self, input: &Input, per_message: &[u32]) {
-        let usage = self.report.iter().filter(|r| r.message_count <= input.items.len()).cloned().collect();
+        let usage = match &self.report {
+            Some(r) if r.message_count <= input.items.len() => vec![r.clone()],
+            _ => Vec::new(),
+        };
         let horizon = self.horizon(sum(per_message), &self.options.base);
         let caching = self.timeline.len() <= 1 || self.timeline.iter().filter_map(|r| r.usage).any(|u| u.cached_tokens + u.cache_write_tokens > 0);
         let held = self.timeline.last().filter(|_| caching).map_or(0, |r| r.messages.min(per_message.len()));
@@ -264,11 +267,18 @@ impl SessionCore {
 
     /// Requests left before the limit at the growth seen so far (10 before there is any).
     fn horizon(&self, total: u64, o: &Options) -> u32 {
-        let growth: Vec<u64> = self.timeline.windows(2).filter_map(|w| w[1].estimated_tokens.checked_sub(w[0].estimated_tokens)).filter(|&g| g > 0).collect();
-        if growth.is_empty() {
+        // A count and a sum rather than a collected list (each collect is its own iterator code).
+        let (mut count, mut sum) = (0u64, 0u64);
+        for w in self.timeline.windows(2) {
+            if let Some(g) = w[1].estimated_tokens.checked_sub(w[0].estimated_tokens).filter(|&g| g > 0) {
+                count += 1;
+                sum += g;
+            }
+        }
+        if count == 0 {
             return crate::cache_cost::DEFAULT_HORIZON;
         }
-        let per_request = (growth.iter().sum::<u64>() / growth.len() as u64).max(1);
+        let per_request = (sum / count).max(1);
         (u64::from(o.limit()).saturating_sub(total) / per_request).clamp(1, 100) as u32
     }
 

@@ -5,6 +5,7 @@
 use crate::format::Conversation;
 use crate::message::Role;
 use crate::options::{Options, SplitAt};
+use crate::order::{filtered, indices_where};
 use crate::plan::Range;
 
 /// Below this, a summary (with its marker and headings) would not be much smaller than the text.
@@ -47,16 +48,14 @@ pub fn choose_cut(conv: &Conversation, tokens: &[u32], safe: &[bool], start: usi
     for i in (0..n).rev() {
         tail[i] = tail[i + 1] + u64::from(tokens[i]);
     }
-    let users: Vec<usize> = (0..n).filter(|&i| conv.messages[i].is_real_user()).collect();
+    let users = indices_where(0..n, &|i| conv.messages[i].is_real_user());
     let turn_floor = match options.keep_recent_turns as usize {
         0 => 0,
         k if users.len() >= k => users[users.len() - k],
         _ => 0,
     };
-    let fitting: Vec<usize> = (start + 1..n)
-        .filter(|&i| safe[i] && i >= turn_floor && conv.messages[i].role != Role::System && tail[i] <= budget)
-        .collect();
-    let before_user: Vec<usize> = fitting.iter().copied().filter(|&i| conv.messages[i].is_real_user()).collect();
+    let fitting = indices_where(start + 1..n, &|i| safe[i] && i >= turn_floor && conv.messages[i].role != Role::System && tail[i] <= budget);
+    let before_user = filtered(&fitting, &|i| conv.messages[i].is_real_user());
     if options.split_at == SplitAt::User {
         // A user turn a little over the budget is better kept whole than split between exchanges.
         let near = (start + 1..n).rev().find(|&i| safe[i] && conv.messages[i].is_real_user() && tail[i] <= 2 * budget);
