@@ -11,7 +11,14 @@
 pub fn sorted_by_key<T>(items: Vec<T>, key: impl Fn(&T) -> u64) -> Vec<T> {
     let keys: Vec<u64> = items.iter().map(key).collect();
     let mut slots: Vec<Option<T>> = items.into_iter().map(Some).collect();
-    order(&keys).into_iter().filter_map(|i| slots[i].take()).collect()
+    // A loop, not `filter_map(..).collect()`: this function is compiled once per element type.
+    let mut out = Vec::with_capacity(slots.len());
+    for i in order(&keys) {
+        if let Some(item) = slots[i].take() {
+            out.push(item);
+        }
+    }
+    out
 }
 
 /// Indices (or any `usize`s) in ascending order: through the same sort as the keyed orders, rather than

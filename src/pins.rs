@@ -49,8 +49,10 @@ fn exchange(conv: &Conversation, results_of: &[Vec<usize>], seed: usize, range: 
         }
         group.push(i);
         let m = &conv.messages[i];
-        stack.extend(results_of[i].iter().copied());
-        stack.extend(conv.links.callers[i].iter().flatten().map(|(caller, _)| *caller));
+        stack.extend_from_slice(&results_of[i]);
+        for (caller, _) in conv.links.callers[i].iter().flatten() {
+            stack.push(*caller);
+        }
         if m.binds_to_next {
             stack.push(i + 1);
         }
@@ -146,7 +148,11 @@ fn keep_alternation(conv: &Conversation, pinned: Vec<usize>, tail: usize, shape:
         .iter()
         .map(|i| format!("message #{i} was to stay verbatim, but keeping it would put two turns of one role side by side: it is summarized instead"))
         .collect();
-    (kept.into_iter().flatten().collect(), warnings)
+    let mut pinned = Vec::new();
+    for run in kept {
+        pinned.extend_from_slice(&run);
+    }
+    (pinned, warnings)
 }
 
 #[cfg(test)]

@@ -244,7 +244,13 @@ fn decide(conv: &Conversation, tokens: &[u32], options: &Options, plan: &mut Pla
         }
     }
     let output: u64 = jobs.iter().map(|j| u64::from(j.max_output_tokens)).sum();
-    plan.previous_summary = chosen.iter().flat_map(|(r, _)| r.start..r.end).find(|&i| conv.messages[i].is_summary);
+    plan.previous_summary = None;
+    for (r, _) in &chosen {
+        if let Some(i) = (r.start..r.end).find(|&i| conv.messages[i].is_summary) {
+            plan.previous_summary = Some(i);
+            break;
+        }
+    }
     plan.estimated_tokens_after = plan.tokens_before.saturating_sub(range_tokens) + output;
     if plan.estimated_tokens_after > u64::from(plan.limit) {
         plan.warnings.push(format!(

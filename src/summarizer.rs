@@ -303,12 +303,13 @@ pub fn parse_answer(config: &ClientConfig, status: u16, status_text: &str, body:
 
 /// The text of `{ type: "text", text }` parts (both protocols use that shape for multi-part answers).
 fn text_parts(parts: &[Value]) -> String {
-    parts
-        .iter()
-        .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
-        .filter_map(|p| p.get("text").and_then(Value::as_str))
-        .collect::<Vec<_>>()
-        .join("")
+    let mut out = String::new();
+    for p in parts {
+        if p.get("type").and_then(Value::as_str) == Some("text") {
+            out.push_str(p.get("text").and_then(Value::as_str).unwrap_or(""));
+        }
+    }
+    out
 }
 
 fn snippet(text: &str) -> String {
