@@ -109,7 +109,10 @@ impl PlanRef {
                 "the first {} messages are not the ones the plan was made from: plan again", self.message_count
             )));
         }
-        let jobs: Vec<(&str, Range)> = self.jobs.iter().map(|j| (j.id.as_str(), j.range)).collect();
+        let mut jobs: Vec<(&str, Range)> = Vec::with_capacity(self.jobs.len());
+        for j in &self.jobs {
+            jobs.push((j.id.as_str(), j.range));
+        }
         let decisions = format!("{:016x}", decisions_hash(self.message_count, &self.summarize, &self.pinned, &jobs));
         if self.fingerprint[16..] != decisions {
             return Err(Error::plan("plan", "the plan was changed after plan_compaction made it"));
@@ -258,30 +261,31 @@ pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<App
 /// One summary per summarized range, wrapped in our marker (and the plan's prefix line): the range's
 /// one job, or its chunks' summaries in order (the hierarchical strategy).
 fn per_range(plan: &PlanRef, texts: &[String]) -> Vec<String> {
-    plan.summarize
-        .iter()
-        .map(|r| {
-            let mut parts: Vec<(&JobRef, &String)> = Vec::new();
-            for (j, text) in plan.jobs.iter().zip(texts) {
-                if j.range.start >= r.start && j.range.end <= r.end {
-                    parts.push((j, text));
+    let mut out = Vec::with_capacity(plan.summarize.len());
+    for r in &plan.summarize {
+        let mut parts: Vec<(&JobRef, &String)> = Vec::new();
+        for (j, text) in plan.jobs.iter().zip(texts) {
+            if j.range.start >= r.start && j.range.end <= r.end {
+                parts.push((j, text));
+            }
+        }
+        let body = match parts.as_slice() {
+            [(_, text)] => text.to_string(),
+            _ => {
+                let mut chunks = Vec::with_capacity(parts.len());
+                for (j, text) in &parts {
+                    chunks.push(format!("Messages #{}-#{}:\n{text}", j.range.start, j.range.end - 1));
                 }
+                chunks.join("\n\n")
             }
-            let body = match parts.as_slice() {
-                [(_, text)] => text.to_string(),
-                _ => parts
-                    .iter()
-                    .map(|(j, text)| format!("Messages #{}-#{}:\n{text}", j.range.start, j.range.end - 1))
-                    .collect::<Vec<_>>()
-                    .join("\n\n"),
-            };
-            let wrapped = wrap_summary(&body, &format!("#{}-#{}", r.start, r.end - 1));
-            match &plan.summary_prefix {
-                Some(prefix) => format!("{prefix}\n{wrapped}"),
-                None => wrapped,
-            }
-        })
-        .collect()
+        };
+        let wrapped = wrap_summary(&body, &format!("#{}-#{}", r.start, r.end - 1));
+        out.push(match &plan.summary_prefix {
+            Some(prefix) => format!("{prefix}\n{wrapped}"),
+            None => wrapped,
+        });
+    }
+    out
 }
 
 /// The output: in place of each summarized range its summary (in the plan's shape), then the range's

@@ -80,12 +80,15 @@ pub fn digest(conv: &Conversation, indices: &[usize], max_chars: usize, snapshot
     if let Some((i, call)) = msgs().filter_map(|(i, m)| m.tool_calls.last().map(|c| (i, c))).last() {
         state.push(format!("- The last tool call (#{i}) was {}", command_line(call)));
     }
-    let file_lines: Vec<String> = files.iter().map(|f| format!("- {f}")).collect();
+    let mut file_lines = Vec::with_capacity(files.len());
+    for f in &files {
+        file_lines.push(format!("- {f}"));
+    }
     let mut sections = Sections {
         header,
         earlier,
         requests: keep_ends(requests, MAX_REQUESTS),
-        files: file_lines.iter().take(MAX_FILES).cloned().collect(),
+        files: file_lines[..MAX_FILES.min(file_lines.len())].to_vec(),
         mentions: Vec::new(),
         commands: keep_ends(commands.clone(), MAX_COMMANDS),
         errors: keep_ends(errors, MAX_ERRORS),
@@ -138,7 +141,9 @@ pub fn digest(conv: &Conversation, indices: &[usize], max_chars: usize, snapshot
             _ => names.insert(names.partition_point(|(i, _)| *i < fact.message), (fact.message, vec![&fact.text])),
         }
     }
-    sections.mentions = names.into_iter().map(|(i, list)| format!("- #{i}: {}", list.join(", "))).collect();
+    for (i, list) in names {
+        sections.mentions.push(format!("- #{i}: {}", list.join(", ")));
+    }
     sections.render(max_chars, snapshot)
 }
 

@@ -200,7 +200,7 @@ impl Default for Options {
             resummarize: true,
             pin: Vec::new(),
             keep_critical: false,
-            critical_tools: DEFAULT_CRITICAL_TOOLS.iter().map(|t| t.to_string()).collect(),
+            critical_tools: crate::text::owned(DEFAULT_CRITICAL_TOOLS),
             summary_shape: Shape::Message,
             summary_prefix: None,
             include_latest_request: false,

@@ -144,10 +144,10 @@ fn keep_alternation(conv: &Conversation, pinned: Vec<usize>, tail: usize, shape:
         dropped.extend(kept.pop().unwrap_or_default());
     }
     let dropped = crate::order::sorted(dropped);
-    let warnings = dropped
-        .iter()
-        .map(|i| format!("message #{i} was to stay verbatim, but keeping it would put two turns of one role side by side: it is summarized instead"))
-        .collect();
+    let mut warnings = Vec::with_capacity(dropped.len());
+    for i in &dropped {
+        warnings.push(format!("message #{i} was to stay verbatim, but keeping it would put two turns of one role side by side: it is summarized instead"));
+    }
     let mut pinned = Vec::new();
     for run in kept {
         pinned.extend_from_slice(&run);

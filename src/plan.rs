@@ -323,7 +323,11 @@ pub fn summarized_indices(summarize: &[Range], pinned: &[usize]) -> Vec<usize> {
 /// the second a plan edited by hand (`INVALID_PLAN`).
 pub fn seal(values: &[Value], plan: &Plan) -> String {
     let messages = fingerprint::of_messages(values, plan.message_count);
-    format!("{messages:016x}{:016x}", decisions_hash(plan.message_count, &plan.summarize, &plan.pinned, &plan.jobs.iter().map(|j| (j.id.as_str(), j.range)).collect::<Vec<_>>()))
+    let mut jobs = Vec::with_capacity(plan.jobs.len());
+    for j in &plan.jobs {
+        jobs.push((j.id.as_str(), j.range));
+    }
+    format!("{messages:016x}{:016x}", decisions_hash(plan.message_count, &plan.summarize, &plan.pinned, &jobs))
 }
 
 pub fn decisions_hash(count: usize, summarize: &[Range], pinned: &[usize], jobs: &[(&str, Range)]) -> u64 {

@@ -116,7 +116,10 @@ fn part_edits(conv: &Conversation, i: usize, drops: &[usize], adds: &[Value]) ->
     // a reversed comparison, so the wasm shares the one sort of src/order.rs.
     let mut parts = crate::order::sorted(parts);
     parts.reverse();
-    let mut edits: Vec<FieldEdit> = parts.iter().map(|&p| FieldEdit { path: vec![Key::field(field), Key::Index(p)], op: Op::Remove }).collect();
+    let mut edits = Vec::with_capacity(parts.len() + adds.len());
+    for &p in &parts {
+        edits.push(FieldEdit { path: vec![Key::field(field), Key::Index(p)], op: Op::Remove });
+    }
     let kept_results = m.tool_results.iter().enumerate().filter(|(k, r)| !drops.contains(k) && r.part.is_some()).count();
     for (n, part) in adds.iter().enumerate() {
         edits.push(FieldEdit { path: vec![Key::field(field), Key::Index(kept_results + n)], op: Op::Insert(part.clone()) });

@@ -381,16 +381,22 @@ impl SessionCore {
     }
 
     fn log_send(&mut self, items: &[Value], slots: Option<&[Slot]>, tokens: u64, stalled: bool) {
-        let fingerprints: Vec<u64> = match slots {
-            None => items.iter().map(fingerprint).collect(),
-            Some(slots) => slots
-                .iter()
-                .map(|s| match s {
-                    Slot::Keep(i) => fingerprint(&items[*i]),
-                    other => materialize(std::slice::from_ref(other), items).first().map_or(0, fingerprint),
-                })
-                .collect(),
-        };
+        let mut fingerprints: Vec<u64> = Vec::with_capacity(slots.map_or(items.len(), <[Slot]>::len));
+        match slots {
+            None => {
+                for item in items {
+                    fingerprints.push(fingerprint(item));
+                }
+            }
+            Some(slots) => {
+                for s in slots {
+                    fingerprints.push(match s {
+                        Slot::Keep(i) => fingerprint(&items[*i]),
+                        other => materialize(std::slice::from_ref(other), items).first().map_or(0, fingerprint),
+                    });
+                }
+            }
+        }
         let changed_at = match self.timeline.is_empty() {
             true => None,
             false => fingerprints.iter().zip(&self.sent).position(|(a, b)| a != b).or((fingerprints.len() < self.sent.len()).then_some(fingerprints.len())),

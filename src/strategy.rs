@@ -24,16 +24,16 @@ pub fn safe_boundaries(conv: &Conversation) -> Vec<bool> {
         }
     }
     let mut depth = 0;
-    (0..=n)
-        .map(|i| {
-            depth += open[i];
-            let (prev, next) = (i.checked_sub(1).and_then(|p| conv.messages.get(p)), conv.messages.get(i));
-            let bound = prev.is_some_and(|p| p.binds_to_next)
-                || next.is_some_and(|m| m.binds_to_previous)
-                || (prev.is_some_and(|p| p.role == Role::Assistant) && next.is_some_and(|m| m.role == Role::Assistant));
-            depth == 0 && !bound
-        })
-        .collect()
+    let mut safe = Vec::with_capacity(n + 1);
+    for i in 0..=n {
+        depth += open[i];
+        let (prev, next) = (i.checked_sub(1).and_then(|p| conv.messages.get(p)), conv.messages.get(i));
+        let bound = prev.is_some_and(|p| p.binds_to_next)
+            || next.is_some_and(|m| m.binds_to_previous)
+            || (prev.is_some_and(|p| p.role == Role::Assistant) && next.is_some_and(|m| m.role == Role::Assistant));
+        safe.push(depth == 0 && !bound);
+    }
+    safe
 }
 
 /// Where the kept tail starts. Candidates are safe boundaries after the head, inside the last

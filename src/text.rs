@@ -83,6 +83,15 @@ pub fn percent(part: f64, whole: f64) -> String {
     format!("{}.{}", tenths / 10, tenths % 10)
 }
 
+/// Owned copies of `texts` (a loop: a collected `map` would be its own iterator code in the wasm).
+pub fn owned(texts: &[&str]) -> Vec<String> {
+    let mut out = Vec::with_capacity(texts.len());
+    for t in texts {
+        out.push(t.to_string());
+    }
+    out
+}
+
 /// The largest index <= `at` that is a character boundary of `s`.
 pub fn floor_boundary(s: &str, at: usize) -> usize {
     if at >= s.len() {

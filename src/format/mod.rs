@@ -57,8 +57,7 @@ impl Format {
 
     pub fn from_name(name: &str, path: &str) -> Result<Format> {
         Format::ALL.into_iter().find(|f| f.name() == name).ok_or_else(|| {
-            let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
-            Error::option(path, format!("unknown format {}; expected one of {}", crate::text::quoted(name), names.join(", ")))
+            Error::option(path, format!("unknown format {}; expected one of {}", crate::text::quoted(name), Format::ALL.map(Format::name).join(", ")))
         })
     }
 

@@ -134,9 +134,10 @@ pub fn compact_finish(run: u32, texts: Array, failures: Array) -> Result<JsValue
         return Err(error_to_js(Error::new(Code::InvalidInput, "run", "this compaction is already finished")));
     };
     let input = Input::read(&value).map_err(error_to_js)?;
-    let outcomes: Vec<Outcome> = (0..plan.jobs.len() as u32)
-        .map(|i| texts.get(i).as_string().map_or(Outcome::Failed, Outcome::Text))
-        .collect();
+    let mut outcomes = Vec::with_capacity(plan.jobs.len());
+    for i in 0..plan.jobs.len() as u32 {
+        outcomes.push(texts.get(i).as_string().map_or(Outcome::Failed, Outcome::Text));
+    }
     let done = compact_with(&input, &plan_value, &outcomes, fallback).map_err(error_to_js)?;
     let rejected = done.llm_rejected.map(error_to_js);
     let jobs = Array::new();
