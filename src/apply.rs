@@ -51,33 +51,30 @@ pub struct JobRef {
 impl PlanRef {
     pub fn from_json(v: &Value) -> Result<PlanRef> {
         let obj = v.as_object().ok_or_else(|| Error::plan("plan", expected("the object plan_compaction returned", v)))?;
-        let field = |k: &str| obj.get(k).ok_or_else(|| Error::plan(format!("plan.{k}"), "missing; pass the plan object plan_compaction returned"));
+        let field = |k: &str| obj.get(k).ok_or_else(|| Error::plan(subpath("plan", k), "missing; pass the plan object plan_compaction returned"));
         let needed = field("needed")?.as_bool().ok_or_else(|| Error::plan("plan.needed", "expected a boolean"))?;
         let format = Format::from_name(str_of(field("format")?, "plan.format")?, "plan.format").map_err(as_plan_error)?;
         let profile = Profile::from_name(str_of(field("tokenizer")?, "plan.tokenizer")?, "plan.tokenizer").map_err(as_plan_error)?;
         let limit = index_of(field("limit")?, "plan.limit")? as u64;
         let message_count = index_of(field("messageCount")?, "plan.messageCount")?;
-        let summarize = array_of(field("summarize")?, "plan.summarize")?
-            .iter()
-            .enumerate()
-            .map(|(i, r)| range_of(r, &item_path("plan.summarize", i), message_count))
-            .collect::<Result<Vec<_>>>()?;
-        let pinned = array_of(field("pinned")?, "plan.pinned")?
-            .iter()
-            .enumerate()
-            .map(|(i, p)| index_of(p, &item_path("plan.pinned", i)))
-            .collect::<Result<Vec<_>>>()?;
-        let jobs = array_of(field("jobs")?, "plan.jobs")?
-            .iter()
-            .enumerate()
-            .map(|(i, j)| {
-                let path = item_path("plan.jobs", i);
-                let id = str_of(j.get("id").unwrap_or(&Value::Null), &subpath(&path, "id"))?.to_string();
-                let range = range_of(j.get("range").unwrap_or(&Value::Null), &subpath(&path, "range"), message_count)?;
-                let max = index_of(j.get("maxOutputTokens").unwrap_or(&Value::Null), &subpath(&path, "maxOutputTokens"))?;
-                Ok(JobRef { id, range, max_output_tokens: max.min(u32::MAX as usize) as u32 })
-            })
-            .collect::<Result<Vec<_>>>()?;
+        // Loops rather than `collect::<Result<Vec<_>>>()`: each such collect is its own iterator
+        // adapter in the wasm.
+        let mut summarize = Vec::new();
+        for (i, r) in array_of(field("summarize")?, "plan.summarize")?.iter().enumerate() {
+            summarize.push(range_of(r, &item_path("plan.summarize", i), message_count)?);
+        }
+        let mut pinned = Vec::new();
+        for (i, p) in array_of(field("pinned")?, "plan.pinned")?.iter().enumerate() {
+            pinned.push(index_of(p, &item_path("plan.pinned", i))?);
+        }
+        let mut jobs = Vec::new();
+        for (i, j) in array_of(field("jobs")?, "plan.jobs")?.iter().enumerate() {
+            let path = item_path("plan.jobs", i);
+            let id = str_of(j.get("id").unwrap_or(&Value::Null), &subpath(&path, "id"))?.to_string();
+            let range = range_of(j.get("range").unwrap_or(&Value::Null), &subpath(&path, "range"), message_count)?;
+            let max = index_of(j.get("maxOutputTokens").unwrap_or(&Value::Null), &subpath(&path, "maxOutputTokens"))?;
+            jobs.push(JobRef { id, range, max_output_tokens: max.min(u32::MAX as usize) as u32 });
+        }
         let fingerprint = str_of(field("fingerprint")?, "plan.fingerprint")?.to_string();
         let template = match obj.get("template") {
             None | Some(Value::Null) => Template::Sections,
@@ -112,7 +109,10 @@ impl PlanRef {
                 "the first {} messages are not the ones the plan was made from: plan again", self.message_count
             )));
         }
-        let jobs: Vec<(&str, Range)> = self.jobs.iter().map(|j| (j.id.as_str(), j.range)).collect();
+        let mut jobs: Vec<(&str, Range)> = Vec::with_capacity(self.jobs.len());
+        for j in &self.jobs {
+            jobs.push((j.id.as_str(), j.range));
+        }
         let decisions = format!("{:016x}", decisions_hash(self.message_count, &self.summarize, &self.pinned, &jobs));
         if self.fingerprint[16..] != decisions {
             return Err(Error::plan("plan", "the plan was changed after plan_compaction made it"));
@@ -166,8 +166,21 @@ pub fn summaries_for(summary: &Value, plan: &PlanRef) -> Result<Vec<String>> {
         Value::String(_) => Err(Error::input("summary", format!(
             "the plan has {} jobs: pass an array or an object keyed by job id", plan.jobs.len()
         ))),
-        Value::Array(items) => plan.jobs.iter().enumerate().map(|(i, _)| pick(items.get(i), item_path("summary", i))).collect(),
-        Value::Object(map) => plan.jobs.iter().map(|j| pick(map.get(&j.id), format!("summary.{}", j.id))).collect(),
+        // Loops, not `collect::<Result<Vec<_>>>()` (see `PlanRef::from_json`).
+        Value::Array(items) => {
+            let mut out = Vec::with_capacity(plan.jobs.len());
+            for i in 0..plan.jobs.len() {
+                out.push(pick(items.get(i), item_path("summary", i))?);
+            }
+            Ok(out)
+        }
+        Value::Object(map) => {
+            let mut out = Vec::with_capacity(plan.jobs.len());
+            for j in &plan.jobs {
+                out.push(pick(map.get(&j.id), subpath("summary", &j.id))?);
+            }
+            Ok(out)
+        }
         other => Err(Error::input("summary", expected("a string, an array or an object", other))),
     }
 }
@@ -248,25 +261,31 @@ pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<App
 /// One summary per summarized range, wrapped in our marker (and the plan's prefix line): the range's
 /// one job, or its chunks' summaries in order (the hierarchical strategy).
 fn per_range(plan: &PlanRef, texts: &[String]) -> Vec<String> {
-    plan.summarize
-        .iter()
-        .map(|r| {
-            let parts: Vec<(&JobRef, &String)> = plan.jobs.iter().zip(texts).filter(|(j, _)| j.range.start >= r.start && j.range.end <= r.end).collect();
-            let body = match parts.as_slice() {
-                [(_, text)] => text.to_string(),
-                _ => parts
-                    .iter()
-                    .map(|(j, text)| format!("Messages #{}-#{}:\n{text}", j.range.start, j.range.end - 1))
-                    .collect::<Vec<_>>()
-                    .join("\n\n"),
-            };
-            let wrapped = wrap_summary(&body, &format!("#{}-#{}", r.start, r.end - 1));
-            match &plan.summary_prefix {
-                Some(prefix) => format!("{prefix}\n{wrapped}"),
-                None => wrapped,
+    let mut out = Vec::with_capacity(plan.summarize.len());
+    for r in &plan.summarize {
+        let mut parts: Vec<(&JobRef, &String)> = Vec::new();
+        for (j, text) in plan.jobs.iter().zip(texts) {
+            if j.range.start >= r.start && j.range.end <= r.end {
+                parts.push((j, text));
             }
-        })
-        .collect()
+        }
+        let body = match parts.as_slice() {
+            [(_, text)] => text.to_string(),
+            _ => {
+                let mut chunks = Vec::with_capacity(parts.len());
+                for (j, text) in &parts {
+                    chunks.push(format!("Messages #{}-#{}:\n{text}", j.range.start, j.range.end - 1));
+                }
+                chunks.join("\n\n")
+            }
+        };
+        let wrapped = wrap_summary(&body, &format!("#{}-#{}", r.start, r.end - 1));
+        out.push(match &plan.summary_prefix {
+            Some(prefix) => format!("{prefix}\n{wrapped}"),
+            None => wrapped,
+        });
+    }
+    out
 }
 
 /// The output: in place of each summarized range its summary (in the plan's shape), then the range's
@@ -290,7 +309,7 @@ fn splice(plan: &PlanRef, conv: &Conversation, items: &[Value], summaries: &[Str
     let mut i = 0;
     while i < items.len() {
         if let Some(r) = plan.summarize.iter().find(|r| r.start == i) {
-            let pinned: Vec<usize> = plan.pinned.iter().copied().filter(|&p| p >= r.start && p < r.end).collect();
+            let pinned = r.select(&plan.pinned);
             let follower = pinned.first().copied().unwrap_or(r.end);
             let user_follows = conv.messages.get(follower).is_some_and(|m| m.is_real_user());
             let shape = match plan.summary_shape {
@@ -396,7 +415,7 @@ pub fn offline_summaries(input: &Input, plan: &Value) -> Result<Map<String, Valu
     // compiled for this pair type alone (2.8 KB of wasm).
     let mut out = Map::new();
     for job in &plan.jobs {
-        let indices: Vec<usize> = summarized.iter().copied().filter(|i| (job.range.start..job.range.end).contains(i)).collect();
+        let indices = job.range.select(&summarized);
         // About three bytes per token of English: the digest stays within the job's output size,
         // and within half the size of what it replaces.
         let replaced: u64 = indices.iter().map(|&i| u64::from(tokens[i])).sum();

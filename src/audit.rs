@@ -131,7 +131,13 @@ pub fn audit(conv: &Conversation, jobs: &[JobRef], summarized: &[usize], summari
         summary_tokens,
         facts_checked,
         facts_kept: kept,
-        facts_missing: missing.iter().map(|f| f.text.clone()).collect(),
+        facts_missing: {
+            let mut texts = Vec::with_capacity(missing.len());
+            for f in &missing {
+                texts.push(f.text.clone());
+            }
+            texts
+        },
         missing,
         facts_cut: cut,
         revision_prompts: prompts,
@@ -151,16 +157,17 @@ pub fn check(conv: &Conversation, jobs: &[JobRef], summarized: &[usize], summari
     for &i in summarized {
         message_facts(conv, i, &mut found);
     }
-    let views: Vec<SummaryView> = summaries.iter().map(|s| SummaryView::new(s)).collect();
-    let facts = found
-        .facts
-        .into_iter()
-        .filter_map(|f| {
-            let job = jobs.iter().position(|j| (j.range.start..j.range.end).contains(&f.message))?;
+    let mut views = Vec::with_capacity(summaries.len());
+    for s in summaries {
+        views.push(SummaryView::new(s));
+    }
+    let mut facts = Vec::with_capacity(found.facts.len());
+    for f in found.facts {
+        if let Some(job) = jobs.iter().position(|j| (j.range.start..j.range.end).contains(&f.message)) {
             let kept = views.get(job).is_some_and(|v| v.keeps(&f));
-            Some((f, kept))
-        })
-        .collect();
+            facts.push((f, kept));
+        }
+    }
     Checked { facts, unchecked: found.unchecked }
 }
 
@@ -177,7 +184,13 @@ pub fn facts_of(conv: &Conversation, indices: &[usize]) -> Vec<Fact> {
 /// Those of `facts` that `text` does not keep, most important kinds first.
 pub fn lost_in<'f>(facts: &'f [Fact], text: &str) -> Vec<&'f Fact> {
     let view = SummaryView::new(text);
-    by_kind(facts.iter().filter(|f| !view.keeps(f)).collect())
+    let mut lost = Vec::new();
+    for f in facts {
+        if !view.keeps(f) {
+            lost.push(f);
+        }
+    }
+    by_kind(lost)
 }
 
 /// The facts in kind order, message order within a kind (a pass per kind: no sort code in the wasm).

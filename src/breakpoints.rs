@@ -8,9 +8,10 @@
 //! that expected value, counting the host's own markers as already placed.
 
 use crate::edit::{FieldEdit, Key, Slot};
-use crate::error::{type_name, Error, Result};
+use crate::error::{Error, Result};
+use crate::text::json_text;
 use crate::estimate::{per_message, request_overhead};
-use crate::format::{self, obj, Format};
+use crate::format::{self, fields, with, Format};
 use crate::input::Input;
 use crate::options::Options;
 use crate::prune::prune;
@@ -63,7 +64,7 @@ impl BreakpointOptions {
         let obj = match v {
             Value::Null => &empty,
             Value::Object(o) => o,
-            other => return Err(Error::option("options", format!("expected an object, got {}", type_name(other)))),
+            other => return Err(Error::option("options", crate::error::expected("an object", other))),
         };
         // Inserted one by one: collecting into a map would bring a sort into the WebAssembly.
         let mut rest = Map::new();
@@ -78,7 +79,7 @@ impl BreakpointOptions {
         let apply = match obj.get("apply") {
             None | Some(Value::Null) => false,
             Some(Value::Bool(b)) => *b,
-            Some(other) => return Err(Error::option("options.apply", format!("expected a boolean, got {}", type_name(other)))),
+            Some(other) => return Err(Error::option("options.apply", crate::error::expected("a boolean", other))),
         };
         let ttl = match obj.get("ttl") {
             None | Some(Value::Null) => None,
@@ -88,7 +89,7 @@ impl BreakpointOptions {
         let min_tokens = match obj.get("minCacheableTokens") {
             None | Some(Value::Null) => min_cacheable_tokens(model),
             Some(v) => v.as_u64().filter(|&n| n <= u64::from(u32::MAX)).map(|n| n as u32).ok_or_else(|| {
-                Error::option("options.minCacheableTokens", format!("expected a whole number of tokens, got {v}"))
+                Error::option("options.minCacheableTokens", ["expected a whole number of tokens, got ", &json_text(v)].concat())
             })?,
         };
         Ok(BreakpointOptions { base, apply, ttl, min_tokens })
@@ -212,7 +213,7 @@ pub fn cache_breakpoints(body: &Value, options: &BreakpointOptions) -> Result<Br
     if existing > MAX_BREAKPOINTS {
         warnings.push(format!("the request already has {existing} cache_control markers; Anthropic accepts at most {MAX_BREAKPOINTS}"));
     }
-    let mut chosen: Vec<usize> = (0..places.len()).filter(|&k| places[k].existing).collect();
+    let mut chosen = crate::order::indices_where(0..places.len(), &|k| places[k].existing);
     let mut gains: Vec<(usize, f64)> = Vec::new();
     while chosen.len() < MAX_BREAKPOINTS {
         let base = expected(&places, &chosen, previous_end);
@@ -237,15 +238,21 @@ pub fn cache_breakpoints(body: &Value, options: &BreakpointOptions) -> Result<Br
         }
     }
     // Request order (no sort: at most 4, and a sort would add its code to the package).
-    let gains: Vec<(usize, f64)> = (0..places.len()).filter_map(|k| gains.iter().find(|g| g.0 == k).copied()).collect();
+    let mut in_order = Vec::with_capacity(gains.len());
+    for k in 0..places.len() {
+        if let Some(g) = gains.iter().find(|g| g.0 == k) {
+            in_order.push(*g);
+        }
+    }
+    let gains = in_order;
 
     let n = input.items.len();
     let mut slots: Vec<Slot> = (0..n).map(Slot::Keep).collect();
     let mut body_edits = Vec::new();
     let mut breakpoints = Vec::new();
     let marker = match &options.ttl {
-        Some(ttl) => obj(vec![("type", "ephemeral".into()), ("ttl", ttl.as_str().into())]),
-        None => obj(vec![("type", "ephemeral".into())]),
+        Some(ttl) => Value::Object(fields(&[("type", "ephemeral"), ("ttl", ttl.as_str())])),
+        None => Value::Object(fields(&[("type", "ephemeral")])),
     };
     for &(k, gain) in &gains {
         let p = places[k];
@@ -324,7 +331,7 @@ fn markable(blocks: &[Value]) -> Option<usize> {
 fn mark(content: &Value, field: &str, block: usize, marker: &Value) -> FieldEdit {
     match content {
         Value::String(s) => {
-            let block = obj(vec![("type", "text".into()), ("text", s.as_str().into()), ("cache_control", marker.clone())]);
+            let block = Value::Object(with(fields(&[("type", "text"), ("text", s.as_str())]), "cache_control", marker.clone()));
             FieldEdit::set(vec![Key::field(field)], Value::Array(vec![block]))
         }
         _ => FieldEdit::set(vec![Key::field(field), Key::Index(block), Key::field("cache_control")], marker.clone()),

@@ -15,7 +15,8 @@
 //! The edit is made when it costs less, or when the request would not fit otherwise. Deferred
 //! edits pile up, and are made together once they pay: the prefix changes rarely, in large steps.
 
-use crate::error::{type_name, Error, Result};
+use crate::error::{expected, subpath, Error, Result};
+use crate::text::json_text;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -52,23 +53,23 @@ impl CachePrices {
             Value::Null | Value::Bool(false) => return Ok(None),
             Value::Bool(true) => return Ok(Some(CachePrices::default())),
             Value::Object(o) => o,
-            other => return Err(Error::option("options.cache", format!("expected true or an object of prices, got {}", type_name(other)))),
+            other => return Err(Error::option("options.cache", expected("true or an object of prices", other))),
         };
         if let Some(k) = obj.keys().find(|k| !KEYS.contains(&k.as_str())) {
-            return Err(Error::option(format!("options.cache.{k}"), format!("unknown field; known: {}", KEYS.join(", "))));
+            return Err(Error::option(subpath("options.cache", k), format!("unknown field; known: {}", KEYS.join(", "))));
         }
         let price = |key: &str, default: f64| -> Result<f64> {
             match obj.get(key) {
                 None | Some(Value::Null) => Ok(default),
                 Some(v) => v.as_f64().filter(|p| p.is_finite() && *p >= 0.0).ok_or_else(|| {
-                    Error::option(format!("options.cache.{key}"), format!("expected a price of at least 0, got {v}"))
+                    Error::option(subpath("options.cache", key), ["expected a price of at least 0, got ", &json_text(v)].concat())
                 }),
             }
         };
         let whole = |key: &str| -> Result<Option<u64>> {
             match obj.get(key) {
                 None | Some(Value::Null) => Ok(None),
-                Some(v) => v.as_u64().map(Some).ok_or_else(|| Error::option(format!("options.cache.{key}"), format!("expected a whole number, got {v}"))),
+                Some(v) => v.as_u64().map(Some).ok_or_else(|| Error::option(subpath("options.cache", key), ["expected a whole number, got ", &json_text(v)].concat())),
             }
         };
         let input = price("inputPrice", 1.0)?;

@@ -71,7 +71,10 @@ pub struct Compacted {
 /// for a shorter history, and the digest is built to fit (see `offline_summaries`).
 pub fn compact_with(input: &Input, plan: &Value, outcomes: &[Outcome], fallback: Fallback) -> Result<Compacted> {
     let plan_ref = PlanRef::from_json(plan)?;
-    let job_ids: Vec<String> = plan_ref.jobs.iter().map(|j| j.id.clone()).collect();
+    let mut job_ids = Vec::with_capacity(plan_ref.jobs.len());
+    for j in &plan_ref.jobs {
+        job_ids.push(j.id.clone());
+    }
     if outcomes.len() != job_ids.len() {
         return Err(Error::new(Code::InvalidInput, "summary", format!("{} summaries for {} jobs", outcomes.len(), job_ids.len())));
     }

@@ -80,12 +80,15 @@ pub fn digest(conv: &Conversation, indices: &[usize], max_chars: usize, snapshot
     if let Some((i, call)) = msgs().filter_map(|(i, m)| m.tool_calls.last().map(|c| (i, c))).last() {
         state.push(format!("- The last tool call (#{i}) was {}", command_line(call)));
     }
-    let file_lines: Vec<String> = files.iter().map(|f| format!("- {f}")).collect();
+    let mut file_lines = Vec::with_capacity(files.len());
+    for f in &files {
+        file_lines.push(format!("- {f}"));
+    }
     let mut sections = Sections {
         header,
         earlier,
         requests: keep_ends(requests, MAX_REQUESTS),
-        files: file_lines.iter().take(MAX_FILES).cloned().collect(),
+        files: file_lines[..MAX_FILES.min(file_lines.len())].to_vec(),
         mentions: Vec::new(),
         commands: keep_ends(commands.clone(), MAX_COMMANDS),
         errors: keep_ends(errors, MAX_ERRORS),
@@ -104,7 +107,7 @@ pub fn digest(conv: &Conversation, indices: &[usize], max_chars: usize, snapshot
             break;
         }
         sections.commands = keep_ends(commands.clone(), max_commands);
-        sections.files = file_lines.iter().take(max_files).cloned().collect();
+        sections.files = file_lines[..max_files.min(file_lines.len())].to_vec();
     }
     let draft = sections.render(max_chars, snapshot);
     let lost = audit::lost_in(&facts, &draft);
@@ -138,7 +141,9 @@ pub fn digest(conv: &Conversation, indices: &[usize], max_chars: usize, snapshot
             _ => names.insert(names.partition_point(|(i, _)| *i < fact.message), (fact.message, vec![&fact.text])),
         }
     }
-    sections.mentions = names.into_iter().map(|(i, list)| format!("- #{i}: {}", list.join(", "))).collect();
+    for (i, list) in names {
+        sections.mentions.push(format!("- #{i}: {}", list.join(", ")));
+    }
     sections.render(max_chars, snapshot)
 }
 
@@ -158,7 +163,9 @@ impl Sections {
     fn render(&self, max_chars: usize, snapshot: bool) -> String {
         let header = &self.header;
         if snapshot {
-            let knowledge: Vec<String> = self.earlier.iter().chain(&self.mentions).chain(&self.errors).cloned().collect();
+            let mut knowledge = self.earlier.clone();
+            knowledge.extend_from_slice(&self.mentions);
+            knowledge.extend_from_slice(&self.errors);
             let mut body = String::new();
             for (tag, lines) in [("overall_goal", &self.requests), ("key_knowledge", &knowledge), ("file_system_state", &self.files), ("recent_actions", &self.commands), ("current_plan", &self.state)] {
                 if !lines.is_empty() {

@@ -200,7 +200,7 @@ impl Default for Options {
             resummarize: true,
             pin: Vec::new(),
             keep_critical: false,
-            critical_tools: DEFAULT_CRITICAL_TOOLS.iter().map(|t| t.to_string()).collect(),
+            critical_tools: crate::text::owned(DEFAULT_CRITICAL_TOOLS),
             summary_shape: Shape::Message,
             summary_prefix: None,
             include_latest_request: false,
@@ -235,85 +235,91 @@ impl Options {
                 return Err(Error::option(subpath("options", key), format!("unknown option; known options: {}", KNOWN.join(", "))));
             }
         }
-        let r = Reader(obj);
+        // Each field is read on its own; a reader keeps the first error, so one bad field does not
+        // need an early return (and the copy of the error and the drop of `o`) after each of thirty
+        // reads: that is the smallest code, and the error reported is the same first one.
+        let mut r = Reader { obj, error: None };
         // A preset is the starting point; every option given explicitly overrides it.
-        let mut o = match r.string("preset")? {
+        let mut o = match r.string("preset") {
             Some(name) => preset::options(name)?,
             None => Options::default(),
         };
-        if let Some(f) = r.string("format")? {
-            o.format = Some(Format::from_name(f, "options.format")?);
+        if let Some(f) = r.string("format") {
+            o.format = r.ok(Format::from_name(f, "options.format"));
         }
-        if let Some(model) = r.string("model")? {
+        if let Some(model) = r.string("model") {
             o.profile = profile_for_model(model);
         }
-        o.usage = read_usage(r.get("usage"))?;
-        o.system = read_system(r.get("system"))?;
-        o.tools = read_tools(r.get("tools"))?;
-        o.cache = crate::cache_cost::CachePrices::from_json(r.get("cache").unwrap_or(&Value::Null))?;
-        if let Some(t) = r.string("tokenizer")? {
-            o.profile = Profile::from_name(t, "options.tokenizer")?;
+        o.usage = r.ok(read_usage(r.get("usage"))).unwrap_or_default();
+        o.system = r.ok(read_system(r.get("system"))).flatten();
+        o.tools = r.ok(read_tools(r.get("tools"))).unwrap_or_default();
+        o.cache = r.ok(crate::cache_cost::CachePrices::from_json(r.get("cache").unwrap_or(&Value::Null))).flatten();
+        if let Some(t) = r.string("tokenizer") {
+            set(&mut o.profile, r.ok(Profile::from_name(t, "options.tokenizer")));
         }
-        set(&mut o.context_window, r.count("contextWindow", 1)?.map(Some));
+        set(&mut o.context_window, r.count("contextWindow", 1).map(Some));
         let preset_reserve = o.reserved_output.take();
-        o.reserved_output = r.count("reservedOutput", 0)?;
+        o.reserved_output = r.count("reservedOutput", 0);
         if o.reserved_output.is_some_and(|r| r >= o.context_window()) {
-            return Err(Error::option("options.reservedOutput", "must be smaller than contextWindow"));
+            r.fail("reservedOutput", "must be smaller than contextWindow");
         }
         // A preset's reserve is the documented one, but never more than half a small window.
         o.reserved_output = o.reserved_output.or(preset_reserve.map(|p| p.min(o.context_window() / 2)));
-        set(&mut o.threshold, r.fraction("threshold")?);
-        set(&mut o.keep_recent_turns, r.count("keepRecentTurns", 0)?);
+        set(&mut o.threshold, r.fraction("threshold"));
+        set(&mut o.keep_recent_turns, r.count("keepRecentTurns", 0));
         if r.get("keepRecentTokens").is_some() || r.get("keepFraction").is_some() {
             // Either replaces both of the preset's: they are two ways of saying one thing.
-            o.keep_recent_tokens = r.count("keepRecentTokens", 0)?;
-            o.keep_fraction = r.fraction("keepFraction")?;
+            o.keep_recent_tokens = r.count("keepRecentTokens", 0);
+            o.keep_fraction = r.fraction("keepFraction");
         }
-        set(&mut o.protect_tokens, r.count("protectTokens", 0)?);
-        set(&mut o.minimum_prune_tokens, r.count("minimumPruneTokens", 0)?);
-        set(&mut o.protect_results, r.count("protectResults", 0)?);
-        set(&mut o.max_argument_chars, r.count("maxArgumentChars", 1)?.map(Some));
-        set(&mut o.protected_tools, r.strings("protectedTools")?);
-        if let Some(p) = r.string("placeholder")? {
+        set(&mut o.protect_tokens, r.count("protectTokens", 0));
+        set(&mut o.minimum_prune_tokens, r.count("minimumPruneTokens", 0));
+        set(&mut o.protect_results, r.count("protectResults", 0));
+        set(&mut o.max_argument_chars, r.count("maxArgumentChars", 1).map(Some));
+        set(&mut o.protected_tools, r.strings("protectedTools"));
+        if let Some(p) = r.string("placeholder") {
             if p.trim().is_empty() {
-                return Err(Error::option("options.placeholder", "the placeholder cannot be empty"));
+                r.fail("placeholder", "the placeholder cannot be empty");
             }
             o.placeholder = p.to_string();
         }
-        o.summarizer_window = r.count("summarizerWindow", 1)?;
-        set(&mut o.hard_threshold, r.fraction("hardThreshold")?.map(Some));
+        o.summarizer_window = r.count("summarizerWindow", 1);
+        set(&mut o.hard_threshold, r.fraction("hardThreshold").map(Some));
         if r.get("template").is_some() {
-            o.template = Template::from_json(r.get("template"))?;
+            set(&mut o.template, r.ok(Template::from_json(r.get("template"))));
         }
         if o.hard_threshold.is_some_and(|h| h < o.threshold) {
-            return Err(Error::option("options.hardThreshold", "must be at least threshold (the soft limit)"));
+            r.fail("hardThreshold", "must be at least threshold (the soft limit)");
         }
-        set(&mut o.force, r.bool("force")?);
-        set(&mut o.threshold_tokens, r.count("thresholdTokens", 1)?.map(Some));
-        if let Some(s) = r.choice("splitAt", &["exchange", "user"])? {
+        set(&mut o.force, r.bool("force"));
+        set(&mut o.threshold_tokens, r.count("thresholdTokens", 1).map(Some));
+        if let Some(s) = r.choice("splitAt", &["exchange", "user"]) {
             o.split_at = if s == 0 { SplitAt::Exchange } else { SplitAt::User };
         }
-        if let Some(s) = r.choice("strategy", &["tail", "regions", "hierarchical"])? {
+        if let Some(s) = r.choice("strategy", &["tail", "regions", "hierarchical"]) {
             o.strategy = [Strategy::Tail, Strategy::Regions, Strategy::Hierarchical][s];
         }
-        set(&mut o.chunk_messages, r.count("chunkMessages", 2)?);
-        set(&mut o.resummarize, r.bool("resummarize")?);
+        set(&mut o.chunk_messages, r.count("chunkMessages", 2));
+        set(&mut o.resummarize, r.bool("resummarize"));
         if let Some(pins) = r.get("pin") {
-            o.pin = read_indices(pins, "options.pin")?;
+            set(&mut o.pin, r.ok(read_indices(pins, "options.pin")));
         }
-        set(&mut o.keep_critical, r.bool("keepCritical")?);
-        set(&mut o.critical_tools, r.strings("criticalTools")?);
-        if let Some(s) = r.choice("summaryShape", &Shape::ALL.map(Shape::name))? {
+        set(&mut o.keep_critical, r.bool("keepCritical"));
+        set(&mut o.critical_tools, r.strings("criticalTools"));
+        if let Some(s) = r.choice("summaryShape", &Shape::ALL.map(Shape::name)) {
             o.summary_shape = Shape::ALL[s];
         }
-        if let Some(p) = r.string("summaryPrefix")? {
+        if let Some(p) = r.string("summaryPrefix") {
             if p.contains('\n') || p.len() > 64 {
-                return Err(Error::option("options.summaryPrefix", "a prefix is one line of at most 64 bytes"));
+                r.fail("summaryPrefix", "a prefix is one line of at most 64 bytes");
             }
             o.summary_prefix = Some(p.to_string()).filter(|p| !p.is_empty());
         }
-        set(&mut o.include_latest_request, r.bool("includeLatestRequest")?);
-        Ok(o)
+        set(&mut o.include_latest_request, r.bool("includeLatestRequest"));
+        match r.error {
+            Some(e) => Err(e),
+            None => Ok(o),
+        }
     }
 
     pub fn context_window(&self) -> u32 {
@@ -399,7 +405,13 @@ fn read_indices(v: &Value, path: &str) -> Result<Vec<usize>> {
 fn read_usage(v: Option<&Value>) -> Result<Vec<Report>> {
     let reports = match v {
         None => return Ok(Vec::new()),
-        Some(Value::Array(items)) => items.iter().enumerate().map(|(i, item)| read_report(item, item_path("options.usage", i))).collect::<Result<Vec<_>>>()?,
+        Some(Value::Array(items)) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                out.push(read_report(item, item_path("options.usage", i))?);
+            }
+            out
+        }
         Some(one) => vec![read_report(one, "options.usage".into())?],
     };
     for pair in reports.windows(2) {
@@ -462,86 +474,127 @@ fn read_system(v: Option<&Value>) -> Result<Option<String>> {
 fn read_tools(v: Option<&Value>) -> Result<Vec<String>> {
     match v {
         None => Ok(Vec::new()),
-        Some(Value::Array(items)) => items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| match item {
-                Value::Object(_) => Ok(json_text(item)),
-                other => Err(Error::option(item_path("options.tools", i), expected("a tool definition object", other))),
-            })
-            .collect(),
+        Some(Value::Array(items)) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                match item {
+                    Value::Object(_) => out.push(json_text(item)),
+                    other => return Err(Error::option(item_path("options.tools", i), expected("a tool definition object", other))),
+                }
+            }
+            Ok(out)
+        }
         Some(other) => Err(Error::option("options.tools", expected("an array of tool definitions", other))),
     }
 }
 
-struct Reader<'a>(&'a Map<String, Value>);
+/// Reads the fields of the options object, keeping the first error met (see `Options::from_json`):
+/// after one, reads give `None` and later errors are dropped.
+struct Reader<'a> {
+    obj: &'a Map<String, Value>,
+    error: Option<Error>,
+}
 
 impl<'a> Reader<'a> {
-    pub fn get(&self, key: &str) -> Option<&'a Value> {
-        self.0.get(key).filter(|v| !v.is_null())
+    fn get(&self, key: &str) -> Option<&'a Value> {
+        self.obj.get(key).filter(|v| !v.is_null())
     }
 
-    fn string(&self, key: &str) -> Result<Option<&'a str>> {
-        match self.get(key) {
-            None => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s)),
-            Some(other) => Err(Error::option(subpath("options", key), expected("a string", other))),
+    /// Keeps `error` unless an earlier one is kept already.
+    fn keep(&mut self, error: Error) {
+        if self.error.is_none() {
+            self.error = Some(error);
+        }
+    }
+
+    /// An error about option `key`.
+    fn fail(&mut self, key: &str, message: impl Into<String>) {
+        self.keep(Error::option(subpath("options", key), message));
+    }
+
+    /// The value of a read made by another function; its error is kept.
+    fn ok<T>(&mut self, read: Result<T>) -> Option<T> {
+        read.map_err(|e| self.keep(e)).ok()
+    }
+
+    fn string(&mut self, key: &str) -> Option<&'a str> {
+        match self.get(key)? {
+            Value::String(s) => Some(s),
+            other => {
+                self.fail(key, expected("a string", other));
+                None
+            }
         }
     }
 
     /// One of `names`, as its index.
-    fn choice(&self, key: &str, names: &[&str]) -> Result<Option<usize>> {
-        let Some(s) = self.string(key)? else { return Ok(None) };
-        match names.iter().position(|n| *n == s) {
-            Some(i) => Ok(Some(i)),
-            None => Err(Error::option(subpath("options", key), format!("unknown value {}; expected one of {}", crate::text::quoted(s), names.join(", ")))),
+    fn choice(&mut self, key: &str, names: &[&str]) -> Option<usize> {
+        let s = self.string(key)?;
+        let found = names.iter().position(|n| *n == s);
+        if found.is_none() {
+            self.fail(key, format!("unknown value {}; expected one of {}", crate::text::quoted(s), names.join(", ")));
+        }
+        found
+    }
+
+    fn bool(&mut self, key: &str) -> Option<bool> {
+        match self.get(key)? {
+            Value::Bool(b) => Some(*b),
+            other => {
+                self.fail(key, expected("a boolean", other));
+                None
+            }
         }
     }
 
-    fn bool(&self, key: &str) -> Result<Option<bool>> {
-        match self.get(key) {
-            None => Ok(None),
-            Some(Value::Bool(b)) => Ok(Some(*b)),
-            Some(other) => Err(Error::option(subpath("options", key), expected("a boolean", other))),
+    /// A number; `None` (an error kept) for any other type.
+    fn number(&mut self, key: &str) -> Option<f64> {
+        let v = self.get(key)?;
+        let n = v.as_f64();
+        if n.is_none() {
+            self.fail(key, expected("a number", v));
         }
+        n
     }
 
     /// A whole number of tokens, at least `min`.
-    fn count(&self, key: &str, min: u32) -> Result<Option<u32>> {
-        let Some(v) = self.get(key) else { return Ok(None) };
-        let path = subpath("options", key);
-        let n = v.as_f64().ok_or_else(|| Error::option(&path, expected("a number", v)))?;
+    fn count(&mut self, key: &str, min: u32) -> Option<u32> {
+        let n = self.number(key)?;
         if n.fract() != 0.0 || n < f64::from(min) || n > f64::from(u32::MAX) {
-            return Err(Error::option(&path, format!("expected a whole number from {min} to {}, got {}", u32::MAX, crate::text::number(n))));
+            self.fail(key, format!("expected a whole number from {min} to {}, got {}", u32::MAX, crate::text::number(n)));
+            return None;
         }
-        Ok(Some(n as u32))
+        Some(n as u32)
     }
 
     /// A ratio in (0, 1].
-    fn fraction(&self, key: &str) -> Result<Option<f64>> {
-        let Some(v) = self.get(key) else { return Ok(None) };
-        let path = subpath("options", key);
-        let n = v.as_f64().ok_or_else(|| Error::option(&path, expected("a number", v)))?;
+    fn fraction(&mut self, key: &str) -> Option<f64> {
+        let n = self.number(key)?;
         if !(n > 0.0 && n <= 1.0) {
-            return Err(Error::option(&path, format!("expected a number above 0 and at most 1, got {}", crate::text::number(n))));
+            self.fail(key, format!("expected a number above 0 and at most 1, got {}", crate::text::number(n)));
+            return None;
         }
-        Ok(Some(n))
+        Some(n)
     }
 
-    fn strings(&self, key: &str) -> Result<Option<Vec<String>>> {
-        let Some(v) = self.get(key) else { return Ok(None) };
+    fn strings(&mut self, key: &str) -> Option<Vec<String>> {
+        let v = self.get(key)?;
         let path = subpath("options", key);
-        let items = v.as_array().ok_or_else(|| Error::option(&path, expected("an array of strings", v)))?;
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| {
-                item.as_str().map(str::to_string).ok_or_else(|| {
-                    Error::option(item_path(&path, i), expected("a string", item))
-                })
-            })
-            .collect::<Result<Vec<_>>>()
-            .map(Some)
+        let Some(items) = v.as_array() else {
+            self.keep(Error::option(path, expected("an array of strings", v)));
+            return None;
+        };
+        let mut out = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            match item.as_str() {
+                Some(s) => out.push(s.to_string()),
+                None => {
+                    self.keep(Error::option(item_path(&path, i), expected("a string", item)));
+                    return None;
+                }
+            }
+        }
+        Some(out)
     }
 }
 
@@ -560,6 +613,16 @@ mod tests {
         assert_eq!(e.path, "options.contextWindw");
         let e = Options::from_json(&json!({ "protectedTools": ["a", 3] })).unwrap_err();
         assert_eq!(e.path, "options.protectedTools[1]");
+    }
+
+    #[test]
+    fn the_first_bad_option_in_reading_order_is_reported() {
+        let both = json!({ "placeholder": " ", "threshold": 2, "contextWindow": 1000, "reservedOutput": 1000 });
+        assert_eq!(Options::from_json(&both).unwrap_err().path, "options.reservedOutput");
+        let e = Options::from_json(&json!({ "placeholder": " ", "threshold": 2, "summaryShape": "x" })).unwrap_err();
+        assert_eq!((e.path.as_str(), e.message.as_str()), ("options.threshold", "expected a number above 0 and at most 1, got 2"));
+        let e = Options::from_json(&json!({ "template": "nope", "preset": "opencode", "hardThreshold": 0.5 })).unwrap_err();
+        assert_eq!(e.path, "options.template");
     }
 
     #[test]

@@ -34,7 +34,7 @@ pub fn pinned(conv: &Conversation, tokens: &[u32], range: Range, options: &Optio
             pin[i] = true;
         }
     }
-    let pinned: Vec<usize> = (range.start..range.end).filter(|&i| pin[i]).collect();
+    let pinned = crate::order::indices_where(range.start..range.end, &|i| pin[i]);
     if conv.format.alternates() { keep_alternation(conv, pinned, range.end, options.summary_shape) } else { (pinned, Vec::new()) }
 }
 
@@ -49,8 +49,10 @@ fn exchange(conv: &Conversation, results_of: &[Vec<usize>], seed: usize, range: 
         }
         group.push(i);
         let m = &conv.messages[i];
-        stack.extend(results_of[i].iter().copied());
-        stack.extend(conv.links.callers[i].iter().flatten().map(|(caller, _)| *caller));
+        stack.extend_from_slice(&results_of[i]);
+        for (caller, _) in conv.links.callers[i].iter().flatten() {
+            stack.push(*caller);
+        }
         if m.binds_to_next {
             stack.push(i + 1);
         }
@@ -142,11 +144,15 @@ fn keep_alternation(conv: &Conversation, pinned: Vec<usize>, tail: usize, shape:
         dropped.extend(kept.pop().unwrap_or_default());
     }
     let dropped = crate::order::sorted(dropped);
-    let warnings = dropped
-        .iter()
-        .map(|i| format!("message #{i} was to stay verbatim, but keeping it would put two turns of one role side by side: it is summarized instead"))
-        .collect();
-    (kept.into_iter().flatten().collect(), warnings)
+    let mut warnings = Vec::with_capacity(dropped.len());
+    for i in &dropped {
+        warnings.push(format!("message #{i} was to stay verbatim, but keeping it would put two turns of one role side by side: it is summarized instead"));
+    }
+    let mut pinned = Vec::new();
+    for run in kept {
+        pinned.extend_from_slice(&run);
+    }
+    (pinned, warnings)
 }
 
 #[cfg(test)]

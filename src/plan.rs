@@ -25,6 +25,20 @@ pub struct Range {
     pub end: usize,
 }
 
+impl Range {
+    /// The items of `indices` inside this range, in their order. One loop shared by its callers
+    /// (a `filter(..).collect()` at each would be its own iterator code in the wasm).
+    pub fn select(&self, indices: &[usize]) -> Vec<usize> {
+        let mut out = Vec::new();
+        for &i in indices {
+            if i >= self.start && i < self.end {
+                out.push(i);
+            }
+        }
+        out
+    }
+}
+
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Job {
@@ -230,7 +244,13 @@ fn decide(conv: &Conversation, tokens: &[u32], options: &Options, plan: &mut Pla
         }
     }
     let output: u64 = jobs.iter().map(|j| u64::from(j.max_output_tokens)).sum();
-    plan.previous_summary = chosen.iter().flat_map(|(r, _)| r.start..r.end).find(|&i| conv.messages[i].is_summary);
+    plan.previous_summary = None;
+    for (r, _) in &chosen {
+        if let Some(i) = (r.start..r.end).find(|&i| conv.messages[i].is_summary) {
+            plan.previous_summary = Some(i);
+            break;
+        }
+    }
     plan.estimated_tokens_after = plan.tokens_before.saturating_sub(range_tokens) + output;
     if plan.estimated_tokens_after > u64::from(plan.limit) {
         plan.warnings.push(format!(
@@ -240,12 +260,17 @@ fn decide(conv: &Conversation, tokens: &[u32], options: &Options, plan: &mut Pla
     }
     let mut keep = Vec::new();
     let mut at = 0;
+    // Only the non-empty gaps, pushed as found (a filtered collect would be its own iterator code).
     for (r, _) in &chosen {
-        keep.push(Range { start: at, end: r.start });
+        if at < r.start {
+            keep.push(Range { start: at, end: r.start });
+        }
         at = r.end;
     }
-    keep.push(Range { start: at, end: n });
-    plan.keep = keep.into_iter().filter(|r| r.start < r.end).collect();
+    if at < n {
+        keep.push(Range { start: at, end: n });
+    }
+    plan.keep = keep;
     plan.summarize = chosen.iter().map(|(r, _)| *r).collect();
     plan.pinned = pinned;
     plan.jobs = jobs;
@@ -280,7 +305,17 @@ fn tail_budget(options: &Options, total: u64) -> u64 {
 
 /// The messages the summary replaces: the summarized ranges without their pinned messages (sorted).
 pub fn summarized_indices(summarize: &[Range], pinned: &[usize]) -> Vec<usize> {
-    summarize.iter().flat_map(|r| r.start..r.end).filter(|i| pinned.binary_search(i).is_err()).collect()
+    // Loops rather than `flat_map(..).filter(..).collect()`: each adapter chain that is collected
+    // compiles its own iterator and Vec-from-iterator code into the wasm.
+    let mut out = Vec::new();
+    for r in summarize {
+        for i in r.start..r.end {
+            if pinned.binary_search(&i).is_err() {
+                out.push(i);
+            }
+        }
+    }
+    out
 }
 
 /// The fingerprint: a hash of the messages the plan was made from, then a hash of the plan's
@@ -288,7 +323,11 @@ pub fn summarized_indices(summarize: &[Range], pinned: &[usize]) -> Vec<usize> {
 /// the second a plan edited by hand (`INVALID_PLAN`).
 pub fn seal(values: &[Value], plan: &Plan) -> String {
     let messages = fingerprint::of_messages(values, plan.message_count);
-    format!("{messages:016x}{:016x}", decisions_hash(plan.message_count, &plan.summarize, &plan.pinned, &plan.jobs.iter().map(|j| (j.id.as_str(), j.range)).collect::<Vec<_>>()))
+    let mut jobs = Vec::with_capacity(plan.jobs.len());
+    for j in &plan.jobs {
+        jobs.push((j.id.as_str(), j.range));
+    }
+    format!("{messages:016x}{:016x}", decisions_hash(plan.message_count, &plan.summarize, &plan.pinned, &jobs))
 }
 
 pub fn decisions_hash(count: usize, summarize: &[Range], pinned: &[usize], jobs: &[(&str, Range)]) -> u64 {

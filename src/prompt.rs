@@ -82,9 +82,12 @@ pub fn fitted_prompt(conv: &Conversation, indices: &[usize], seed: u64, template
     // whose cost covers the excess, the note saying they are missing included. Costs add up (the
     // profile counts classes of text), so each message is measured once; the assembled prompt is checked.
     let parts = render_all(conv, indices, &nonce, TIGHT_CUTS);
-    let costs: Vec<f64> = parts.iter().map(|p| measure(p)).collect();
+    let mut costs = Vec::with_capacity(parts.len());
+    for p in &parts {
+        costs.push(measure(p));
+    }
     let frame = size(&assemble(&nonce, None, template, suffix, |_| {}));
-    let others: Vec<usize> = (0..indices.len()).filter(|&j| conv.messages.get(indices[j]).is_some_and(|m| !m.is_summary)).collect();
+    let others = crate::order::indices_where(0..indices.len(), &|j| conv.messages.get(indices[j]).is_some_and(|m| !m.is_summary));
     let excess = frame + costs.iter().sum::<f64>() - budget;
     let mut k = 0;
     if excess > 0.0 {
@@ -96,7 +99,10 @@ pub fn fitted_prompt(conv: &Conversation, indices: &[usize], seed: u64, template
         }
     }
     loop {
-        let left_out: Vec<usize> = others[..k].iter().map(|&j| indices[j]).collect();
+        let mut left_out = Vec::with_capacity(k);
+        for &j in &others[..k] {
+            left_out.push(indices[j]);
+        }
         let prompt = assemble(&nonce, Some(&left_out), template, suffix, |t| {
             for (j, part) in parts.iter().enumerate() {
                 if others[..k].binary_search(&j).is_err() {
@@ -120,14 +126,13 @@ pub fn fitted_prompt(conv: &Conversation, indices: &[usize], seed: u64, template
 
 /// Each message at `indices`, rendered with its header.
 fn render_all(conv: &Conversation, indices: &[usize], nonce: &str, cuts: Cuts) -> Vec<String> {
-    indices
-        .iter()
-        .map(|&i| {
-            let mut t = String::new();
-            render_message(&mut t, conv, i, nonce, cuts);
-            t
-        })
-        .collect()
+    let mut out = Vec::with_capacity(indices.len());
+    for &i in indices {
+        let mut t = String::new();
+        render_message(&mut t, conv, i, nonce, cuts);
+        out.push(t);
+    }
+    out
 }
 
 fn render(conv: &Conversation, indices: &[usize], nonce: &str, cuts: Cuts, template: &Template, suffix: &str) -> Prompt {

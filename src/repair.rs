@@ -11,7 +11,6 @@ use crate::options::Options;
 use crate::validate::{problems, Problem};
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 /// The text of a stand-in result.
 pub const MISSING_RESULT: &str = "[ctxfold: the result of this tool call is missing from the history]";
@@ -45,16 +44,22 @@ pub fn repair(input: &Input, options: &Options) -> Result<Repair> {
     let items = input.items;
     let found = problems(&conv);
     let mut repairs = Vec::new();
-    let mut dropped: BTreeMap<usize, Vec<usize>> = BTreeMap::new(); // message → result parts to drop
-    let mut appended: BTreeMap<usize, Vec<Value>> = BTreeMap::new(); // message → parts to add
-    let mut inserted: BTreeMap<usize, Vec<Value>> = BTreeMap::new(); // after message → new messages
+    // Lists per message index rather than maps keyed by it: the wasm has no other map with these key
+    // and value types, and a BTreeMap's insert, look-up and drop for them cost about 3 KB.
+    let n = conv.len();
+    let mut dropped: Vec<Vec<usize>> = Vec::new(); // message → result parts to drop
+    dropped.resize_with(n, Vec::new);
+    let mut appended: Vec<Vec<Value>> = Vec::new(); // message → parts to add
+    appended.resize_with(n, Vec::new);
+    let mut inserted: Vec<Vec<Value>> = Vec::new(); // after message → new messages
+    inserted.resize_with(n, Vec::new);
 
     for p in &found {
         match p.kind {
             "orphan_result" | "duplicate_result" => {
                 let m = &conv.messages[p.index];
                 if let Some(k) = m.tool_results.iter().position(|r| r.path == p.path) {
-                    dropped.entry(p.index).or_default().push(k);
+                    dropped[p.index].push(k);
                     repairs.push(Repaired { action: "dropped_result", path: p.path.clone(), message: p.message.clone() });
                 }
             }
@@ -64,10 +69,10 @@ pub fn repair(input: &Input, options: &Options) -> Result<Repair> {
                 let next_user = conv.messages.get(i + 1).filter(|m| m.role == Role::User);
                 let part = conv.format.missing_result_part(&call.id, call.name, MISSING_RESULT);
                 match (conv.format.placement(), part, next_user) {
-                    (ResultPlacement::NextTurn, Some(part), Some(_)) => appended.entry(i + 1).or_default().push(part.1),
+                    (ResultPlacement::NextTurn, Some(part), Some(_)) => appended[i + 1].push(part.1),
                     _ => {
                         let after = last_result_of(&conv, i);
-                        inserted.entry(after).or_default().push(conv.format.missing_result_message(&call.id, call.name, MISSING_RESULT));
+                        inserted[after].push(conv.format.missing_result_message(&call.id, call.name, MISSING_RESULT));
                     }
                 }
                 repairs.push(Repaired { action: "inserted_missing_result", path: p.path.clone(), message: p.message.clone() });
@@ -78,8 +83,7 @@ pub fn repair(input: &Input, options: &Options) -> Result<Repair> {
 
     let mut slots = Vec::with_capacity(items.len());
     for (i, m) in conv.messages.iter().enumerate() {
-        let drops = dropped.get(&i).map(Vec::as_slice).unwrap_or(&[]);
-        let adds = appended.get(&i).map(Vec::as_slice).unwrap_or(&[]);
+        let (drops, adds) = (dropped[i].as_slice(), appended[i].as_slice());
         let only_results = m.text.is_empty() && m.tool_calls.is_empty() && m.hidden.is_empty();
         if !drops.is_empty() && drops.len() == m.tool_results.len() && only_results && adds.is_empty() {
             // Nothing would be left of the message.
@@ -88,8 +92,8 @@ pub fn repair(input: &Input, options: &Options) -> Result<Repair> {
         } else {
             slots.push(Slot::Patch { index: i, edits: part_edits(&conv, i, drops, adds) });
         }
-        if let Some(new) = inserted.get(&i) {
-            slots.extend(new.iter().cloned().map(Slot::New));
+        for new in &inserted[i] {
+            slots.push(Slot::New(new.clone()));
         }
     }
     let output = materialize(&slots, items);
@@ -108,12 +112,18 @@ fn last_result_of(conv: &Conversation, i: usize) -> usize {
 fn part_edits(conv: &Conversation, i: usize, drops: &[usize], adds: &[Value]) -> Vec<FieldEdit> {
     let m = &conv.messages[i];
     let field = if conv.format == format::Format::Gemini { "parts" } else { "content" };
-    let parts: Vec<usize> = drops.iter().filter_map(|&k| m.tool_results.get(k).and_then(|r| r.part)).collect();
+    let mut parts = Vec::with_capacity(drops.len());
+    for &k in drops {
+        parts.extend(m.tool_results.get(k).and_then(|r| r.part));
+    }
     // Removed from the end so earlier indices stay right. Sorted up then reversed, rather than sorted with
     // a reversed comparison, so the wasm shares the one sort of src/order.rs.
     let mut parts = crate::order::sorted(parts);
     parts.reverse();
-    let mut edits: Vec<FieldEdit> = parts.iter().map(|&p| FieldEdit { path: vec![Key::field(field), Key::Index(p)], op: Op::Remove }).collect();
+    let mut edits = Vec::with_capacity(parts.len() + adds.len());
+    for &p in &parts {
+        edits.push(FieldEdit { path: vec![Key::field(field), Key::Index(p)], op: Op::Remove });
+    }
     let kept_results = m.tool_results.iter().enumerate().filter(|(k, r)| !drops.contains(k) && r.part.is_some()).count();
     for (n, part) in adds.iter().enumerate() {
         edits.push(FieldEdit { path: vec![Key::field(field), Key::Index(kept_results + n)], op: Op::Insert(part.clone()) });

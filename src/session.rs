@@ -11,7 +11,8 @@
 use crate::apply::{apply_summary, Applied};
 use crate::cache_cost::{judge, CacheDecision};
 use crate::edit::{materialize, Slot};
-use crate::error::{type_name, Error, Result};
+use crate::error::{expected, Error, Result};
+use crate::text::json_text;
 use crate::estimate::{estimate, sum};
 use crate::fingerprint::Hasher;
 use crate::input::Input;
@@ -37,7 +38,7 @@ impl SessionOptions {
         let given = match v {
             Value::Null => &empty,
             Value::Object(o) => o,
-            other => return Err(Error::option("options", format!("expected an object, got {}", type_name(other)))),
+            other => return Err(Error::option("options", expected("an object", other))),
         };
         // Inserted one by one: collecting into a map would bring a sort into the WebAssembly.
         let mut obj = Map::new();
@@ -48,7 +49,7 @@ impl SessionOptions {
         let thrash_after = match given.get("thrashAfter") {
             None | Some(Value::Null) => DEFAULT_THRASH_AFTER,
             Some(v) => v.as_u64().filter(|&n| (1..=1000).contains(&n)).map(|n| n as usize).ok_or_else(|| {
-                Error::option("options.thrashAfter", format!("expected a whole number from 1 to 1000, got {v}"))
+                Error::option("options.thrashAfter", ["expected a whole number from 1 to 1000, got ", &json_text(v)].concat())
             })?,
         };
         Ok(SessionOptions { base: Options::from_json(&Value::Object(obj))?, thrash_after })
@@ -73,7 +74,7 @@ impl Usage {
     /// `usageMetadata`, the AI SDK's (`inputTokens`, `cachedInputTokens`), or a whole response
     /// holding one of them.
     pub fn from_json(v: &Value) -> Result<Usage> {
-        let obj = v.as_object().ok_or_else(|| Error::input("usage", format!("expected a usage object, got {}", type_name(v))))?;
+        let obj = v.as_object().ok_or_else(|| Error::input("usage", expected("a usage object", v)))?;
         if let Some(inner) = obj.get("usage").or_else(|| obj.get("usageMetadata")).filter(|u| u.is_object()) {
             return Usage::from_json(inner);
         }
@@ -104,7 +105,7 @@ fn first(usage: &Value, keys: &[&str]) -> Result<Option<u64>> {
         }
         match at {
             None | Some(Value::Null) => {}
-            Some(x) => return x.as_u64().map(Some).ok_or_else(|| Error::input(["usage.", key].concat(), format!("expected a token count, got {x}"))),
+            Some(x) => return x.as_u64().map(Some).ok_or_else(|| Error::input(["usage.", key].concat(), ["expected a token count, got ", &json_text(x)].concat())),
         }
     }
     Ok(None)
@@ -249,7 +250,10 @@ impl SessionCore {
     /// In place rather than on a clone: `Options`' clone, inlined here, cost 585 B gzip;
     /// `given_usage` and `given_prefix` keep what the host gave for the fields set here.
     fn set_turn_options(&mut self, input: &Input, per_message: &[u32]) {
-        let usage = self.report.iter().filter(|r| r.message_count <= input.items.len()).cloned().collect();
+        let usage = match &self.report {
+            Some(r) if r.message_count <= input.items.len() => vec![r.clone()],
+            _ => Vec::new(),
+        };
         let horizon = self.horizon(sum(per_message), &self.options.base);
         let caching = self.timeline.len() <= 1 || self.timeline.iter().filter_map(|r| r.usage).any(|u| u.cached_tokens + u.cache_write_tokens > 0);
         let held = self.timeline.last().filter(|_| caching).map_or(0, |r| r.messages.min(per_message.len()));
@@ -263,11 +267,18 @@ impl SessionCore {
 
     /// Requests left before the limit at the growth seen so far (10 before there is any).
     fn horizon(&self, total: u64, o: &Options) -> u32 {
-        let growth: Vec<u64> = self.timeline.windows(2).filter_map(|w| w[1].estimated_tokens.checked_sub(w[0].estimated_tokens)).filter(|&g| g > 0).collect();
-        if growth.is_empty() {
+        // A count and a sum rather than a collected list (each collect is its own iterator code).
+        let (mut count, mut sum) = (0u64, 0u64);
+        for w in self.timeline.windows(2) {
+            if let Some(g) = w[1].estimated_tokens.checked_sub(w[0].estimated_tokens).filter(|&g| g > 0) {
+                count += 1;
+                sum += g;
+            }
+        }
+        if count == 0 {
             return crate::cache_cost::DEFAULT_HORIZON;
         }
-        let per_request = (growth.iter().sum::<u64>() / growth.len() as u64).max(1);
+        let per_request = (sum / count).max(1);
         (u64::from(o.limit()).saturating_sub(total) / per_request).clamp(1, 100) as u32
     }
 
@@ -370,16 +381,22 @@ impl SessionCore {
     }
 
     fn log_send(&mut self, items: &[Value], slots: Option<&[Slot]>, tokens: u64, stalled: bool) {
-        let fingerprints: Vec<u64> = match slots {
-            None => items.iter().map(fingerprint).collect(),
-            Some(slots) => slots
-                .iter()
-                .map(|s| match s {
-                    Slot::Keep(i) => fingerprint(&items[*i]),
-                    other => materialize(std::slice::from_ref(other), items).first().map_or(0, fingerprint),
-                })
-                .collect(),
-        };
+        let mut fingerprints: Vec<u64> = Vec::with_capacity(slots.map_or(items.len(), <[Slot]>::len));
+        match slots {
+            None => {
+                for item in items {
+                    fingerprints.push(fingerprint(item));
+                }
+            }
+            Some(slots) => {
+                for s in slots {
+                    fingerprints.push(match s {
+                        Slot::Keep(i) => fingerprint(&items[*i]),
+                        other => materialize(std::slice::from_ref(other), items).first().map_or(0, fingerprint),
+                    });
+                }
+            }
+        }
         let changed_at = match self.timeline.is_empty() {
             true => None,
             false => fingerprints.iter().zip(&self.sent).position(|(a, b)| a != b).or((fingerprints.len() < self.sent.len()).then_some(fingerprints.len())),

@@ -5,6 +5,7 @@
 use crate::format::Conversation;
 use crate::message::Role;
 use crate::options::{Options, SplitAt};
+use crate::order::{filtered, indices_where};
 use crate::plan::Range;
 
 /// Below this, a summary (with its marker and headings) would not be much smaller than the text.
@@ -23,16 +24,16 @@ pub fn safe_boundaries(conv: &Conversation) -> Vec<bool> {
         }
     }
     let mut depth = 0;
-    (0..=n)
-        .map(|i| {
-            depth += open[i];
-            let (prev, next) = (i.checked_sub(1).and_then(|p| conv.messages.get(p)), conv.messages.get(i));
-            let bound = prev.is_some_and(|p| p.binds_to_next)
-                || next.is_some_and(|m| m.binds_to_previous)
-                || (prev.is_some_and(|p| p.role == Role::Assistant) && next.is_some_and(|m| m.role == Role::Assistant));
-            depth == 0 && !bound
-        })
-        .collect()
+    let mut safe = Vec::with_capacity(n + 1);
+    for i in 0..=n {
+        depth += open[i];
+        let (prev, next) = (i.checked_sub(1).and_then(|p| conv.messages.get(p)), conv.messages.get(i));
+        let bound = prev.is_some_and(|p| p.binds_to_next)
+            || next.is_some_and(|m| m.binds_to_previous)
+            || (prev.is_some_and(|p| p.role == Role::Assistant) && next.is_some_and(|m| m.role == Role::Assistant));
+        safe.push(depth == 0 && !bound);
+    }
+    safe
 }
 
 /// Where the kept tail starts. Candidates are safe boundaries after the head, inside the last
@@ -47,16 +48,14 @@ pub fn choose_cut(conv: &Conversation, tokens: &[u32], safe: &[bool], start: usi
     for i in (0..n).rev() {
         tail[i] = tail[i + 1] + u64::from(tokens[i]);
     }
-    let users: Vec<usize> = (0..n).filter(|&i| conv.messages[i].is_real_user()).collect();
+    let users = indices_where(0..n, &|i| conv.messages[i].is_real_user());
     let turn_floor = match options.keep_recent_turns as usize {
         0 => 0,
         k if users.len() >= k => users[users.len() - k],
         _ => 0,
     };
-    let fitting: Vec<usize> = (start + 1..n)
-        .filter(|&i| safe[i] && i >= turn_floor && conv.messages[i].role != Role::System && tail[i] <= budget)
-        .collect();
-    let before_user: Vec<usize> = fitting.iter().copied().filter(|&i| conv.messages[i].is_real_user()).collect();
+    let fitting = indices_where(start + 1..n, &|i| safe[i] && i >= turn_floor && conv.messages[i].role != Role::System && tail[i] <= budget);
+    let before_user = filtered(&fitting, &|i| conv.messages[i].is_real_user());
     if options.split_at == SplitAt::User {
         // A user turn a little over the budget is better kept whole than split between exchanges.
         let near = (start + 1..n).rev().find(|&i| safe[i] && conv.messages[i].is_real_user() && tail[i] <= 2 * budget);

@@ -110,21 +110,21 @@ fn read_headers(v: Option<&Value>) -> Result<Vec<(String, String)>> {
         Some(Value::Object(map)) => map,
         Some(other) => return Err(Error::option("options.headers", expected("an object of strings", other))),
     };
-    map.iter()
-        .map(|(name, value)| {
-            let path = format!("options.headers.{name}");
-            let Value::String(value) = value else {
-                return Err(Error::option(path, expected("a string", value)));
-            };
-            if !is_header_name(name) {
-                return Err(Error::option(path, "not a valid header name"));
-            }
-            if !is_header_value(value) {
-                return Err(Error::option(path, "contains a line break or another character a header cannot carry"));
-            }
-            Ok((name.clone(), value.clone()))
-        })
-        .collect()
+    let mut out = Vec::with_capacity(map.len());
+    for (name, value) in map {
+        let path = subpath("options.headers", name);
+        let Value::String(value) = value else {
+            return Err(Error::option(path, expected("a string", value)));
+        };
+        if !is_header_name(name) {
+            return Err(Error::option(path, "not a valid header name"));
+        }
+        if !is_header_value(value) {
+            return Err(Error::option(path, "contains a line break or another character a header cannot carry"));
+        }
+        out.push((name.clone(), value.clone()));
+    }
+    Ok(out)
 }
 
 fn read_timeout(v: Option<&Value>) -> Result<u32> {
@@ -303,12 +303,13 @@ pub fn parse_answer(config: &ClientConfig, status: u16, status_text: &str, body:
 
 /// The text of `{ type: "text", text }` parts (both protocols use that shape for multi-part answers).
 fn text_parts(parts: &[Value]) -> String {
-    parts
-        .iter()
-        .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
-        .filter_map(|p| p.get("text").and_then(Value::as_str))
-        .collect::<Vec<_>>()
-        .join("")
+    let mut out = String::new();
+    for p in parts {
+        if p.get("type").and_then(Value::as_str) == Some("text") {
+            out.push_str(p.get("text").and_then(Value::as_str).unwrap_or(""));
+        }
+    }
+    out
 }
 
 fn snippet(text: &str) -> String {

@@ -35,7 +35,12 @@ pub fn split_summary(text: &str) -> (&str, String) {
     let (before, marked) = text.split_at(open);
     let (body, after) = marked.split_once(MARKER_CLOSE).unwrap_or((marked, ""));
     let body = body.split_once("\n\n").map(|(_, b)| b).unwrap_or(body);
-    let rest = [before.trim(), after.trim()].iter().filter(|t| !t.is_empty()).copied().collect::<Vec<_>>().join("\n");
+    let (before, after) = (before.trim(), after.trim());
+    let rest = match (before.is_empty(), after.is_empty()) {
+        (false, false) => [before, "\n", after].concat(),
+        (false, true) => before.to_string(),
+        (true, _) => after.to_string(),
+    };
     (body.trim(), rest)
 }
 
@@ -78,6 +83,15 @@ pub fn percent(part: f64, whole: f64) -> String {
     format!("{}.{}", tenths / 10, tenths % 10)
 }
 
+/// Owned copies of `texts` (a loop: a collected `map` would be its own iterator code in the wasm).
+pub fn owned(texts: &[&str]) -> Vec<String> {
+    let mut out = Vec::with_capacity(texts.len());
+    for t in texts {
+        out.push(t.to_string());
+    }
+    out
+}
+
 /// The largest index <= `at` that is a character boundary of `s`.
 pub fn floor_boundary(s: &str, at: usize) -> usize {
     if at >= s.len() {
@@ -112,7 +126,13 @@ pub fn cut_middle(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
 
 /// At most `max` bytes of `s` on one line, with an ellipsis when cut.
 pub fn one_line(s: &str, max: usize) -> String {
-    let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut flat = String::with_capacity(s.len());
+    for word in s.split_whitespace() {
+        if !flat.is_empty() {
+            flat.push(' ');
+        }
+        flat.push_str(word);
+    }
     if flat.len() <= max {
         return flat;
     }

@@ -7,8 +7,9 @@
 //! An oversize piece (a huge paste or tool output) is cut in the middle, marked, with its full size
 //! noted, rather than sent whole.
 
-use crate::error::{type_name, Error, Result};
-use crate::format::{self, Format};
+use crate::error::{expected, subpath, Error, Result};
+use crate::text::json_text;
+use crate::format::{self, fields, with, Format};
 use crate::input::Input;
 use crate::text::cut_middle;
 use serde::Serialize;
@@ -53,18 +54,18 @@ pub fn assemble_turn(input: &Input, turn: &Value, options: &Value) -> Result<Tur
     let opts = obj_or_empty(options, "options", &empty)?;
     for key in opts.keys() {
         if key != "format" && key != "maxInputChars" {
-            return Err(Error::option(format!("options.{key}"), "unknown option; assemble_turn reads format and maxInputChars"));
+            return Err(Error::option(subpath("options", key), "unknown option; assemble_turn reads format and maxInputChars"));
         }
     }
     let forced = match opts.get("format") {
         Some(Value::String(f)) => Some(Format::from_name(f, "options.format")?),
         None | Some(Value::Null) => None,
-        Some(other) => return Err(Error::option("options.format", format!("expected a string, got {}", type_name(other)))),
+        Some(other) => return Err(Error::option("options.format", expected("a string", other))),
     };
     let max = match opts.get("maxInputChars") {
         None | Some(Value::Null) => DEFAULT_MAX_INPUT_CHARS,
         Some(v) => v.as_u64().filter(|&n| n >= 100).map(|n| n as usize).ok_or_else(|| {
-            Error::option("options.maxInputChars", format!("expected a whole number of at least 100, got {v}"))
+            Error::option("options.maxInputChars", ["expected a whole number of at least 100, got ", &json_text(v)].concat())
         })?,
     };
     // An empty history has no shape to detect: it reads as the forced format or OpenAI Chat.
@@ -72,7 +73,7 @@ pub fn assemble_turn(input: &Input, turn: &Value, options: &Value) -> Result<Tur
     let t = obj_or_empty(turn, "turn", &empty)?;
     for key in t.keys() {
         if !matches!(key.as_str(), "toolResults" | "context" | "text") {
-            return Err(Error::input(format!("turn.{key}"), "unknown field; a turn has toolResults, context and text"));
+            return Err(Error::input(subpath("turn", key), "unknown field; a turn has toolResults, context and text"));
         }
     }
     // Paths and pieces are built with `concat` rather than `format!`: each `format!` call site adds
@@ -183,19 +184,6 @@ fn write(format: Format, results: &[ToolResultIn], pieces: &[String]) -> Vec<Val
     out
 }
 
-/// An object of string fields.
-fn fields(pairs: &[(&str, &str)]) -> Map<String, Value> {
-    let mut m = Map::new();
-    for (k, v) in pairs {
-        m.insert((*k).to_string(), Value::String((*v).to_string()));
-    }
-    m
-}
-
-fn with(mut m: Map<String, Value>, key: &str, value: Value) -> Map<String, Value> {
-    m.insert(key.to_string(), value);
-    m
-}
 
 /// At most `max` characters: the head and the tail with a marked middle, and the full size noted.
 fn bounded(text: String, max: usize, path: String, cut: &mut Vec<Cut>) -> String {
@@ -244,7 +232,7 @@ fn obj_or_empty<'a>(v: &'a Value, path: &str, empty: &'a Map<String, Value>) -> 
     match v {
         Value::Null => Ok(empty),
         Value::Object(o) => Ok(o),
-        other => Err(Error::input(path, format!("expected an object, got {}", type_name(other)))),
+        other => Err(Error::input(path, expected("an object", other))),
     }
 }
 
@@ -252,7 +240,7 @@ fn array<'a>(v: Option<&'a Value>, path: &str) -> Result<&'a [Value]> {
     match v {
         None | Some(Value::Null) => Ok(&[]),
         Some(Value::Array(a)) => Ok(a),
-        Some(other) => Err(Error::input(path, format!("expected an array, got {}", type_name(other)))),
+        Some(other) => Err(Error::input(path, expected("an array", other))),
     }
 }
 
@@ -260,7 +248,7 @@ fn string<'a>(v: Option<&'a Value>, path: &str) -> Result<&'a str> {
     match v {
         Some(Value::String(s)) => Ok(s),
         None | Some(Value::Null) => Err(Error::input(path, "missing; expected a string")),
-        Some(other) => Err(Error::input(path, format!("expected a string, got {}", type_name(other)))),
+        Some(other) => Err(Error::input(path, expected("a string", other))),
     }
 }
 

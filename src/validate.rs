@@ -35,11 +35,10 @@ pub fn validate(input: &Input, options: &Options) -> Result<Validation> {
 }
 
 pub fn problems(conv: &Conversation) -> Vec<Problem> {
-    let mut out: Vec<Problem> = conv
-        .link_problems
-        .iter()
-        .map(|p| Problem { kind: p.kind, index: p.index, path: p.path.clone(), message: p.message.clone() })
-        .collect();
+    let mut out = Vec::with_capacity(conv.link_problems.len());
+    for p in &conv.link_problems {
+        out.push(Problem { kind: p.kind, index: p.index, path: p.path.clone(), message: p.message.clone() });
+    }
     placement(conv, &mut out);
     if conv.format.alternates() {
         alternation(conv, &mut out);

@@ -2,7 +2,7 @@
 //! parts: `text`, `image`, `file`, `reasoning`, `tool-call` (`toolCallId`, `toolName`, `input`, or
 //! `args` before v5), `tool-result` (`output`, or `result` before v5), and the tool approval parts.
 
-use super::common::{as_text, content, obj, object, req_id, req_str, Content, Part};
+use super::common::{as_text, content, fields, object, with, req_id, req_str, Content, Part};
 use crate::edit::{FieldEdit, Key};
 use crate::error::{item_path, subpath, Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
@@ -11,7 +11,11 @@ use serde_json::Value;
 use std::borrow::Cow;
 
 pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
-    items.iter().enumerate().map(|(i, v)| read_message(v, &item_path(root, i))).collect()
+    let mut out = Vec::with_capacity(items.len());
+    for (i, v) in items.iter().enumerate() {
+        out.push(read_message(v, &item_path(root, i))?);
+    }
+    Ok(out)
 }
 
 fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
@@ -80,16 +84,16 @@ pub fn clear_result(part: &Value, index: usize, placeholder: &str) -> Vec<FieldE
     if part.get("result").is_some() && part.get("output").is_none() {
         vec![FieldEdit::set(at("result"), placeholder.into())]
     } else {
-        vec![FieldEdit::set(at("output"), obj(vec![("type", "text".into()), ("value", placeholder.into())]))]
+        vec![FieldEdit::set(at("output"), Value::Object(fields(&[("type", "text"), ("value", placeholder)])))]
     }
 }
 
 pub fn summary_message(text: &str) -> Value {
-    obj(vec![("role", "user".into()), ("content", text.into())])
+    Value::Object(fields(&[("role", "user"), ("content", text)]))
 }
 
 pub fn result_message(id: &str, name: &str, text: &str) -> Value {
-    let output = obj(vec![("type", "error-text".into()), ("value", text.into())]);
-    let part = obj(vec![("type", "tool-result".into()), ("toolCallId", id.into()), ("toolName", name.into()), ("output", output)]);
-    obj(vec![("role", "tool".into()), ("content", Value::Array(vec![part]))])
+    let output = fields(&[("type", "error-text"), ("value", text)]);
+    let part = with(fields(&[("type", "tool-result"), ("toolCallId", id), ("toolName", name)]), "output", Value::Object(output));
+    Value::Object(with(fields(&[("role", "tool")]), "content", Value::Array(vec![Value::Object(part)])))
 }

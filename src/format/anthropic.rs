@@ -3,7 +3,7 @@
 //! or block content, `is_error`), `thinking` and `redacted_thinking` (signed: never edited),
 //! server tool blocks; any block may carry `cache_control`, which is left as it is.
 
-use super::common::{as_text, content, obj, object, req_id, req_str, text_block, text_parts, Content, Part};
+use super::common::{as_text, content, fields, object, with, req_id, req_str, text_block, text_parts, Content, Part};
 use crate::edit::{FieldEdit, Key, Op};
 use crate::error::{item_path, subpath, Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
@@ -12,7 +12,11 @@ use serde_json::Value;
 use std::borrow::Cow;
 
 pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
-    items.iter().enumerate().map(|(i, v)| read_message(v, &item_path(root, i))).collect()
+    let mut out = Vec::with_capacity(items.len());
+    for (i, v) in items.iter().enumerate() {
+        out.push(read_message(v, &item_path(root, i))?);
+    }
+    Ok(out)
 }
 
 fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
@@ -72,7 +76,7 @@ pub fn clear_result(part: usize, placeholder: &str) -> Vec<FieldEdit> {
 }
 
 pub fn summary_message(text: &str) -> Value {
-    obj(vec![("role", "user".into()), ("content", Value::Array(vec![text_block(text)]))])
+    Value::Object(with(fields(&[("role", "user")]), "content", Value::Array(vec![text_block(text)])))
 }
 
 /// Roles must alternate: when the summary lands just before a user message, it becomes that
@@ -86,7 +90,7 @@ pub fn merge_summary(next: &Value, text: &str) -> Vec<FieldEdit> {
 }
 
 pub fn result_block(id: &str, text: &str) -> Value {
-    obj(vec![("type", "tool_result".into()), ("tool_use_id", id.into()), ("content", text.into()), ("is_error", true.into())])
+    Value::Object(with(fields(&[("type", "tool_result"), ("tool_use_id", id), ("content", text)]), "is_error", true.into()))
 }
 
 /// A region's summary after the user turn before it: that turn's last block.
@@ -100,5 +104,5 @@ pub fn append_summary(previous: &Value, text: &str) -> Vec<FieldEdit> {
 }
 
 pub fn result_message(id: &str, text: &str) -> Value {
-    obj(vec![("role", "user".into()), ("content", Value::Array(vec![result_block(id, text)]))])
+    Value::Object(with(fields(&[("role", "user")]), "content", Value::Array(vec![result_block(id, text)])))
 }

@@ -5,9 +5,10 @@ use crate::message::join;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 
-/// A JSON object of `fields`: how the formats write every message and part they add. Not `json!`,
-/// which expands each field at each site into its own key copy, `to_value(..).unwrap()` and insert;
-/// and a `Vec`, not an array, so that there is one copy of this function rather than one per length.
+/// A JSON object of `fields`, for objects whose values are not all strings (those: `fields`). Not
+/// `json!`, which expands each field at each site into its own key copy, `to_value(..).unwrap()` and
+/// insert; and a `Vec`, not an array, so that there is one copy of this function rather than one per
+/// length.
 pub fn obj(fields: Vec<(&str, Value)>) -> Value {
     let mut map = Map::new();
     for (key, value) in fields {
@@ -16,9 +17,25 @@ pub fn obj(fields: Vec<(&str, Value)>) -> Value {
     Value::Object(map)
 }
 
+/// An object of string fields. Cheaper than `obj` where every value is a string: a `Value` made at
+/// a call site is an allocation and a copy there, a table of `&str` pairs is data.
+pub fn fields(pairs: &[(&str, &str)]) -> Map<String, Value> {
+    let mut m = Map::new();
+    for (k, v) in pairs {
+        m.insert((*k).to_string(), Value::String((*v).to_string()));
+    }
+    m
+}
+
+/// `m` with one more field (one that is not a string; see `fields`).
+pub fn with(mut m: Map<String, Value>, key: &str, value: Value) -> Map<String, Value> {
+    m.insert(key.to_string(), value);
+    m
+}
+
 /// A `{ "type": "text", "text": text }` part (OpenAI Chat, Anthropic).
 pub fn text_block(text: &str) -> Value {
-    obj(vec![("type", "text".into()), ("text", text.into())])
+    Value::Object(fields(&[("type", "text"), ("text", text)]))
 }
 
 pub fn object<'a>(v: &'a Value, path: &str, what: &str) -> Result<&'a Map<String, Value>> {
@@ -109,17 +126,18 @@ pub struct Part<'a> {
 pub fn content<'a>(obj: &'a Map<String, Value>, path: &str) -> Result<Content<'a>> {
     match obj.get("content") {
         Some(Value::String(s)) => Ok(Content::Text(s)),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .enumerate()
-            .map(|(index, value)| {
+        Some(Value::Array(parts)) => {
+            // A loop, not `collect::<Result<Vec<_>>>()`, which costs its own iterator adapter in the
+            // wasm at each use (as in every format's `read`).
+            let mut out = Vec::with_capacity(parts.len());
+            for (index, value) in parts.iter().enumerate() {
                 let path = format!("{path}.content[{index}]");
                 let fields = object(value, &path, "a content part")?;
                 let kind = part_type(fields, &path)?;
-                Ok(Part { index, path, kind, fields, value })
-            })
-            .collect::<Result<Vec<_>>>()
-            .map(Content::Parts),
+                out.push(Part { index, path, kind, fields, value });
+            }
+            Ok(Content::Parts(out))
+        }
         Some(other) => Err(Error::input(subpath(path, "content"), expected("a string or an array of content parts", other))),
         None => Err(Error::input(subpath(path, "content"), "missing content")),
     }

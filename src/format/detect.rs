@@ -54,7 +54,15 @@ pub fn detect(input: &Input) -> Result<Format> {
         let set = admits(obj);
         let narrowed: Set = std::array::from_fn(|k| admitted[k] && set[k]);
         if narrowed.iter().all(|x| !x) {
-            let seen = |s: &Set| Format::ALL.iter().zip(s).filter(|(_, on)| **on).map(|(f, _)| f.name()).collect::<Vec<_>>().join(" or ");
+            let seen = |s: &Set| {
+                let mut names = Vec::new();
+                for (f, on) in Format::ALL.iter().zip(s) {
+                    if *on {
+                        names.push(f.name());
+                    }
+                }
+                names.join(" or ")
+            };
             let before = match first_seen {
                 Some((j, s)) => format!("; earlier items (from {}[{j}]) read as {}", input.root, seen(&s)),
                 None => String::new(),

@@ -3,7 +3,7 @@
 //! system prompt is the request's `systemInstruction`. Calls and responses pair by `id` when the
 //! API gave one, otherwise by name and order within the turn, as Gemini itself pairs them.
 
-use super::common::{as_text, obj, object, req_str};
+use super::common::{as_text, fields, object, req_str, with};
 use crate::edit::{FieldEdit, Key, Op};
 use crate::error::{expected, item_path, subpath, Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
@@ -109,31 +109,30 @@ fn response_text(v: &Value) -> Cow<'_, str> {
 pub fn clear_result(part: usize, placeholder: &str) -> Vec<FieldEdit> {
     vec![FieldEdit::set(
         vec![Key::field("parts"), Key::Index(part), Key::field("functionResponse"), Key::field("response")],
-        obj(vec![("content", placeholder.into())]),
+        Value::Object(fields(&[("content", placeholder)])),
     )]
 }
 
 pub fn summary_message(text: &str) -> Value {
-    obj(vec![("role", "user".into()), ("parts", Value::Array(vec![obj(vec![("text", text.into())])]))])
+    Value::Object(with(fields(&[("role", "user")]), "parts", Value::Array(vec![Value::Object(fields(&[("text", text)]))])))
 }
 
 /// Turns alternate: a summary just before a user turn becomes that turn's first part.
 pub fn merge_summary(text: &str) -> Vec<FieldEdit> {
-    vec![FieldEdit { path: vec![Key::field("parts"), Key::Index(0)], op: Op::Insert(obj(vec![("text", text.into())])) }]
+    vec![FieldEdit { path: vec![Key::field("parts"), Key::Index(0)], op: Op::Insert(Value::Object(fields(&[("text", text)]))) }]
 }
 
 /// A region's summary after the user turn before it: that turn's last part.
 pub fn append_summary(previous: &Value, text: &str) -> Vec<FieldEdit> {
     let at = previous.get("parts").and_then(Value::as_array).map_or(0, Vec::len);
-    vec![FieldEdit { path: vec![Key::field("parts"), Key::Index(at)], op: Op::Insert(obj(vec![("text", text.into())])) }]
+    vec![FieldEdit { path: vec![Key::field("parts"), Key::Index(at)], op: Op::Insert(Value::Object(fields(&[("text", text)]))) }]
 }
 
 pub fn result_part(name: &str, id: Option<&str>, text: &str) -> Value {
-    let mut r = Map::new();
-    r.insert("name".into(), name.into());
+    let mut r = fields(&[("name", name)]);
     if let Some(id) = id {
-        r.insert("id".into(), id.into());
+        r = with(r, "id", id.into());
     }
-    r.insert("response".into(), obj(vec![("error", text.into())]));
-    obj(vec![("functionResponse", Value::Object(r))])
+    r = with(r, "response", Value::Object(fields(&[("error", text)])));
+    Value::Object(with(Map::new(), "functionResponse", Value::Object(r)))
 }

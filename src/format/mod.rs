@@ -10,7 +10,7 @@ mod links;
 mod openai_chat;
 mod openai_responses;
 
-pub use common::{as_text, obj};
+pub use common::{as_text, fields, obj, with};
 pub use detect::{admitted_by_shape, chosen, item_formats, Set as FormatSet};
 pub use links::{ids_pair_up, LinkProblem};
 
@@ -57,8 +57,7 @@ impl Format {
 
     pub fn from_name(name: &str, path: &str) -> Result<Format> {
         Format::ALL.into_iter().find(|f| f.name() == name).ok_or_else(|| {
-            let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
-            Error::option(path, format!("unknown format {}; expected one of {}", crate::text::quoted(name), names.join(", ")))
+            Error::option(path, format!("unknown format {}; expected one of {}", crate::text::quoted(name), Format::ALL.map(Format::name).join(", ")))
         })
     }
 
@@ -123,7 +122,6 @@ impl Format {
     /// A new message of `role` holding `text`, in this format's plainest form. Formats without
     /// system messages in the list (Anthropic, Gemini) get a user message: callers avoid asking.
     pub fn text_message(self, role: Role, text: &str) -> Value {
-        use common::obj;
         let name = match role {
             Role::Assistant if self == Format::Gemini => "model",
             Role::Assistant => "assistant",
@@ -132,14 +130,14 @@ impl Format {
         };
         match (self, role) {
             (_, Role::User | Role::Tool) => self.summary_message(text),
-            (Format::OpenAiChat | Format::AiSdk, _) => obj(vec![("role", name.into()), ("content", text.into())]),
+            (Format::OpenAiChat | Format::AiSdk, _) => Value::Object(fields(&[("role", name), ("content", text)])),
             (Format::OpenAiResponses, _) => {
                 let kind = if role == Role::Assistant { "output_text" } else { "input_text" };
-                let part = obj(vec![("type", kind.into()), ("text", text.into())]);
-                obj(vec![("type", "message".into()), ("role", name.into()), ("content", Value::Array(vec![part]))])
+                let part = Value::Object(fields(&[("type", kind), ("text", text)]));
+                Value::Object(with(fields(&[("type", "message"), ("role", name)]), "content", Value::Array(vec![part])))
             }
-            (Format::Anthropic, _) => obj(vec![("role", name.into()), ("content", Value::Array(vec![common::text_block(text)]))]),
-            (Format::Gemini, _) => obj(vec![("role", name.into()), ("parts", Value::Array(vec![obj(vec![("text", text.into())])]))]),
+            (Format::Anthropic, _) => Value::Object(with(fields(&[("role", name)]), "content", Value::Array(vec![common::text_block(text)]))),
+            (Format::Gemini, _) => Value::Object(with(fields(&[("role", name)]), "parts", Value::Array(vec![Value::Object(fields(&[("text", text)]))]))),
         }
     }
 
@@ -173,11 +171,11 @@ impl Format {
     /// A message holding one result marked as missing, for the call `id` to tool `name`.
     pub fn missing_result_message(self, id: &str, name: &str, text: &str) -> Value {
         match self {
-            Format::OpenAiChat if id.starts_with("function_call@") => common::obj(vec![("role", "function".into()), ("name", name.into()), ("content", text.into())]),
+            Format::OpenAiChat if id.starts_with("function_call@") => Value::Object(fields(&[("role", "function"), ("name", name), ("content", text)])),
             Format::OpenAiChat => openai_chat::result_message(id, text),
             Format::OpenAiResponses => openai_responses::result_message(id, text),
             Format::Anthropic => anthropic::result_message(id, text),
-            Format::Gemini => common::obj(vec![("role", "user".into()), ("parts", Value::Array(vec![gemini::result_part(name, explicit_id(id), text)]))]),
+            Format::Gemini => Value::Object(with(fields(&[("role", "user")]), "parts", Value::Array(vec![gemini::result_part(name, explicit_id(id), text)]))),
             Format::AiSdk => ai_sdk::result_message(id, name, text),
         }
     }

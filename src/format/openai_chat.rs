@@ -1,7 +1,7 @@
 //! OpenAI Chat Completions: `role` system/developer/user/assistant/tool (and the legacy `function`),
 //! `content` as a string, an array of parts, or null beside `tool_calls` (or legacy `function_call`).
 
-use super::common::{as_text, obj, object, opt_str, req_id, req_str, text_parts};
+use super::common::{as_text, fields, object, opt_str, req_id, req_str, text_parts};
 use crate::edit::{FieldEdit, Key};
 use crate::error::{expected, item_path, subpath, Error, Result};
 use crate::message::{Message, Role, ToolCall, ToolResult};
@@ -9,7 +9,11 @@ use crate::text::{opens_summary, quoted};
 use serde_json::Value;
 
 pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
-    items.iter().enumerate().map(|(i, v)| read_message(items, v, i, root)).collect()
+    let mut out = Vec::with_capacity(items.len());
+    for (i, v) in items.iter().enumerate() {
+        out.push(read_message(items, v, i, root)?);
+    }
+    Ok(out)
 }
 
 fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, root: &str) -> Result<Message<'a>> {
@@ -102,10 +106,10 @@ pub fn clear_result(placeholder: &str) -> Vec<FieldEdit> {
 /// The summary travels as a user message: every OpenAI-compatible endpoint accepts a user message
 /// anywhere, and the model reads it as context it was given, not as something it said.
 pub fn summary_message(text: &str) -> Value {
-    obj(vec![("role", "user".into()), ("content", text.into())])
+    Value::Object(fields(&[("role", "user"), ("content", text)]))
 }
 
 /// A tool message marking a result that was missing.
 pub fn result_message(id: &str, text: &str) -> Value {
-    obj(vec![("role", "tool".into()), ("tool_call_id", id.into()), ("content", text.into())])
+    Value::Object(fields(&[("role", "tool"), ("tool_call_id", id), ("content", text)]))
 }

@@ -3,7 +3,7 @@
 //! `reasoning` items, which stay next to the item they led to and are never edited. The system
 //! prompt is the request's `instructions` (or a system/developer message).
 
-use super::common::{as_text, content, obj, object, opt_str, req_id, req_str, Content, Part};
+use super::common::{as_text, content, fields, object, with, opt_str, req_id, req_str, Content, Part};
 use crate::edit::{FieldEdit, Key};
 use crate::error::{item_path, subpath, Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
@@ -12,7 +12,11 @@ use serde_json::Value;
 use std::borrow::Cow;
 
 pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
-    items.iter().enumerate().map(|(i, v)| read_item(v, &item_path(root, i))).collect()
+    let mut out = Vec::with_capacity(items.len());
+    for (i, v) in items.iter().enumerate() {
+        out.push(read_item(v, &item_path(root, i))?);
+    }
+    Ok(out)
 }
 
 fn read_item<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
@@ -51,7 +55,7 @@ fn read_item<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
         "reasoning" => {
             let mut m = Message::new(Role::Assistant);
             m.hidden = match obj.get("summary") {
-                Some(Value::Array(parts)) => join(parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).map(Cow::Borrowed).collect()),
+                Some(Value::Array(parts)) => join(part_texts(parts)),
                 _ => Cow::Borrowed(""),
             };
             // A reasoning item must be sent back together with the item that follows it.
@@ -94,11 +98,23 @@ fn read_message<'a>(obj: &'a serde_json::Map<String, Value>, path: &str) -> Resu
     Ok(m)
 }
 
+/// The `text` of each part that has one. A loop shared by the two callers: a collected adapter chain
+/// at each would be its own iterator code in the wasm.
+fn part_texts(parts: &[Value]) -> Vec<Cow<'_, str>> {
+    let mut out = Vec::new();
+    for p in parts {
+        if let Some(text) = p.get("text").and_then(Value::as_str) {
+            out.push(Cow::Borrowed(text));
+        }
+    }
+    out
+}
+
 /// A tool output: a string, or content parts (text read, images and files counted).
 fn output_text(v: Option<&Value>) -> (Cow<'_, str>, u32) {
     match v {
         Some(Value::Array(parts)) => {
-            let texts = parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).map(Cow::Borrowed).collect();
+            let texts = part_texts(parts);
             let others = parts.iter().filter(|p| p.get("text").is_none()).count() as u32;
             (join(texts), others)
         }
@@ -112,10 +128,10 @@ pub fn clear_result(placeholder: &str) -> Vec<FieldEdit> {
 }
 
 pub fn summary_message(text: &str) -> Value {
-    let part = obj(vec![("type", "input_text".into()), ("text", text.into())]);
-    obj(vec![("type", "message".into()), ("role", "user".into()), ("content", Value::Array(vec![part]))])
+    let part = Value::Object(fields(&[("type", "input_text"), ("text", text)]));
+    Value::Object(with(fields(&[("type", "message"), ("role", "user")]), "content", Value::Array(vec![part])))
 }
 
 pub fn result_message(id: &str, text: &str) -> Value {
-    obj(vec![("type", "function_call_output".into()), ("call_id", id.into()), ("output", text.into())])
+    Value::Object(fields(&[("type", "function_call_output"), ("call_id", id), ("output", text)]))
 }

@@ -11,12 +11,13 @@ use super::convert::{error_to_js, messages_from_js, output_to_js, snapshot, to_j
 use crate::compact::{compact_with, Fallback, Outcome, Source};
 use crate::edit::materialize;
 use crate::prune::PruneReport;
-use crate::error::{Code, Error};
+use crate::error::{subpath, Code, Error};
 use crate::input::Input;
 use crate::options::Options;
 use crate::plan::Plan;
 use js_sys::{Array, Function, Object, Reflect, JSON};
-use serde_json::{json, Value};
+use crate::format::{fields, obj, with};
+use serde_json::Value;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
@@ -79,10 +80,10 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
     let out = Object::new();
 
     if !plan.needed || plan.jobs.is_empty() {
-        let result = to_js(&json!({
-            "compacted": false, "tokensBefore": plan.tokens_before + pruned_tokens, "tokensAfter": plan.tokens_before,
-            "audit": null, "warnings": plan.warnings, "jobs": [],
-        }))?;
+        let result = to_js(&obj(vec![
+            ("compacted", false.into()), ("tokensBefore", (plan.tokens_before + pruned_tokens).into()), ("tokensAfter", plan.tokens_before.into()),
+            ("audit", Value::Null), ("warnings", plan.warnings.clone().into()), ("jobs", Value::Array(Vec::new())),
+        ]))?;
         set(&result, "plan", &plan_js)?;
         set(&result, "pruned", &pruned_list)?;
         // A new array (or body) of the caller's own objects, as when something is compacted.
@@ -92,9 +93,8 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
 
     let prompts = Array::new();
     for job in &plan.jobs {
-        prompts.push(&to_js(&json!({
-            "jobId": job.id, "system": job.prompt.system, "user": job.prompt.user, "maxOutputTokens": job.max_output_tokens,
-        }))?);
+        let texts = fields(&[("jobId", &job.id), ("system", &job.prompt.system), ("user", &job.prompt.user)]);
+        prompts.push(&to_js(&Value::Object(with(texts, "maxOutputTokens", job.max_output_tokens.into())))?);
     }
     let plan_value = serde_json::from_str(&plan_text).map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))?;
     let run = Run { value, plan, plan_value, plan_js, snapshot, fallback: fallback.unwrap_or(Fallback::Digest), pruned_list, pruned_tokens };
@@ -134,14 +134,15 @@ pub fn compact_finish(run: u32, texts: Array, failures: Array) -> Result<JsValue
         return Err(error_to_js(Error::new(Code::InvalidInput, "run", "this compaction is already finished")));
     };
     let input = Input::read(&value).map_err(error_to_js)?;
-    let outcomes: Vec<Outcome> = (0..plan.jobs.len() as u32)
-        .map(|i| texts.get(i).as_string().map_or(Outcome::Failed, Outcome::Text))
-        .collect();
+    let mut outcomes = Vec::with_capacity(plan.jobs.len());
+    for i in 0..plan.jobs.len() as u32 {
+        outcomes.push(texts.get(i).as_string().map_or(Outcome::Failed, Outcome::Text));
+    }
     let done = compact_with(&input, &plan_value, &outcomes, fallback).map_err(error_to_js)?;
     let rejected = done.llm_rejected.map(error_to_js);
     let jobs = Array::new();
     for (i, job) in plan.jobs.iter().enumerate() {
-        let entry = to_js(&json!({ "id": job.id, "source": done.sources[i].as_str() }))?;
+        let entry = to_js(&Value::Object(fields(&[("id", &job.id), ("source", done.sources[i].as_str())])))?;
         // Why this job has the digest: the summarizer's own error, or the refusal of its summary.
         let failure = failures.get(i as u32);
         let why = if outcomes[i] == Outcome::Failed {
@@ -214,7 +215,7 @@ fn split_options(options: &JsValue) -> Result<(CompactOptions, JsValue), Error> 
     if !options.is_object() || options.is_function() || Array::is_array(options) {
         return Err(Error::option("options", "expected { summarize, ...options }"));
     }
-    let field = |name: &str| Reflect::get(options, &name.into()).map_err(|_| Error::option(format!("options.{name}"), "cannot be read"));
+    let field = |name: &str| Reflect::get(options, &name.into()).map_err(|_| Error::option(subpath("options", name), "cannot be read"));
     let summarize = field("summarize")?
         .dyn_into::<Function>()
         .map_err(|_| Error::option("options.summarize", "required: a function (prompt) => summary text, or a Promise of it"))?;
