@@ -146,7 +146,10 @@ fn read_warm(
     let serial = counter.as_deref().map(|c| c.serial);
     // Entries keep their tokens under every built-in profile (options only ever pick one of them).
     let index = PROFILES.iter().position(|p| *p == options.profile).ok_or(Warm::Cold)?;
-    let admits: Vec<FormatSet> = values.iter().map(format::item_formats).collect::<Option<_>>().ok_or(Warm::Cold)?;
+    let mut admits: Vec<FormatSet> = Vec::with_capacity(values.len());
+    for v in values {
+        admits.push(format::item_formats(v).ok_or(Warm::Cold)?);
+    }
     let mut set = match options.format {
         Some(_) => [true; 5],
         None => format::admitted_by_shape(input),
@@ -199,7 +202,12 @@ fn read_warm(
         fresh.push(Entry::new(&m, &size, format, *admits, len));
         read.push((m, size));
     }
-    let misses: Vec<usize> = (0..ids.len()).filter(|&i| ids[i] < 0).collect();
+    let mut misses: Vec<usize> = Vec::with_capacity(values.len());
+    for (i, &id) in ids.iter().enumerate() {
+        if id < 0 {
+            misses.push(i);
+        }
+    }
     // The whole history re-linked, in order, from the ids the cache kept: a pairing problem is the
     // cold path's to report.
     let mut fresh_linking = misses.iter().zip(&fresh).filter(|(_, e)| e.links()).peekable();
