@@ -583,7 +583,8 @@ fn sentences(line: &str) -> impl Iterator<Item = &str> {
 }
 
 fn is_constraint(sentence: &str) -> bool {
-    let lower = sentence.to_ascii_lowercase().replace('’', "'");
+    // A `&str` pattern, not a `char`: one copy of `replace` in the wasm (see turn.rs's escape_attribute).
+    let lower = sentence.to_ascii_lowercase().replace("’", "'");
     CONSTRAINT_MARKS.iter().any(|m| lower.contains(m))
         || CONSTRAINT_WORDS.iter().any(|w| {
             lower.match_indices(w).any(|(at, _)| {
