@@ -105,7 +105,7 @@ pub fn audit(conv: &Conversation, jobs: &[JobRef], summarized: &[usize], summari
                 lost.push(f);
             }
         }
-        let lost: Vec<Fact> = by_kind(lost).into_iter().cloned().collect();
+        let lost = owned(by_kind(lost));
         if !lost.is_empty() {
             let Prompt { system, user } = revision_prompt(summary, &lost[..lost.len().min(MAX_LISTED)]);
             let mut prompt = Map::new();
@@ -120,7 +120,11 @@ pub fn audit(conv: &Conversation, jobs: &[JobRef], summarized: &[usize], summari
             kept.push(f.text.clone());
         }
     }
-    let mut missing: Vec<Fact> = by_kind(missing.iter().collect()).into_iter().cloned().collect();
+    let mut all = Vec::with_capacity(missing.len());
+    for f in &missing {
+        all.push(f);
+    }
+    let mut missing = owned(by_kind(all));
     let facts_checked = checked.facts.len();
     let cut = checked.unchecked + kept.len().saturating_sub(MAX_LISTED) + missing.len().saturating_sub(MAX_LISTED);
     kept.truncate(MAX_LISTED);
@@ -191,6 +195,15 @@ pub fn lost_in<'f>(facts: &'f [Fact], text: &str) -> Vec<&'f Fact> {
         }
     }
     by_kind(lost)
+}
+
+/// Copies of `facts`, in order (a loop: one copy of this code, not a collected `cloned()` per site).
+fn owned(facts: Vec<&Fact>) -> Vec<Fact> {
+    let mut out = Vec::with_capacity(facts.len());
+    for f in facts {
+        out.push(f.clone());
+    }
+    out
 }
 
 /// The facts in kind order, message order within a kind (a pass per kind: no sort code in the wasm).
