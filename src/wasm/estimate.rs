@@ -100,7 +100,13 @@ fn warm(lookup: &Lookup, options: &Options, mut counter: Option<&mut Counter>) -
     // One pass over the cached items: whether their ids are this cache's, and their JSON's length.
     let Some(hits_len) = cache::with(|c| {
         let known = c.generation == lookup.generation;
-        ids.iter().filter(|&&id| id >= 0).map(|&id| c.entries.get(id as usize).filter(|_| known).map(|e| u64::from(e.json_len))).sum::<Option<u64>>()
+        let mut len = 0u64;
+        for &id in ids {
+            if id >= 0 {
+                len += u64::from(c.entries.get(id as usize).filter(|_| known)?.json_len);
+            }
+        }
+        Some(len)
     }) else {
         return Err(Warm::Reset);
     };
