@@ -417,9 +417,8 @@ fn identifier<'t>(token: &'t str, before: Option<char>, after: &str) -> Option<&
     let inner_underscore = bytes.windows(3).any(|w| w[1] == b'_' && w[0].is_ascii_alphanumeric() && w[2].is_ascii_alphanumeric());
     // Dotted names: UserService.login, os.path.join( — segments of two or more characters; all
     // lowercase only when called, so that prose like "example.com" is not code.
-    let segments: Vec<&str> = t.split('.').collect();
-    let dotted = segments.len() >= 2
-        && segments.iter().all(|s| s.len() >= 2 && s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+    let dotted = t.contains('.')
+        && t.split('.').all(|s| s.len() >= 2 && s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
         && (called || t.bytes().any(|b| b.is_ascii_uppercase() || b == b'_'));
     // camelCase after two lowercase letters (parseConfig, not iPhone), or two humps (getUserName,
     // NullPointerException). One hump alone is too often a brand (GitHub, JavaScript).
@@ -499,7 +498,12 @@ fn numbers(text: &str) -> Vec<(String, String)> {
             out.push((format!("port {number}"), number.to_string()));
         } else if let Some(unit) = unit_after(rest) {
             let shown = &text[start..i + unit.len()];
-            let key: String = shown.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
+            let mut key = String::with_capacity(shown.len());
+            for c in shown.chars() {
+                if !c.is_whitespace() {
+                    key.push(c.to_ascii_lowercase());
+                }
+            }
             out.push((shown.to_string(), key));
         }
     }
@@ -697,7 +701,10 @@ fn content_units(text: &str) -> Set {
     for c in text.chars().chain(std::iter::once(' ')) {
         if is_cjk(c) {
             if let Some(p) = prev_cjk {
-                push(&mut out, [p, c].iter().collect());
+                let mut pair = String::with_capacity(p.len_utf8() + c.len_utf8());
+                pair.push(p);
+                pair.push(c);
+                push(&mut out, pair);
             }
             prev_cjk = Some(c);
         } else {
