@@ -325,7 +325,10 @@ fn outside_code(text: &str) -> std::borrow::Cow<'_, str> {
 
 fn error_facts(text: &str, i: usize, found: &mut Found) {
     // "Traceback (most recent call last):" says nothing by itself: the error line below it does.
-    for line in facts::error_lines(text).filter(|l| !l.starts_with("Traceback")) {
+    for line in facts::error_lines(text) {
+        if line.starts_with("Traceback") {
+            continue;
+        }
         let key = line.to_ascii_lowercase();
         found.add(Kind::Error, &line, key, i);
     }
