@@ -105,7 +105,7 @@ pub fn audit(conv: &Conversation, jobs: &[JobRef], summarized: &[usize], summari
                 lost.push(f);
             }
         }
-        let lost: Vec<Fact> = by_kind(lost).into_iter().cloned().collect();
+        let lost = owned(by_kind(lost));
         if !lost.is_empty() {
             let Prompt { system, user } = revision_prompt(summary, &lost[..lost.len().min(MAX_LISTED)]);
             let mut prompt = Map::new();
@@ -120,7 +120,11 @@ pub fn audit(conv: &Conversation, jobs: &[JobRef], summarized: &[usize], summari
             kept.push(f.text.clone());
         }
     }
-    let mut missing: Vec<Fact> = by_kind(missing.iter().collect()).into_iter().cloned().collect();
+    let mut all = Vec::with_capacity(missing.len());
+    for f in &missing {
+        all.push(f);
+    }
+    let mut missing = owned(by_kind(all));
     let facts_checked = checked.facts.len();
     let cut = checked.unchecked + kept.len().saturating_sub(MAX_LISTED) + missing.len().saturating_sub(MAX_LISTED);
     kept.truncate(MAX_LISTED);
@@ -191,6 +195,15 @@ pub fn lost_in<'f>(facts: &'f [Fact], text: &str) -> Vec<&'f Fact> {
         }
     }
     by_kind(lost)
+}
+
+/// Copies of `facts`, in order (a loop: one copy of this code, not a collected `cloned()` per site).
+fn owned(facts: Vec<&Fact>) -> Vec<Fact> {
+    let mut out = Vec::with_capacity(facts.len());
+    for f in facts {
+        out.push(f.clone());
+    }
+    out
 }
 
 /// The facts in kind order, message order within a kind (a pass per kind: no sort code in the wasm).
@@ -312,7 +325,10 @@ fn outside_code(text: &str) -> std::borrow::Cow<'_, str> {
 
 fn error_facts(text: &str, i: usize, found: &mut Found) {
     // "Traceback (most recent call last):" says nothing by itself: the error line below it does.
-    for line in facts::error_lines(text).filter(|l| !l.starts_with("Traceback")) {
+    for line in facts::error_lines(text) {
+        if line.starts_with("Traceback") {
+            continue;
+        }
         let key = line.to_ascii_lowercase();
         found.add(Kind::Error, &line, key, i);
     }
@@ -404,9 +420,8 @@ fn identifier<'t>(token: &'t str, before: Option<char>, after: &str) -> Option<&
     let inner_underscore = bytes.windows(3).any(|w| w[1] == b'_' && w[0].is_ascii_alphanumeric() && w[2].is_ascii_alphanumeric());
     // Dotted names: UserService.login, os.path.join( — segments of two or more characters; all
     // lowercase only when called, so that prose like "example.com" is not code.
-    let segments: Vec<&str> = t.split('.').collect();
-    let dotted = segments.len() >= 2
-        && segments.iter().all(|s| s.len() >= 2 && s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+    let dotted = t.contains('.')
+        && t.split('.').all(|s| s.len() >= 2 && s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
         && (called || t.bytes().any(|b| b.is_ascii_uppercase() || b == b'_'));
     // camelCase after two lowercase letters (parseConfig, not iPhone), or two humps (getUserName,
     // NullPointerException). One hump alone is too often a brand (GitHub, JavaScript).
@@ -486,7 +501,12 @@ fn numbers(text: &str) -> Vec<(String, String)> {
             out.push((format!("port {number}"), number.to_string()));
         } else if let Some(unit) = unit_after(rest) {
             let shown = &text[start..i + unit.len()];
-            let key: String = shown.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
+            let mut key = String::with_capacity(shown.len());
+            for c in shown.chars() {
+                if !c.is_whitespace() {
+                    key.push(c.to_ascii_lowercase());
+                }
+            }
             out.push((shown.to_string(), key));
         }
     }
@@ -583,7 +603,8 @@ fn sentences(line: &str) -> impl Iterator<Item = &str> {
 }
 
 fn is_constraint(sentence: &str) -> bool {
-    let lower = sentence.to_ascii_lowercase().replace('’', "'");
+    // A `&str` pattern, not a `char`: one copy of `replace` in the wasm (see turn.rs's escape_attribute).
+    let lower = sentence.to_ascii_lowercase().replace("’", "'");
     CONSTRAINT_MARKS.iter().any(|m| lower.contains(m))
         || CONSTRAINT_WORDS.iter().any(|w| {
             lower.match_indices(w).any(|(at, _)| {
@@ -683,7 +704,10 @@ fn content_units(text: &str) -> Set {
     for c in text.chars().chain(std::iter::once(' ')) {
         if is_cjk(c) {
             if let Some(p) = prev_cjk {
-                push(&mut out, [p, c].iter().collect());
+                let mut pair = String::with_capacity(p.len_utf8() + c.len_utf8());
+                pair.push(p);
+                pair.push(c);
+                push(&mut out, pair);
             }
             prev_cjk = Some(c);
         } else {

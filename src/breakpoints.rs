@@ -247,7 +247,7 @@ pub fn cache_breakpoints(body: &Value, options: &BreakpointOptions) -> Result<Br
     let gains = in_order;
 
     let n = input.items.len();
-    let mut slots: Vec<Slot> = (0..n).map(Slot::Keep).collect();
+    let mut slots = Slot::keep_all(n);
     let mut body_edits = Vec::new();
     let mut breakpoints = Vec::new();
     let marker = match &options.ttl {

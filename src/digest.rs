@@ -55,7 +55,7 @@ pub fn digest(conv: &Conversation, indices: &[usize], max_chars: usize, snapshot
         }
         for (k, result) in m.tool_results.iter().enumerate() {
             let name = conv.links.tool_name(i, k).unwrap_or("tool");
-            let mut lines: Vec<String> = error_lines(&result.text).collect();
+            let mut lines = error_lines(&result.text);
             if result.is_error && lines.is_empty() {
                 lines.push(one_line(&result.text, 200));
             }

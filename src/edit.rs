@@ -50,6 +50,17 @@ pub enum Slot {
     New(Value),
 }
 
+impl Slot {
+    /// Every one of `n` input messages, unchanged (one copy of this loop for every caller).
+    pub fn keep_all(n: usize) -> Vec<Slot> {
+        let mut slots = Vec::with_capacity(n);
+        for i in 0..n {
+            slots.push(Slot::Keep(i));
+        }
+        slots
+    }
+}
+
 /// The output history as plain values: what the binding builds from JS objects, done natively so
 /// tests can check it.
 pub fn materialize(slots: &[Slot], input: &[Value]) -> Vec<Value> {

@@ -103,19 +103,27 @@ impl MessageSize {
     pub fn of(m: &Message) -> MessageSize {
         let has_body = !m.text.is_empty() || !m.hidden.is_empty() || m.attachments > 0 || (m.tool_calls.is_empty() && m.tool_results.is_empty());
         let body = (has_body || m.name.is_some()).then(|| {
-            let mut c = Counts::default();
-            [m.text.as_ref(), m.hidden.as_ref()].into_iter().chain(m.name).for_each(|t| c.add_text(t));
+            let mut c = Counts::of(&m.text);
+            c.add_text(&m.hidden);
+            if let Some(name) = m.name {
+                c.add_text(name);
+            }
             c
         });
-        let calls = m.tool_calls.iter().map(|call| {
+        let mut calls = Vec::with_capacity(m.tool_calls.len());
+        for call in &m.tool_calls {
             let mut c = Counts::of(call.name);
             c.add_text(&call.arguments);
-            c
-        });
+            calls.push(c);
+        }
+        let mut results = Vec::with_capacity(m.tool_results.len());
+        for r in &m.tool_results {
+            results.push(Counts::of(&r.text));
+        }
         MessageSize {
             body,
-            calls: calls.collect(),
-            results: m.tool_results.iter().map(|r| Counts::of(&r.text)).collect(),
+            calls,
+            results,
             units: (m.tool_results.len() + usize::from(has_body)) as u32,
             named: m.name.is_some(),
             attachments: m.attachments,
@@ -134,9 +142,14 @@ impl MessageSize {
     pub fn tokens(&self, p: &Profile) -> u32 {
         let body_framing = self.framing(p) - self.calls.len() as f64 * p.per_tool_call - self.results.len() as f64 * p.per_message;
         let body = self.body.as_ref().map_or(0, |c| to_tokens(p.weigh(c) + body_framing));
-        let calls = self.calls.iter().map(|c| to_tokens(p.weigh(c) + p.per_tool_call));
-        let results = self.results.iter().map(|c| to_tokens(p.weigh(c) + p.per_message));
-        calls.chain(results).fold(body, u32::saturating_add)
+        let mut total = body;
+        for c in &self.calls {
+            total = total.saturating_add(to_tokens(p.weigh(c) + p.per_tool_call));
+        }
+        for c in &self.results {
+            total = total.saturating_add(to_tokens(p.weigh(c) + p.per_message));
+        }
+        total
     }
 
     /// With the texts counted exactly (by the host's counter): whole tokens, so one sum.
@@ -151,13 +164,19 @@ fn to_tokens(t: f64) -> u32 {
 
 /// The texts of a message that carry tokens beside its framing: content, hidden text (thinking,
 /// reasoning), name, tool-call names and arguments, tool results. An exact counter is called on each.
-pub fn texts<'m>(m: &'m Message) -> impl Iterator<Item = &'m str> {
-    [m.text.as_ref(), m.hidden.as_ref()]
-        .into_iter()
-        .chain(m.name)
-        .chain(m.tool_calls.iter().flat_map(|c| [c.name, c.arguments.as_ref()]))
-        .chain(m.tool_results.iter().map(|r| r.text.as_ref()))
-        .filter(|t| !t.is_empty())
+/// Empty texts are left out.
+pub fn texts<'m>(m: &'m Message) -> Vec<&'m str> {
+    let mut all = vec![m.text.as_ref(), m.hidden.as_ref()];
+    all.extend(m.name);
+    for c in &m.tool_calls {
+        all.push(c.name);
+        all.push(&c.arguments);
+    }
+    for r in &m.tool_results {
+        all.push(&r.text);
+    }
+    all.retain(|t| !t.is_empty());
+    all
 }
 
 /// Tokens of one message: its framing, texts and attachments.

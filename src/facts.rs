@@ -37,14 +37,28 @@ pub fn is_path(w: &str) -> bool {
     has_extension || (rooted && w.matches('/').count() >= 2) || (w.contains('/') && has_extension)
 }
 
-/// Lines that report an error, trimmed and cut to one short line each.
-pub fn error_lines(text: &str) -> impl Iterator<Item = String> + '_ {
+/// Lines that report an error, trimmed and cut to one short line each. A list built by a loop rather
+/// than an iterator: each caller's use of an iterator chain would compile its own copy of it.
+pub fn error_lines(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if is_error_line(line) {
+            out.push(one_line(line.trim(), 200));
+        }
+    }
+    out
+}
+
+/// Whether `text` has a line that reports an error (stops at the first).
+pub fn has_error_line(text: &str) -> bool {
+    text.lines().any(is_error_line)
+}
+
+fn is_error_line(line: &str) -> bool {
     // Specific enough that imports and identifiers (`from x import ShapeError`) do not match.
     const SIGNS: &[&str] = &["Error:", "error:", "ERROR", "Exception:", "Traceback", "FAILED", "fatal:", "panicked", "command not found", "No such file", "Permission denied"];
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && SIGNS.iter().any(|s| l.contains(s)))
-        .map(|l| one_line(l, 200))
+    let line = line.trim();
+    !line.is_empty() && SIGNS.iter().any(|s| line.contains(s))
 }
 
 /// A tool call as one short line: its shell command when it has one, else its arguments.
@@ -75,7 +89,7 @@ mod tests {
     #[test]
     fn finds_error_lines() {
         let text = "ok\nTraceback (most recent call last):\n  x\nIndexError: tuple index out of range\n";
-        let lines: Vec<_> = error_lines(text).collect();
+        let lines = error_lines(text);
         assert_eq!(lines, ["Traceback (most recent call last):", "IndexError: tuple index out of range"]);
     }
 

@@ -84,7 +84,7 @@ fn is_critical(m: &Message, options: &Options) -> bool {
     if m.tool_calls.iter().any(|c| critical_tool(c.name)) {
         return true;
     }
-    if m.tool_results.iter().any(|r| r.is_error || crate::facts::error_lines(&r.text).next().is_some()) {
+    if m.tool_results.iter().any(|r| r.is_error || crate::facts::has_error_line(&r.text)) {
         return true;
     }
     m.is_real_user() && states_constraint(&m.text)

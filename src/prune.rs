@@ -8,7 +8,7 @@ use crate::arguments;
 use crate::edit::{FieldEdit, Key, Slot};
 use crate::format::as_text;
 use crate::error::Result;
-use crate::estimate::{message_tokens, sum};
+use crate::estimate::{message_tokens, per_message, sum};
 use crate::format;
 use crate::input::Input;
 use crate::options::Options;
@@ -53,7 +53,7 @@ pub struct Pruned {
 pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
     let conv = format::read(input, options.format)?;
     let profile = &options.profile;
-    let tokens: Vec<u32> = conv.messages.iter().map(|m| message_tokens(m, profile)).collect();
+    let tokens = per_message(&conv, profile);
     let tokens_before = sum(&tokens);
 
     // Newest to oldest: the first `protect_tokens` of output (and `protect_results` outputs) stay;
@@ -108,10 +108,9 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
             }
         }
     }
-    let keep_all = || (0..conv.len()).map(Slot::Keep).collect::<Vec<_>>();
     if (candidates.is_empty() && cuts.is_empty()) || freed < f64::from(options.minimum_prune_tokens) {
         let report = PruneReport { pruned: Vec::new(), cut_arguments: Vec::new(), tokens_before, tokens_after: tokens_before, format: conv.format.name(), cache: None };
-        return Ok(Prune { slots: keep_all(), report });
+        return Ok(Prune { slots: Slot::keep_all(conv.len()), report });
     }
     // With cache prices: only when the tokens saved pay for the cached prefix the edits invalidate.
     let cache = options.cache.as_ref().map(|prices| {
@@ -126,11 +125,11 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
     });
     if let Some(decision) = cache.as_ref().filter(|d| !d.applied) {
         let report = PruneReport { pruned: Vec::new(), cut_arguments: Vec::new(), tokens_before, tokens_after: tokens_before, format: conv.format.name(), cache: Some(decision.clone()) };
-        return Ok(Prune { slots: keep_all(), report });
+        return Ok(Prune { slots: Slot::keep_all(conv.len()), report });
     }
 
     candidates.reverse(); // message order, and result order inside a message
-    let mut slots = keep_all();
+    let mut slots = Slot::keep_all(conv.len());
     let mut pruned = Vec::with_capacity(candidates.len());
     let mut tokens_after = tokens_before;
     for group in candidates.chunk_by(|a, b| a.0 == b.0) {

@@ -261,7 +261,8 @@ pub fn parse_answer(config: &ClientConfig, status: u16, status_text: &str, body:
             .and_then(Value::as_str)
             .map(str::to_string)
             .unwrap_or_else(|| body.to_string());
-        let message = format!("{} answered {status} {status_text}: {}", config.endpoint, snippet(&reason));
+        // As a u32: `u16`'s `Display` would be one more integer printer in the wasm, for this line alone.
+        let message = format!("{} answered {} {status_text}: {}", config.endpoint, u32::from(status), snippet(&reason));
         return Err(ClientError { code: SUMMARIZER_HTTP, path: "response.status", message: redact(&message, key), status: Some(status) });
     }
     let bad = |path: &'static str, what: String| ClientError { code: SUMMARIZER_RESPONSE, path, message: redact(&what, key), status: Some(status) };

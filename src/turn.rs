@@ -224,8 +224,10 @@ fn defuse_closing(text: &str, tag: &str) -> String {
     out
 }
 
+// Patterns as `&str`, like every other `replace` in the crate: a `char` pattern compiles a second copy
+// of `replace`.
 fn escape_attribute(v: &str) -> String {
-    v.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;").replace('\n', " ")
+    v.replace("&", "&amp;").replace("\"", "&quot;").replace("<", "&lt;").replace("\n", " ")
 }
 
 fn obj_or_empty<'a>(v: &'a Value, path: &str, empty: &'a Map<String, Value>) -> Result<&'a Map<String, Value>> {

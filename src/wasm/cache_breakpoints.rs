@@ -19,7 +19,10 @@ pub fn cache_breakpoints_js(messages: JsValue, options: JsValue) -> Result<JsVal
     let mut out = output_to_js(&result.slots, &messages, key)?;
     if !result.body_edits.is_empty() {
         // The body's own fields (`system`, `tools`) are edited like a message: as a one-item array.
-        let patched = output_to_js(&[Slot::Patch { index: 0, edits: result.body_edits }], &js_sys::Array::of1(&out), None)?;
+        // Pushed rather than `Array::of1`: no import (and glue function) for this line alone.
+        let one = js_sys::Array::new();
+        one.push(&out);
+        let patched = output_to_js(&[Slot::Patch { index: 0, edits: result.body_edits }], &one, None)?;
         out = js_sys::Array::from(&patched).get(0);
     }
     with_messages(report, out)

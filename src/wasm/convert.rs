@@ -47,13 +47,15 @@ fn locate_unreadable(messages: &JsValue) -> String {
             }
         }
     };
-    for (i, item) in items.iter().enumerate() {
+    // Indexed loops with `get`, here and in `read_value`: `Array::iter` would bring one more import.
+    for i in 0..items.length() {
+        let item = items.get(i);
         let readable = JSON::stringify(&item)
             .ok()
             .and_then(|j| serde_json::from_str::<Value>(&String::from(j)).ok())
             .is_some();
         if !readable {
-            return item_path(&root, i);
+            return item_path(&root, i as usize);
         }
     }
     root
@@ -100,15 +102,17 @@ fn read_value(v: &JsValue, path: &str, code: Code, depth: usize) -> Result<Value
     if Array::is_array(v) {
         let items = Array::from(v);
         let mut out = Vec::with_capacity(items.length() as usize);
-        for (i, item) in items.iter().enumerate() {
-            out.push(read_value(&item, &item_path(path, i), code, depth + 1)?);
+        for i in 0..items.length() {
+            out.push(read_value(&items.get(i), &item_path(path, i as usize), code, depth + 1)?);
         }
         return Ok(Value::Array(out));
     }
     if v.is_object() && !v.is_function() {
         let obj: &Object = v.unchecked_ref();
         let mut out = Map::new();
-        for key in Object::keys(obj).iter() {
+        let keys = Object::keys(obj);
+        for k in 0..keys.length() {
+            let key = keys.get(k);
             let Some(name) = key.as_string() else { continue };
             let child_path = subpath(path, &name);
             let child = Reflect::get(obj, &key).map_err(|e| Error::new(code, &child_path, error_text(&e)))?;

@@ -100,7 +100,13 @@ fn warm(lookup: &Lookup, options: &Options, mut counter: Option<&mut Counter>) -
     // One pass over the cached items: whether their ids are this cache's, and their JSON's length.
     let Some(hits_len) = cache::with(|c| {
         let known = c.generation == lookup.generation;
-        ids.iter().filter(|&&id| id >= 0).map(|&id| c.entries.get(id as usize).filter(|_| known).map(|e| u64::from(e.json_len))).sum::<Option<u64>>()
+        let mut len = 0u64;
+        for &id in ids {
+            if id >= 0 {
+                len += u64::from(c.entries.get(id as usize).filter(|_| known)?.json_len);
+            }
+        }
+        Some(len)
     }) else {
         return Err(Warm::Reset);
     };
@@ -146,7 +152,10 @@ fn read_warm(
     let serial = counter.as_deref().map(|c| c.serial);
     // Entries keep their tokens under every built-in profile (options only ever pick one of them).
     let index = PROFILES.iter().position(|p| *p == options.profile).ok_or(Warm::Cold)?;
-    let admits: Vec<FormatSet> = values.iter().map(format::item_formats).collect::<Option<_>>().ok_or(Warm::Cold)?;
+    let mut admits: Vec<FormatSet> = Vec::with_capacity(values.len());
+    for v in values {
+        admits.push(format::item_formats(v).ok_or(Warm::Cold)?);
+    }
     let mut set = match options.format {
         Some(_) => [true; 5],
         None => format::admitted_by_shape(input),
@@ -199,7 +208,12 @@ fn read_warm(
         fresh.push(Entry::new(&m, &size, format, *admits, len));
         read.push((m, size));
     }
-    let misses: Vec<usize> = (0..ids.len()).filter(|&i| ids[i] < 0).collect();
+    let mut misses: Vec<usize> = Vec::with_capacity(values.len());
+    for (i, &id) in ids.iter().enumerate() {
+        if id < 0 {
+            misses.push(i);
+        }
+    }
     // The whole history re-linked, in order, from the ids the cache kept: a pairing problem is the
     // cold path's to report.
     let mut fresh_linking = misses.iter().zip(&fresh).filter(|(_, e)| e.links()).peekable();

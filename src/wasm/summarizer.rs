@@ -46,8 +46,12 @@ pub fn summarizer_request(client: u32, prompt: JsValue) -> Result<JsValue, JsVal
     with_client(client, |config| {
         let http = request(config, &prompt);
         let headers = Array::new();
+        // Each pair pushed rather than made by `Array::of2`: no import (and glue function) for it alone.
         for (name, value) in &http.headers {
-            headers.push(&Array::of2(&name.into(), &value.into()));
+            let pair = Array::new();
+            pair.push(&name.into());
+            pair.push(&value.into());
+            headers.push(&pair);
         }
         let out = Object::new();
         Reflect::set(&out, &"url".into(), &http.url.into())?;

@@ -41,14 +41,23 @@ pub struct Entry {
 
 impl Entry {
     pub fn new(m: &Message, size: &MessageSize, format: Format, admits: FormatSet, json_len: u32) -> Entry {
+        // Loops rather than two collected maps: each collect is its own copy of the iterator code.
+        let mut calls = Vec::with_capacity(m.tool_calls.len());
+        for c in &m.tool_calls {
+            calls.push(Box::from(c.id.as_ref()));
+        }
+        let mut results = Vec::with_capacity(m.tool_results.len());
+        for r in &m.tool_results {
+            results.push(Box::from(r.id.as_ref()));
+        }
         Entry {
             tokens: PROFILES.map(|p| size.tokens(&p)),
             format,
             admits,
             json_len,
             counted: None,
-            calls: m.tool_calls.iter().map(|c| Box::from(c.id.as_ref())).collect(),
-            results: m.tool_results.iter().map(|r| Box::from(r.id.as_ref())).collect(),
+            calls: calls.into_boxed_slice(),
+            results: results.into_boxed_slice(),
         }
     }
 
