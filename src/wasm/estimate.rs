@@ -1,6 +1,7 @@
 //! `estimate`'s Rust half; see `ctxfold.d.ts`. Its JavaScript half, scripts/entries/estimate.js, keeps
 //! which message object is which entry of the per-message cache (`cache.rs`) and calls this with what it
-//! found: the entry id of each item (-1: not cached) and the items not cached, as one JSON text. Besides
+//! found: the entry id of each item (-1: not cached) and the items not cached, as one JSON array with
+//! each one's length. Besides
 //! the options every export reads, it takes the host's exact `counter`, a function, which is not JSON
 //! and so is read here.
 //!
