@@ -138,7 +138,7 @@ for (const { group, conversations } of corpus) {
 // ---- Gemini: against the usage Gemini reported (mini-swe-agent-text labels) ----
 {
   const labelled = corpus.find((g) => g.group === "mini-swe-agent-text").conversations.filter((c) => c.labels?.gemini_prompt_tokens?.length > 3);
-  const uncal = [], cal = [], chars = [];
+  const uncal = [], cal = [], chars = [], wrong = [], wrongCal = [];
   for (const c of labelled) {
     const points = c.labels.gemini_prompt_tokens;
     const reports = points.slice(0, 3).map(([n, tokens]) => ({ promptTokens: tokens, messageCount: n }));
@@ -146,11 +146,21 @@ for (const { group, conversations } of corpus) {
       const msgs = c.messages.slice(0, n);
       uncal.push((estimate(msgs, { tokenizer: "gemini" }).total - tokens) / tokens);
       cal.push((estimate(msgs, { tokenizer: "gemini", usage: reports }).total - tokens) / tokens);
+      // How much calibration corrects a profile made for another tokenizer (as claude's is for newer models).
+      wrong.push((estimate(msgs, { tokenizer: "o200k" }).total - tokens) / tokens);
+      wrongCal.push((estimate(msgs, { tokenizer: "o200k", usage: reports }).total - tokens) / tokens);
       chars.push((msgs.reduce((s, m) => s + contentText(m).length, 0) / 4 - tokens) / tokens);
     }
   }
   console.log(`\ngemini, against reported prompt tokens (${cal.length} requests after the first three of ${labelled.length} conversations):`);
-  for (const [name, errs] of [["calibrated on the first three reports", cal], ["gemini profile, uncalibrated", uncal], ["chars/4", chars]]) {
+  const rows = [
+    ["calibrated on the first three reports", cal],
+    ["gemini profile, uncalibrated", uncal],
+    ["o200k profile (wrong), calibrated", wrongCal],
+    ["o200k profile (wrong), uncalibrated", wrong],
+    ["chars/4", chars],
+  ];
+  for (const [name, errs] of rows) {
     const s = errorStats(errs);
     console.log(`  ${name.padEnd(40)} ${pct(s.median)} / ${pct(s.p90)} / under>5%: ${pct(s.under5)}`);
   }
