@@ -22,7 +22,7 @@ enum Prev {
 
 pub fn add_text(counts: &mut [u32; CLASS_COUNT], text: &str) {
     use Class::*;
-    let mut bump = |counts: &mut [u32; CLASS_COUNT], class: Class| {
+    let bump = |counts: &mut [u32; CLASS_COUNT], class: Class| {
         let slot = &mut counts[class as usize];
         *slot = slot.saturating_add(1);
     };
