@@ -24,6 +24,18 @@ export function estimateExports(glue) {
     return { items: messages[key], body: JSON.stringify({ ...messages, [key]: [] }) };
   }
 
+  /** Whether a content part of `item` holds binary data directly (the AI SDK's `image` and `data`), as
+   * the wasm checks it (`in_content_parts` in src/wasm/binary.rs). */
+  function holdsBinary(item) {
+    const content = item?.content;
+    if (!Array.isArray(content)) return false;
+    for (const part of content) {
+      if (typeof part !== "object" || part === null) continue;
+      for (const key of Reflect.ownKeys(part)) if (ArrayBuffer.isView(part[key])) return true;
+    }
+    return false;
+  }
+
   /** Tokens of `messages`; see ctxfold.d.ts. */
   function estimate(messages, options) {
     // null: the cached entries could not serve this call (read in another format, or not counted by
@@ -39,6 +51,8 @@ export function estimateExports(glue) {
     let json;
     let lengths;
     let body;
+    const walked = [];
+    const walkedItems = [];
     try {
       const input = itemsOf(messages);
       if (input) {
@@ -57,6 +71,12 @@ export function estimateExports(glue) {
         // would be) comes with it here for free; measured in the wasm it cost twice the join.
         lengths = new Uint32Array(missing.length);
         const parts = missing.map((item, k) => {
+          if (holdsBinary(item)) {
+            // Read in the wasm instead (src/wasm/binary.rs): JSON.stringify would write each byte.
+            walked.push(k);
+            walkedItems.push(item);
+            return "null";
+          }
           const part = JSON.stringify(item) ?? "null"; // as in an array: undefined and functions are null
           lengths[k] = part.length;
           return part;
@@ -69,7 +89,7 @@ export function estimateExports(glue) {
     } catch {
       json = undefined;
     }
-    const [result, current, first, perMessage] = glue.__estimate(messages, options, generation, found, json, lengths, body);
+    const [result, current, first, perMessage] = glue.__estimate(messages, options, generation, found, json, lengths, body, new Uint32Array(walked), walkedItems);
     if (current !== generation) {
       generation = current;
       ids = new WeakMap();

@@ -5,6 +5,7 @@
 //! reports circular structures instead of recursing forever. Options, plans and summaries are small
 //! and read field by field, so NaN and Infinity are caught (JSON.stringify would turn them into null).
 
+use super::binary;
 use crate::edit::{FieldEdit, Key, Op, Slot};
 use crate::error::{item_path, subpath, Code, Error};
 use crate::input::MAX_INPUT_CHARS;
@@ -21,17 +22,65 @@ pub fn messages_from_js(messages: &JsValue) -> Result<Value, Error> {
     if !Array::is_array(messages) && !is_plain_object(messages) {
         return Err(Error::input("messages", format!("expected an array of messages or a request body, got {}", js_type(messages))));
     }
-    let json = JSON::stringify(messages).map_err(|e| {
-        Error::input(locate_unreadable(messages), format!("cannot be read as JSON ({}); messages must be plain data", error_text(&e)))
+    if Array::is_array(messages) {
+        let items: &Array = messages.unchecked_ref();
+        if (0..items.length()).any(|i| binary::in_content_parts(&items.get(i))) {
+            return read_item_by_item(items);
+        }
+    }
+    let json = JSON::stringify(messages).map_err(|e| match e.is_instance_of::<js_sys::RangeError>() {
+        true => too_large(None), // longer than the engine's longest string
+        false => unreadable(&locate_unreadable(messages), &e),
     })?;
     // Measured before the text is copied into WebAssembly memory, so a huge input costs nothing here.
     if json.length() as usize > MAX_INPUT_CHARS {
-        return Err(Error::new(Code::InputTooLarge, "messages", format!(
-            "the messages are {} characters of JSON; the limit is {MAX_INPUT_CHARS}", json.length()
-        )));
+        return Err(too_large(Some(json.length() as usize)));
     }
     let text: String = json.into();
     serde_json::from_str(&text).map_err(|e| Error::input(locate_unreadable(messages), format!("cannot be read: {e}")))
+}
+
+/// The input is over the size limit: `chars` characters of JSON, or more than the limit when not all
+/// were measured.
+fn too_large(chars: Option<usize>) -> Error {
+    let message = match chars {
+        Some(n) => format!("the messages are {n} characters of JSON; the limit is {MAX_INPUT_CHARS}"),
+        None => format!("the messages are more than {MAX_INPUT_CHARS} characters of JSON, the limit"),
+    };
+    Error::new(Code::InputTooLarge, "messages", message)
+}
+
+fn unreadable(path: &str, e: &JsValue) -> Error {
+    Error::input(path, format!("cannot be read as JSON ({}); messages must be plain data", error_text(e)))
+}
+
+/// An array holding binary data, read one item at a time (see `binary.rs`).
+fn read_item_by_item(items: &Array) -> Result<Value, Error> {
+    let mut values = Vec::with_capacity(items.length() as usize);
+    // The whole input's JSON: the brackets, a comma between items, and the items.
+    let mut chars = (2 + items.length().saturating_sub(1)) as usize;
+    for i in 0..items.length() {
+        let (item, path) = (items.get(i), item_path("messages", i as usize));
+        let json = match binary::in_content_parts(&item) {
+            true => binary::json_of(&item),
+            false => JSON::stringify(&item),
+        };
+        let json = json.map_err(|e| unreadable(&path, &e))?;
+        if json.is_undefined() {
+            values.push(Value::Null); // as in an array: undefined and functions are null
+            chars += 4;
+            continue;
+        }
+        let length = json.length() as usize;
+        if chars + length > MAX_INPUT_CHARS {
+            return Err(too_large(None));
+        }
+        let text: String = json.into();
+        let value = serde_json::from_str(&text).map_err(|e| Error::input(&path, format!("cannot be read: {e}")))?;
+        chars += length;
+        values.push(value);
+    }
+    Ok(Value::Array(values))
 }
 
 /// Which item could not be read (a cycle, a getter that throws, a lone UTF-16 surrogate, nesting

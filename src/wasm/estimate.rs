@@ -15,6 +15,7 @@
 
 mod cache;
 
+use super::binary;
 use super::convert::{error_to_js, messages_from_js, to_js, value_from_js};
 use crate::error::{Code, Error};
 use crate::estimate::{self, Estimate, MessageSize};
@@ -42,6 +43,10 @@ struct Lookup {
     /// A request body's JSON with its array emptied (for its system prompt and what its shape says of
     /// the format); None for a bare array.
     body: Option<String>,
+    /// The items not cached that hold binary data (`null` in `missing`, read here: see binary.rs), each
+    /// after its place among them.
+    walked: Vec<u32>,
+    walked_items: Option<Array>,
 }
 
 /// The estimate, and where the items not cached were kept: `[result, generation, first, perMessage]`.
@@ -59,8 +64,10 @@ pub fn estimate_js(
     missing: Option<Vec<u8>>,
     lengths: Option<Vec<u32>>,
     body: Option<String>,
+    walked: Option<Vec<u32>>,
+    walked_items: Option<Array>,
 ) -> Result<Array, JsValue> {
-    let lookup = Lookup { generation, ids, missing, lengths: lengths.unwrap_or_default(), body };
+    let lookup = Lookup { generation, ids, missing, lengths: lengths.unwrap_or_default(), body, walked: walked.unwrap_or_default(), walked_items };
     let (counter, options) = read_options(&options).map_err(error_to_js)?;
     let mut counter = counter.map(|f| Counter { serial: cache::with(|c| c.counter_serial(&f)), f, thrown: None });
     let (result, first) = match warm(&lookup, &options, counter.as_mut()) {
@@ -123,9 +130,22 @@ fn warm(lookup: &Lookup, options: &Options, mut counter: Option<&mut Counter>) -
     if items_len + body_len > MAX_INPUT_CHARS as u64 {
         return Err(Warm::Cold);
     }
-    let Some(Ok(Value::Array(values))) = std::str::from_utf8(text).ok().map(serde_json::from_str::<Value>) else { return Err(Warm::Cold) };
+    let Some(Ok(Value::Array(mut values))) = std::str::from_utf8(text).ok().map(serde_json::from_str::<Value>) else { return Err(Warm::Cold) };
     if values.len() != missed {
         return Err(Warm::Cold);
+    }
+    let mut lengths = lengths.clone();
+    if !lookup.walked.is_empty() {
+        let items = lookup.walked_items.as_ref().ok_or(Warm::Cold)?;
+        let mut left = (MAX_INPUT_CHARS as u64).saturating_sub(items_len + body_len) as usize;
+        for (n, &k) in lookup.walked.iter().enumerate() {
+            let json = binary::json_of(&items.get(n as u32)).map_err(|_| Warm::Cold)?;
+            let length = json.length() as usize;
+            left = left.checked_sub(length).ok_or(Warm::Cold)?;
+            let value = serde_json::from_str(&String::from(json)).map_err(|_| Warm::Cold)?;
+            *lengths.get_mut(k as usize).ok_or(Warm::Cold)? = length as u32;
+            *values.get_mut(k as usize).ok_or(Warm::Cold)? = value;
+        }
     }
     let body = match lookup.body.as_deref().map(serde_json::from_str::<Value>) {
         None => None,
@@ -136,7 +156,7 @@ fn warm(lookup: &Lookup, options: &Options, mut counter: Option<&mut Counter>) -
         Some(b) => Input::read(b).map_err(|_| Warm::Cold)?,
         None => Input::items(&[]),
     };
-    let (format, per_message, fresh) = read_warm(ids, &values, lengths, &input, options, counter.as_deref_mut())?;
+    let (format, per_message, fresh) = read_warm(ids, &values, &lengths, &input, options, counter.as_deref_mut())?;
     let result = finish(per_message, format, options, &input, counter).map_err(Warm::Failed)?;
     Ok((result, remember(fresh)))
 }

@@ -4,6 +4,7 @@
 
 mod apply_summary;
 mod assemble_turn;
+mod binary;
 mod cache_breakpoints;
 mod compact;
 mod convert;
