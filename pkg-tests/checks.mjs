@@ -94,13 +94,14 @@ export function checkRuntime(runtime, produceReport) {
       assert.ok(counterNaN.recovered);
     });
 
-    for (const { name, code, path } of HOSTILE) {
+    for (const { name, code, path, says } of HOSTILE) {
       check(`hostile input: ${name} throws ${code} at ${path}, changes nothing, and the next call works`, () => {
         const c = report.errors[name];
         assert.ok(c.threw, "it threw");
         const { isError, message } = c.error;
         assert.deepEqual({ isError, code: c.error.code, path: c.error.path }, { isError: true, code, path }, `message: ${message}`);
         assert.doesNotMatch(message, /unreachable|RuntimeError|panicked/, "a clean error, not a trap");
+        if (says) assert.match(message, says, "the message says what is wrong");
         assert.ok(c.unchanged, "the arguments are unchanged");
         assert.ok(c.recovered, "a valid estimate() right after the error still works");
       });

@@ -190,7 +190,7 @@ export const HOSTILE = [
     args: () => { let d = []; for (let i = 0; i < 100000; i++) d = [d]; return [[{ role: "user", content: d }]]; }, run: (api, a) => api.estimate(...a) },
   { name: "a 100 MB string", code: "INPUT_TOO_LARGE", path: "messages",
     args: () => [[{ role: "user", content: "x".repeat(100 * 1024 * 1024) }]], run: (api, a) => api.estimate(...a) },
-  { name: "a lone UTF-16 surrogate", code: "INVALID_INPUT", path: "messages[1]",
+  { name: "a lone UTF-16 surrogate", code: "INVALID_INPUT", path: "messages[1]", says: /lone UTF-16 surrogate/,
     args: () => [[{ role: "user", content: "fine" }, { role: "user", content: "broken \ud800 text" }]], run: (api, a) => api.estimate(...a) },
   { name: "a getter that throws", code: "INVALID_INPUT", path: "messages[1]",
     args: () => [[{ role: "user", content: "hi" }, { role: "assistant", get content() { throw new Error("boom"); } }]], run: (api, a) => api.estimate(...a) },

@@ -28,16 +28,22 @@ pub fn messages_from_js(messages: &JsValue) -> Result<Value, Error> {
             return read_item_by_item(items);
         }
     }
-    let json = JSON::stringify(messages).map_err(|e| match e.is_instance_of::<js_sys::RangeError>() {
-        true => too_large(None), // longer than the engine's longest string
-        false => unreadable(&locate_unreadable(messages), &e),
-    })?;
+    let json = JSON::stringify(messages).map_err(|e| unreadable(&locate_unreadable(messages), &e))?;
     // Measured before the text is copied into WebAssembly memory, so a huge input costs nothing here.
     if json.length() as usize > MAX_INPUT_CHARS {
         return Err(too_large(Some(json.length() as usize)));
     }
     let text: String = json.into();
-    serde_json::from_str(&text).map_err(|e| Error::input(locate_unreadable(messages), format!("cannot be read: {e}")))
+    serde_json::from_str(&text).map_err(|e| Error::input(locate_unreadable(messages), not_json(&e)))
+}
+
+/// Why JSON.stringify's text did not parse. Its text is always JSON, so the reason is a lone UTF-16
+/// surrogate (which it writes as an escape that no UTF-8 text can hold), unless serde_json says more.
+fn not_json(e: &serde_json::Error) -> String {
+    match e.to_string() {
+        m if m.contains("escape") => "holds a lone UTF-16 surrogate, half of a character (a string cut in the middle of an emoji, for example); make it well-formed first, e.g. with String.prototype.toWellFormed()".into(),
+        m => format!("cannot be read: {m}"),
+    }
 }
 
 /// The input is over the size limit: `chars` characters of JSON, or more than the limit when not all
@@ -76,7 +82,7 @@ fn read_item_by_item(items: &Array) -> Result<Value, Error> {
             return Err(too_large(None));
         }
         let text: String = json.into();
-        let value = serde_json::from_str(&text).map_err(|e| Error::input(&path, format!("cannot be read: {e}")))?;
+        let value = serde_json::from_str(&text).map_err(|e| Error::input(&path, not_json(&e)))?;
         chars += length;
         values.push(value);
     }
