@@ -27,6 +27,9 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
         "tool" => Role::Tool,
         other => return Err(Error::input(subpath(path, "role"), format!("unknown role {}; expected system, user, assistant or tool", quoted(other)))),
     };
+    if obj.contains_key("parts") && !obj.contains_key("content") {
+        return Err(Error::input(subpath(path, "content"), super::UI_MESSAGE));
+    }
     let mut m = Message::new(role);
     let mut texts = Vec::new();
     let mut hidden = Vec::new();

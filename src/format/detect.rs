@@ -53,6 +53,9 @@ pub fn detect(input: &Input) -> Result<Format> {
         };
         let set = admits(obj);
         let narrowed: Set = std::array::from_fn(|k| admitted[k] && set[k]);
+        if is_ui_message(obj) {
+            return Err(Error::input(format!("{}[{i}]", input.root), super::UI_MESSAGE));
+        }
         if narrowed.iter().all(|x| !x) {
             let seen = |s: &Set| {
                 let mut names = Vec::new();
@@ -78,11 +81,20 @@ pub fn detect(input: &Input) -> Result<Format> {
     Ok(chosen(&admitted))
 }
 
+/// An AI SDK `UIMessage` (what `useChat` keeps): `parts` and a role Gemini does not have.
+fn is_ui_message(obj: &Map<String, Value>) -> bool {
+    obj.contains_key("parts") && matches!(obj.get("role").and_then(Value::as_str), Some("assistant" | "system"))
+}
+
 /// The formats an item could belong to, from its keys, role and content part types.
 fn admits(obj: &Map<String, Value>) -> Set {
     use Format::*;
     if obj.contains_key("parts") {
-        return only(&[Gemini]);
+        // Gemini's roles are user and model; parts with another role are the AI SDK's UI messages.
+        return match is_ui_message(obj) {
+            true => [false; 5],
+            false => only(&[Gemini]),
+        };
     }
     // Only Responses items carry a `type` at the top level.
     if obj.get("type").is_some_and(Value::is_string) {

@@ -21,6 +21,10 @@ use crate::message::{Message, Role, ToolLinks, ToolResult};
 use crate::text::{SUMMARY_ACK, SUMMARY_QUESTION};
 use serde_json::Value;
 
+/// The error for an AI SDK `UIMessage`, what `useChat` keeps in the browser: not a format a provider reads.
+const UI_MESSAGE: &str = "reads as an AI SDK UIMessage (parts, with role assistant or system, as useChat keeps them); \
+    ctxfold reads the ModelMessage sent to the model: convert with convertToModelMessages() first";
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     OpenAiChat,

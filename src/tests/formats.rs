@@ -201,6 +201,24 @@ fn mixed_or_unknown_shapes_are_reported_not_guessed() {
 }
 
 #[test]
+fn ai_sdk_ui_messages_are_told_apart_from_gemini_and_explained() {
+    // What useChat keeps: ids, roles user/assistant, parts (a tool part with its state).
+    let ui = json!([
+        { "id": "m1", "role": "user", "parts": [{ "type": "text", "text": "weather in Oslo?" }] },
+        { "id": "m2", "role": "assistant", "parts": [{ "type": "tool-weather", "toolCallId": "t1", "state": "output-available", "input": { "city": "Oslo" }, "output": { "c": -3 } }] }
+    ]);
+    let e = estimate(&Input::read(&ui).unwrap(), &Options::default()).unwrap_err();
+    assert_eq!((e.code.as_str(), e.path.as_str()), ("INVALID_INPUT", "messages[1]"));
+    assert!(e.message.contains("UIMessage") && e.message.contains("convertToModelMessages"), "{}", e.message);
+    let e = estimate(&Input::read(&ui).unwrap(), &options(json!({ "format": "ai-sdk" }))).unwrap_err();
+    assert_eq!(e.path, "messages[0].content");
+    assert!(e.message.contains("convertToModelMessages"), "{}", e.message);
+    // Gemini contents keep reading as Gemini.
+    let gemini = json!([{ "role": "user", "parts": [{ "text": "hi" }] }, { "role": "model", "parts": [{ "text": "hello" }] }]);
+    assert_eq!(estimate(&Input::read(&gemini).unwrap(), &Options::default()).unwrap().format, "gemini");
+}
+
+#[test]
 fn legacy_function_calls_pair_by_position() {
     let v = json!([
         { "role": "user", "content": "weather?" },
