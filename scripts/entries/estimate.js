@@ -24,14 +24,13 @@ export function estimateExports(glue) {
     return { items: messages[key], body: JSON.stringify({ ...messages, [key]: [] }) };
   }
 
-  /** Whether a content part of `item` holds binary data directly (the AI SDK's `image` and `data`), as
-   * the wasm checks it (`in_content_parts` in src/wasm/binary.rs). */
+  /** Whether a content part of `item` holds binary data where the AI SDK puts it (`image`, `data`), as the
+   * wasm checks it (`in_content_parts` in src/wasm/binary.rs). */
   function holdsBinary(item) {
     const content = item?.content;
     if (!Array.isArray(content)) return false;
     for (const part of content) {
-      if (typeof part !== "object" || part === null) continue;
-      for (const key of Reflect.ownKeys(part)) if (ArrayBuffer.isView(part[key])) return true;
+      if (typeof part === "object" && part !== null && (ArrayBuffer.isView(part.image) || ArrayBuffer.isView(part.data))) return true;
     }
     return false;
   }
