@@ -2,7 +2,8 @@
 //!
 //! Messages are read with the engine's own `JSON.stringify` and parsed by serde_json: one native
 //! pass that is much faster than walking the objects field by field across the boundary, and that
-//! reports circular structures instead of recursing forever. Options, plans and summaries are small
+//! reports circular structures instead of recursing forever (binary data in content parts aside: see
+//! binary.rs). Options, plans and summaries are small
 //! and read field by field, so NaN and Infinity are caught (JSON.stringify would turn them into null).
 
 use super::binary;

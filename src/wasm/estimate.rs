@@ -43,8 +43,8 @@ struct Lookup {
     /// A request body's JSON with its array emptied (for its system prompt and what its shape says of
     /// the format); None for a bare array.
     body: Option<String>,
-    /// The items not cached that hold binary data (`null` in `missing`, read here: see binary.rs), each
-    /// after its place among them.
+    /// The items not cached that hold binary data, read here (see binary.rs): their places among the
+    /// items not cached (each is a `null` in `missing`), and the items themselves.
     walked: Vec<u32>,
     walked_items: Option<Array>,
 }
