@@ -97,6 +97,7 @@ pub struct MessageSize {
     pub units: u32,
     pub named: bool,
     pub attachments: u32,
+    pub low_detail: u32,
 }
 
 impl MessageSize {
@@ -127,6 +128,7 @@ impl MessageSize {
             units: (m.tool_results.len() + usize::from(has_body)) as u32,
             named: m.name.is_some(),
             attachments: m.attachments,
+            low_detail: m.low_detail.min(m.attachments),
         }
     }
 
@@ -135,7 +137,8 @@ impl MessageSize {
         p.per_message * f64::from(self.units)
             + if self.named { p.per_name } else { 0.0 }
             + self.calls.len() as f64 * p.per_tool_call
-            + f64::from(self.attachments) * p.per_attachment
+            + f64::from(self.attachments - self.low_detail) * p.per_attachment
+            + f64::from(self.low_detail) * p.per_low_detail_image
     }
 
     /// The estimate: each piece weighed with its framing and rounded up.
@@ -360,6 +363,21 @@ mod tests {
             let with = estimate(&Input::read(&m).unwrap(), &o).unwrap().per_message[0];
             let without = estimate(&Input::read(&text_only).unwrap(), &o).unwrap().per_message[0];
             assert_eq!(with - without, cost, "{name}");
+        }
+        // OpenAI's low detail is a flat 85 tokens, however the format says it; other providers have no
+        // such setting.
+        let low = [
+            json!([{ "role": "user", "content": [{ "type": "text", "text": "what is this?" }, { "type": "image_url", "image_url": { "url": "data:,", "detail": "low" } }] }]),
+            json!([{ "role": "user", "content": [{ "type": "input_text", "text": "what is this?" }, { "type": "input_image", "image_url": "data:,", "detail": "low" }] }]),
+            json!([{ "role": "user", "content": [{ "type": "text", "text": "what is this?" }, { "type": "image", "image": "aGk=", "providerOptions": { "openai": { "imageDetail": "low" } } }] }]),
+        ];
+        for m in &low {
+            for (name, cost) in [("o200k", 85), ("cl100k", 85), ("claude", 1600)] {
+                let o = Options::from_json(&json!({ "tokenizer": name })).unwrap();
+                let e = estimate(&Input::read(m).unwrap(), &o).unwrap();
+                let without = estimate(&Input::read(&text_only).unwrap(), &o).unwrap().per_message[0];
+                assert_eq!(e.per_message[0] - without, cost, "{name} {}", e.format);
+            }
         }
     }
 

@@ -64,6 +64,8 @@ pub struct Message<'a> {
     pub tool_results: Vec<ToolResult<'a>>,
     /// Images, audio and files: counted at a flat cost, never read.
     pub attachments: u32,
+    /// How many of them are images sent at OpenAI's low detail (a smaller flat cost).
+    pub low_detail: u32,
     /// Holds a summary that ctxfold spliced in earlier (recognized by its textual marker).
     pub is_summary: bool,
     /// Must not be separated from the next message (a Responses reasoning item and its output).
@@ -82,6 +84,7 @@ impl<'a> Message<'a> {
             tool_calls: Vec::new(),
             tool_results: Vec::new(),
             attachments: 0,
+            low_detail: 0,
             is_summary: false,
             binds_to_next: false,
             binds_to_previous: false,

@@ -45,7 +45,7 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
                         path: subpath(&at, "id"),
                     }),
                     "tool_result" | "mcp_tool_result" => {
-                        let (text, attachments) = text_parts(b.get("content"), &at, &["text"])?;
+                        let (text, attachments, _) = text_parts(b.get("content"), &at, &["text"])?;
                         m.attachments = m.attachments.saturating_add(attachments);
                         m.tool_results.push(ToolResult {
                             id: req_id(b, "tool_use_id", &at)?.into(),

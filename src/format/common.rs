@@ -83,26 +83,39 @@ pub fn part_type<'a>(obj: &'a Map<String, Value>, path: &str) -> Result<&'a str>
     }
 }
 
+/// Whether a content part is an image sent at OpenAI's low detail, which costs a flat 85 tokens:
+/// `image_url.detail` (Chat Completions), `detail` (Responses) or the AI SDK's
+/// `providerOptions.openai.imageDetail`.
+pub fn is_low_detail(part: &Map<String, Value>) -> bool {
+    let low = |v: Option<&Value>| v.and_then(Value::as_str) == Some("low");
+    low(part.get("image_url").and_then(|u| u.get("detail")))
+        || low(part.get("detail"))
+        || low(part.get("providerOptions").and_then(|o| o.get("openai")).and_then(|o| o.get("imageDetail")))
+}
+
 /// `content` as a string, null, or an array of parts: the text of the parts whose type is one of
-/// `text_types` (read from `text`, or from `refusal` for refusals), and how many other parts there
-/// are (images, audio, files: counted, never read).
-pub fn text_parts<'a>(content: Option<&'a Value>, path: &str, text_types: &[&str]) -> Result<(Cow<'a, str>, u32)> {
+/// `text_types` (read from `text`, or from `refusal` for refusals), how many other parts there are
+/// (images, audio, files: counted, never read), and how many of those are low-detail images.
+pub fn text_parts<'a>(content: Option<&'a Value>, path: &str, text_types: &[&str]) -> Result<(Cow<'a, str>, u32, u32)> {
     match content {
-        None | Some(Value::Null) => Ok((Cow::Borrowed(""), 0)),
-        Some(Value::String(s)) => Ok((Cow::Borrowed(s), 0)),
+        None | Some(Value::Null) => Ok((Cow::Borrowed(""), 0, 0)),
+        Some(Value::String(s)) => Ok((Cow::Borrowed(s), 0, 0)),
         Some(Value::Array(parts)) => {
             let mut texts = Vec::new();
-            let mut others = 0u32;
+            let (mut others, mut low) = (0u32, 0u32);
             for (k, part) in parts.iter().enumerate() {
                 let at = format!("{path}.content[{k}]");
                 let obj = object(part, &at, "a content part")?;
                 match part_type(obj, &at)? {
                     "refusal" if text_types.contains(&"refusal") => texts.push(Cow::Borrowed(req_str(obj, "refusal", &at)?)),
                     t if text_types.contains(&t) => texts.push(Cow::Borrowed(req_str(obj, "text", &at)?)),
-                    _ => others = others.saturating_add(1),
+                    _ => {
+                        others = others.saturating_add(1);
+                        low = low.saturating_add(u32::from(is_low_detail(obj)));
+                    }
                 }
             }
-            Ok((join(texts), others))
+            Ok((join(texts), others, low))
         }
         Some(other) => Err(Error::input(subpath(path, "content"), expected("a string, an array of parts or null", other))),
     }

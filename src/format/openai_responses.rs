@@ -3,7 +3,7 @@
 //! `reasoning` items, which stay next to the item they led to and are never edited. The system
 //! prompt is the request's `instructions` (or a system/developer message).
 
-use super::common::{as_text, content, fields, object, with, opt_str, req_id, req_str, Content, Part};
+use super::common::{as_text, content, fields, is_low_detail, object, with, opt_str, req_id, req_str, Content, Part};
 use crate::edit::{FieldEdit, Key};
 use crate::error::{item_path, subpath, Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
@@ -88,7 +88,10 @@ fn read_message<'a>(obj: &'a serde_json::Map<String, Value>, path: &str) -> Resu
                 match kind {
                     "input_text" | "output_text" | "text" => texts.push(Cow::Borrowed(req_str(p, "text", &at)?)),
                     "refusal" => texts.push(Cow::Borrowed(req_str(p, "refusal", &at)?)),
-                    _ => m.attachments = m.attachments.saturating_add(1),
+                    _ => {
+                        m.attachments = m.attachments.saturating_add(1);
+                        m.low_detail = m.low_detail.saturating_add(u32::from(is_low_detail(p)));
+                    }
                 }
             }
         }

@@ -37,13 +37,17 @@ pub struct Profile {
     pub per_reply: f64,
     /// Per image, audio or file part, at the provider's documented cost of a typical image.
     pub per_attachment: f64,
+    /// Per image sent at OpenAI's `detail: "low"`: 85 tokens for OpenAI; other providers have no such
+    /// setting, so their usual cost.
+    pub per_low_detail_image: f64,
     /// Per tool definition, beside the text of its JSON schema.
     pub per_tool: f64,
 }
 
 /// GPT-4o, GPT-4.1, GPT-5, o-series. Framing per OpenAI's cookbook count: 3 tokens per message plus
 /// its role (one token), 1 for a `name`, 3 to prime the reply; tool calls as 8 beside their name and
-/// arguments (the convention the benchmark checks). A 1024×1024 high-detail image costs 765 tokens.
+/// arguments (the convention the benchmark checks). A 1024×1024 high-detail image costs 765 tokens, one
+/// at low detail 85.
 pub const O200K: Profile = Profile {
     name: "o200k",
     aliases: &["o200k_base"],
@@ -53,6 +57,7 @@ pub const O200K: Profile = Profile {
     per_tool_call: 8.0,
     per_reply: 3.0,
     per_attachment: 765.0,
+    per_low_detail_image: 85.0,
     per_tool: 8.0,
 };
 
@@ -67,6 +72,7 @@ pub const CLAUDE: Profile = Profile {
     aliases: &["anthropic"],
     costs: fitted::CLAUDE,
     per_attachment: 1600.0,
+    per_low_detail_image: 1600.0,
     ..O200K
 };
 
@@ -80,6 +86,7 @@ pub const GEMINI: Profile = Profile {
     per_message: fitted::GEMINI_PER_MESSAGE,
     per_reply: 0.0,
     per_attachment: 1120.0,
+    per_low_detail_image: 1120.0,
     ..O200K
 };
 
