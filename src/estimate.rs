@@ -355,6 +355,20 @@ mod tests {
     }
 
     #[test]
+    fn an_anthropic_text_document_costs_its_text() {
+        let text = "The quarterly report: revenue grew in every region, led by the north. ".repeat(200);
+        let doc = |source: Value| json!([{ "role": "user", "content": [{ "type": "document", "source": source }, { "type": "text", "text": "Summarize it." }] }]);
+        let tokens = |v: &Value| estimate(&Input::read(v).unwrap(), &Options::from_json(&json!({ "tokenizer": "claude" })).unwrap()).unwrap().per_message[0];
+        let text_document = tokens(&doc(json!({ "type": "text", "media_type": "text/plain", "data": text })));
+        let as_prose = tokens(&json!([{ "role": "user", "content": [{ "type": "text", "text": text }, { "type": "text", "text": "Summarize it." }] }]));
+        assert!(text_document.abs_diff(as_prose) <= 2, "{text_document} vs {as_prose}");
+        assert!(text_document > 2_000, "{text_document}");
+        // A PDF is an attachment at the flat rate.
+        let pdf = tokens(&doc(json!({ "type": "base64", "media_type": "application/pdf", "data": "JVBERi0x" })));
+        assert_eq!(pdf, tokens(&json!([{ "role": "user", "content": [{ "type": "text", "text": "Summarize it." }] }])) + 1600);
+    }
+
+    #[test]
     fn images_cost_the_profiles_flat_rate() {
         let m = json!([{ "role": "user", "content": [{ "type": "text", "text": "what is this?" }, { "type": "image_url", "image_url": { "url": "data:," } }] }]);
         let text_only = json!([{ "role": "user", "content": "what is this?" }]);

@@ -37,6 +37,10 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
             for Part { index: k, path: at, kind, fields: b, value: block } in parts {
                 match kind {
                     "text" => texts.push(Cow::Borrowed(req_str(b, "text", &at)?)),
+                    // A plain-text document is text the model reads, however long: counted, not shown.
+                    "document" if b.get("source").and_then(|s| s.get("type")).and_then(Value::as_str) == Some("text") => {
+                        hidden.push(b.get("source").and_then(|s| s.get("data")).map(as_text).unwrap_or_default());
+                    }
                     "image" | "document" => m.attachments = m.attachments.saturating_add(1),
                     "tool_use" | "server_tool_use" | "mcp_tool_use" => m.tool_calls.push(ToolCall {
                         id: req_id(b, "id", &at)?.into(),
