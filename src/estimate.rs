@@ -11,7 +11,7 @@ pub use crate::calibration::{calibrate, Calibration};
 use crate::format::{self, Conversation, Format};
 use crate::input::Input;
 use crate::message::Message;
-use crate::options::{Options, Report};
+use crate::options::Options;
 use crate::tokens::{Counts, Profile};
 use serde::Serialize;
 
@@ -305,11 +305,13 @@ mod tests {
         assert_eq!(e.total, plain.total);
         // Reported 50% more than estimated, but over fewer tokens than say anything about the profile:
         // anchored on the report, the tail as estimated (src/calibration.rs tests the scale itself).
-        let reported = prefix * 3 / 2;
-        let e = run(json!({ "usage": { "promptTokens": reported, "messageCount": 2 } })).unwrap();
+        let first = 3 + u64::from(plain.per_message[0]);
+        assert!(first < crate::calibration::MIN_SCALE_SPAN, "{first}");
+        let reported = first * 3 / 2;
+        let e = run(json!({ "usage": { "promptTokens": reported, "messageCount": 1 } })).unwrap();
         let c = e.calibration.unwrap();
-        assert_eq!((c.scale, c.correction), (1.0, (reported - prefix) as i64));
-        assert_eq!(e.total, reported + u64::from(plain.per_message[2]));
+        assert_eq!((c.scale, c.correction), (1.0, (reported - first) as i64));
+        assert_eq!(e.total, reported + u64::from(plain.per_message[1] + plain.per_message[2]));
         // A report covering every message is the total.
         let e = run(json!({ "usage": { "promptTokens": 777, "messageCount": 3 } })).unwrap();
         assert_eq!((e.total, e.calibration.unwrap().estimated_tail), (777, 0));
