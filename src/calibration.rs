@@ -62,6 +62,8 @@ pub const SCALE_RANGE: (f64, f64) = (0.5, 2.0);
 /// Anchors on the latest usage report. The provider counted the first `messageCount` messages
 /// exactly (system prompt, tools, images and all), so those are taken as reported and only later
 /// messages are estimated, scaled by `scale`. Reports are oldest first, each for more messages.
+// Out of line: `estimate` and `Session::prepare` both call it.
+#[inline(never)]
 pub fn calibrate(per_message: &[u32], overhead: u32, reports: &[Report]) -> Result<Option<Calibration>> {
     let Some(last) = reports.last() else { return Ok(None) };
     for r in reports {
