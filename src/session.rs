@@ -13,7 +13,7 @@ use crate::cache_cost::{judge, CacheDecision};
 use crate::edit::{materialize, Slot};
 use crate::error::{expected, Error, Result};
 use crate::text::json_text;
-use crate::estimate::{calibrate, estimate, sum};
+use crate::estimate::{estimate, sum};
 use crate::fingerprint::Hasher;
 use crate::input::Input;
 use crate::options::{Options, Report};
@@ -207,7 +207,7 @@ struct PendingEdit {
 #[derive(Debug, Clone)]
 pub struct SessionCore {
     /// The host's options; `prepare` sets `base.usage` and the cache prices' prefix and horizon
-    /// for each turn.
+    /// for each turn (`given_usage` and `given_prefix` keep what the host gave for them).
     options: SessionOptions,
     given_usage: Vec<Report>,
     given_prefix: Option<u64>,
@@ -246,17 +246,14 @@ impl SessionCore {
         }
     }
 
-    /// Sets the options for this turn in place: the valid reports calibrate, the cache rule
-    /// assumes what the provider holds and pays back over the requests left before the limit.
-    /// In place rather than on a clone: `Options`' clone, inlined here, cost 585 B gzip;
-    /// `given_usage` and `given_prefix` keep what the host gave for the fields set here.
-    fn set_turn_options(&mut self, input: &Input, per_message: &[u32]) {
-        let usage: Vec<Report> = self.reports.iter().filter(|r| r.message_count <= input.items.len()).cloned().collect();
+    /// Sets the options for this turn in place: the cache rule assumes what the provider holds and
+    /// pays back over the requests left before the limit. In place rather than on a clone:
+    /// `Options`' clone, inlined here, cost 585 B gzip; `given_prefix` keeps what the host gave.
+    fn set_turn_options(&mut self, per_message: &[u32]) {
         let horizon = self.horizon(sum(per_message), &self.options.base);
         let caching = self.timeline.len() <= 1 || self.timeline.iter().filter_map(|r| r.usage).any(|u| u.cached_tokens + u.cache_write_tokens > 0);
         let held = self.timeline.last().filter(|_| caching).map_or(0, |r| r.messages.min(per_message.len()));
         let o = &mut self.options.base;
-        o.usage = usage;
         if let Some(prices) = o.cache.as_mut() {
             prices.cached_prefix_tokens = Some(self.given_prefix.unwrap_or_else(|| sum(&per_message[..held])));
             prices.horizon = horizon;
@@ -283,17 +280,18 @@ impl SessionCore {
     /// Decides what to do before sending `input`. With `"send"` and `"pruned"` the request is
     /// logged as sent; with `"compact"` nothing is sent until the summary is applied.
     pub fn prepare(&mut self, input: &Input) -> Result<Prepared> {
-        // The estimate sees the host's own usage reports; the rest of the turn, the session's.
-        self.options.base.usage = self.given_usage.clone();
-        let mut est = estimate(input, &self.options.base)?;
-        self.set_turn_options(input, &est.per_message);
-        let o = &self.options.base;
-        // The session's own reports calibrate the total it decides on: a profile that counts low
-        // for this model (an older tokenizer for a newer one) would otherwise let the history
-        // overflow before compaction.
-        if let Some(c) = calibrate(&est.per_message, est.request_overhead, &o.usage)? {
-            est.total = c.prompt_tokens + c.estimated_tail;
+        // The session's reports since the last edit (else the host's own) anchor and scale every
+        // estimate of the turn, the total it decides on included: a profile that counts low for this
+        // model (an older tokenizer for a newer one) would otherwise let the history overflow before
+        // compaction.
+        // Reports for more messages than the history holds: the host cut it, they are for another.
+        if self.reports.iter().any(|r| r.message_count > input.items.len()) {
+            self.reports.clear();
         }
+        self.options.base.usage = if self.reports.is_empty() { &self.given_usage } else { &self.reports }.clone();
+        let est = estimate(input, &self.options.base)?;
+        self.set_turn_options(&est.per_message);
+        let o = &self.options.base;
         let mut stalled = false;
         let mut cache = None;
         // Over the limit, compaction comes before pruning: pruning there keeps the history hovering
@@ -405,9 +403,9 @@ impl SessionCore {
             true => None,
             false => fingerprints.iter().zip(&self.sent).position(|(a, b)| a != b).or((fingerprints.len() < self.sent.len()).then_some(fingerprints.len())),
         };
-        // A report whose messages the host has since changed is for another history.
-        if let Some(at) = changed_at {
-            self.reports.retain(|r| r.message_count <= at);
+        // Reports covering messages the host has since changed are for another history: start over.
+        if changed_at.is_some_and(|at| self.reports.iter().any(|r| r.message_count > at)) {
+            self.reports.clear();
         }
         let edit = self.pending_edit.take();
         self.timeline.push(RequestLog {
@@ -428,8 +426,7 @@ impl SessionCore {
         last.usage = Some(usage);
         let report = Report { prompt_tokens: usage.prompt_tokens, message_count: last.messages, cached_tokens: Some(usage.cached_tokens), path: "usage".into() };
         // Only the oldest and the latest are read; a second report for the same request replaces the first.
-        self.reports.retain(|r| r.message_count < report.message_count);
-        if self.reports.len() > 1 {
+        if self.reports.len() > 1 || self.reports.last().is_some_and(|r| r.message_count >= report.message_count) {
             self.reports.pop();
         }
         self.reports.push(report);
