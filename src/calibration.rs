@@ -42,20 +42,19 @@ pub struct Calibration {
 
 /// Below this many estimated tokens (a greeting), a ratio says nothing about the profile: it does
 /// not move the scale. Low, because short chat turns must calibrate too: the first three reports of
-/// a Chinese or Japanese dialogue often cover fewer than 100 tokens. On the training conversations
-/// of pkg-tests/bench/calibration.mjs (all groups, calibrated on the first three reports), against
-/// exact o200k counts ×1.25, 100 here left 17.4% of later requests under-estimated by more than 5%,
-/// 30 left 6.4%; with 1 500 tokens the host did not describe, the growth, now read over those short
-/// spans too, tells them from a scale better (over by more than 5%: 30.5% of requests → 17.2%).
+/// a Chinese or Japanese dialogue often cover fewer than 100 tokens. scripts/calibration-sweep.mjs
+/// (training conversations, all groups, calibrated on the first three reports), against exact o200k
+/// counts ×1.25: 100 here left 17.4% of later requests under-estimated by more than 5%, 30 left 6.4%;
+/// with 1 500 tokens the host did not describe, the growth, now read over those short spans too,
+/// tells them from a scale better (over by more than 5%: 30.5% of requests → 17.2%).
 pub const MIN_SCALE_SPAN: u64 = 30;
 /// A downward correction measured over N estimated tokens is reduced by `DOWN_NOISE / √N` (10% over
 /// 100 tokens, 2.6% over 1 500, 1% over 10 000) and ignored when smaller: the right profile on a
 /// few early turns is off by about that much either way, and scaling it down would under-estimate.
-/// Chosen on the training conversations (k % 3 != 2) of pkg-tests/bench/calibration.mjs's
-/// scenarios, replayed with a JavaScript copy of this rule (Chinese and Japanese groups: every fourth
-/// conversation): 0 let the right (gemini) profile under-estimate 12% of requests by more than 5%
-/// against Gemini's reported counts, 0.5 3.8%, 1 2.6% (as the previous rule); a profile 25% too high
-/// (exact o200k counts ×0.8) was then over-estimated by 2.6%, 3.5%, 5.6% (median), and by 7.8% with 1.5.
+/// scripts/calibration-sweep.mjs (training conversations): with 0, 0.5, 1, 1.5 and 2 here, the right
+/// (gemini) profile under-estimated 12.0%, 3.8%, 2.6%, 2.4%, 2.4% of requests by more than 5% against
+/// Gemini's reported counts (2.6% with the previous rule), and a profile 25% too high (exact o200k
+/// counts ×0.8) was still over-estimated by 2.4%, 3.9%, 6.7%, 9.3%, 11.3% (median; 16.4% before).
 pub const DOWN_NOISE: f64 = 1.0;
 /// The scale never goes beyond these: a report for a different history (or with tools the host did
 /// not pass) must not make the estimate absurd.
