@@ -7,10 +7,11 @@
 //! messages it was made for, and only the messages after them are estimated (see `calibrate`).
 
 use crate::error::{Error, Result};
+pub use crate::calibration::{calibrate, Calibration};
 use crate::format::{self, Conversation, Format};
 use crate::input::Input;
 use crate::message::Message;
-use crate::options::{Options, Report};
+use crate::options::Options;
 use crate::tokens::{Counts, Profile};
 use serde::Serialize;
 
@@ -31,25 +32,6 @@ pub struct Estimate {
     pub calibration: Option<Calibration>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub budget: Option<Budget>,
-}
-
-/// How the reported usage set the total.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct Calibration {
-    /// The latest report: the provider's count for the first `messageCount` messages.
-    pub prompt_tokens: u64,
-    pub message_count: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cached_tokens: Option<u64>,
-    /// ctxfold's own estimate of that same request.
-    pub estimated_prefix: u64,
-    /// `promptTokens − estimatedPrefix`: what the estimate was off by.
-    pub correction: i64,
-    /// The factor applied to the messages after `messageCount` (reported / estimated, 0.5 to 2).
-    pub scale: f64,
-    /// Tokens estimated for the messages after `messageCount`, scaled.
-    pub estimated_tail: u64,
 }
 
 /// The history against the model's window; given when the caller names `contextWindow`.
@@ -253,57 +235,6 @@ fn at_path(mut e: Error, path: &str) -> Error {
     e
 }
 
-/// Below this many estimated tokens between two reports, their difference is too noisy to scale by.
-const MIN_SCALE_SPAN: u64 = 100;
-/// A ratio measured over this many estimated tokens moves the scale halfway from 1 towards it. A few
-/// thousand tokens (one odd tool output) say little about a profile: on the corpus's Gemini labels,
-/// calibrating on the first three reports over-corrected with 2 000 here and does not with 10 000.
-pub const SCALE_TRUST_TOKENS: f64 = 10000.0;
-/// The scale never goes beyond these: a report for a different history (or with tools the host did
-/// not pass) must not make the estimate absurd.
-const SCALE_RANGE: (f64, f64) = (0.5, 2.0);
-
-/// Anchors on the latest usage report. The provider counted the first `messageCount` messages
-/// exactly (system prompt, tools, images and all), so those are taken as reported and only later
-/// messages are estimated, scaled by how far the profile was off: with one report, reported ÷
-/// estimated for that request; with several, the same ratio over the growth between the oldest and
-/// the latest (which leaves out fixed costs the host may not have described).
-pub fn calibrate(per_message: &[u32], overhead: u32, reports: &[Report]) -> Result<Option<Calibration>> {
-    let Some(last) = reports.last() else { return Ok(None) };
-    for r in reports {
-        if r.message_count > per_message.len() {
-            return Err(Error::option(format!("{}.messageCount", r.path), format!(
-                "{} messages reported, but only {} were given: the report belongs to another history",
-                r.message_count,
-                per_message.len()
-            )));
-        }
-    }
-    let estimated_prefix = u64::from(overhead) + sum(&per_message[..last.message_count]);
-    let first = &reports[0];
-    let span = sum(&per_message[first.message_count..last.message_count]);
-    let (ratio, basis) = if reports.len() > 1 && span >= MIN_SCALE_SPAN && last.prompt_tokens > first.prompt_tokens {
-        ((last.prompt_tokens - first.prompt_tokens) as f64 / span as f64, span)
-    } else if estimated_prefix > 0 {
-        (last.prompt_tokens as f64 / estimated_prefix as f64, estimated_prefix)
-    } else {
-        (1.0, 0)
-    };
-    // A ratio measured on few tokens is mostly noise: trust it in proportion to how much it saw.
-    let trust = basis as f64 / (basis as f64 + SCALE_TRUST_TOKENS);
-    let scale = (1.0 + (ratio - 1.0) * trust).clamp(SCALE_RANGE.0, SCALE_RANGE.1);
-    let tail = sum(&per_message[last.message_count..]);
-    Ok(Some(Calibration {
-        prompt_tokens: last.prompt_tokens,
-        message_count: last.message_count,
-        cached_tokens: last.cached_tokens,
-        estimated_prefix,
-        correction: last.prompt_tokens as i64 - estimated_prefix as i64,
-        scale,
-        estimated_tail: (tail as f64 * scale).ceil() as u64,
-    }))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -404,43 +335,34 @@ mod tests {
         let c = e.calibration.unwrap();
         assert_eq!((c.estimated_prefix, c.correction, c.scale), (prefix, 0, 1.0));
         assert_eq!(e.total, plain.total);
-        // Reported 50% more than estimated: the tail is scaled by 1.5 on top of the reported count.
-        let reported = prefix * 3 / 2;
-        let e = run(json!({ "usage": { "promptTokens": reported, "messageCount": 2 } })).unwrap();
+        // Reported 50% more than estimated, but over fewer tokens than say anything about the profile:
+        // anchored on the report, the tail as estimated (src/calibration.rs tests the scale itself).
+        let first = 3 + u64::from(plain.per_message[0]);
+        assert!(first < crate::calibration::MIN_SCALE_SPAN, "{first}");
+        let reported = first * 3 / 2;
+        let e = run(json!({ "usage": { "promptTokens": reported, "messageCount": 1 } })).unwrap();
         let c = e.calibration.unwrap();
-        let trust = prefix as f64 / (prefix as f64 + SCALE_TRUST_TOKENS);
-        assert!((c.scale - (1.0 + 0.5 * trust)).abs() < 0.01, "{}", c.scale);
-        assert!(c.scale > 1.0 && c.scale < 1.5);
-        assert_eq!(c.correction, (reported - prefix) as i64);
-        assert_eq!(e.total, reported + (f64::from(plain.per_message[2]) * c.scale).ceil() as u64);
+        assert_eq!((c.scale, c.correction), (1.0, (reported - first) as i64));
+        assert_eq!(e.total, reported + u64::from(plain.per_message[1] + plain.per_message[2]));
         // A report covering every message is the total.
         let e = run(json!({ "usage": { "promptTokens": 777, "messageCount": 3 } })).unwrap();
         assert_eq!((e.total, e.calibration.unwrap().estimated_tail), (777, 0));
     }
 
     #[test]
-    fn the_scale_is_clamped() {
-        let e = run(json!({ "usage": { "promptTokens": 100_000_000, "messageCount": 1 } })).unwrap();
-        assert_eq!(e.calibration.unwrap().scale, 2.0);
-        let report = Report { prompt_tokens: 1, message_count: 1, cached_tokens: None, path: "options.usage".into() };
-        let c = calibrate(&[1_000_000, 10], 3, &[report]).unwrap().unwrap();
-        assert_eq!(c.scale, 0.5);
-        // Over few tokens, even a wild ratio barely moves the scale.
-        let e = run(json!({ "usage": { "promptTokens": 1, "messageCount": 1 } })).unwrap();
-        assert!(e.calibration.unwrap().scale > 0.9);
-    }
-
-    #[test]
-    fn several_reports_scale_by_the_growth_between_them() {
-        let pm = [100_000, 500_000, 500, 300];
-        let report = |t: u64, n: usize| Report { prompt_tokens: t, message_count: n, cached_tokens: None, path: "options.usage".into() };
-        // 500 000 estimated tokens grew the reported count by 600 000: ×1.2 (nearly fully trusted over so
-        // many tokens), whatever the fixed part was.
-        let c = calibrate(&pm, 3, &[report(50_000, 1), report(650_000, 2)]).unwrap().unwrap();
-        let trust = 500_000.0 / (500_000.0 + SCALE_TRUST_TOKENS);
-        assert!((c.scale - (1.0 + 0.2 * trust)).abs() < 1e-9 && c.scale > 1.19, "{}", c.scale);
-        assert_eq!(c.estimated_tail, (800.0 * c.scale).ceil() as u64);
-        assert_eq!(c.estimated_prefix, 3 + 600_000);
+    fn a_report_over_enough_tokens_scales_the_tail() {
+        let long = json!([
+            { "role": "user", "content": "Explain the build. ".repeat(60) },
+            { "role": "assistant", "content": "It compiles the crate, then binds it. ".repeat(40) },
+            { "role": "user", "content": "And the tests?" }
+        ]);
+        let input = Input::read(&long).unwrap();
+        let plain = estimate(&input, &Options::default()).unwrap();
+        let prefix = 3 + u64::from(plain.per_message[0] + plain.per_message[1]);
+        let o = Options::from_json(&json!({ "usage": { "promptTokens": prefix * 6 / 5, "messageCount": 2 } })).unwrap();
+        let c = estimate(&input, &o).unwrap().calibration.unwrap();
+        assert!((c.scale - (prefix * 6 / 5) as f64 / prefix as f64).abs() < 1e-9, "{}", c.scale);
+        assert_eq!(c.estimated_tail, (f64::from(plain.per_message[2]) * c.scale).ceil() as u64);
     }
 
     #[test]

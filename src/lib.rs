@@ -12,6 +12,7 @@ pub mod options;
 pub mod preset;
 
 // Counting: the scanner and its fitted profiles, the estimate and its calibration.
+pub mod calibration;
 pub mod estimate;
 pub mod profiles;
 pub mod tokens;

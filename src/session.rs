@@ -207,7 +207,7 @@ struct PendingEdit {
 #[derive(Debug, Clone)]
 pub struct SessionCore {
     /// The host's options; `prepare` sets `base.usage` and the cache prices' prefix and horizon
-    /// for each turn.
+    /// for each turn (`given_usage` and `given_prefix` keep what the host gave for them).
     options: SessionOptions,
     given_usage: Vec<Report>,
     given_prefix: Option<u64>,
@@ -223,8 +223,9 @@ pub struct SessionCore {
     compactions: EditCount,
     deferred: u32,
     stalls: u32,
-    /// The latest report still valid for calibration (no edit since).
-    report: Option<Report>,
+    /// The oldest and the latest report still valid for calibration (no edit since, none of their
+    /// messages changed): the latest anchors the estimate, the growth between the two scales it.
+    reports: Vec<Report>,
 }
 
 impl SessionCore {
@@ -241,24 +242,18 @@ impl SessionCore {
             compactions: EditCount::default(),
             deferred: 0,
             stalls: 0,
-            report: None,
+            reports: Vec::new(),
         }
     }
 
-    /// Sets the options for this turn in place: the latest valid report calibrates, the cache rule
-    /// assumes what the provider holds and pays back over the requests left before the limit.
-    /// In place rather than on a clone: `Options`' clone, inlined here, cost 585 B gzip;
-    /// `given_usage` and `given_prefix` keep what the host gave for the fields set here.
-    fn set_turn_options(&mut self, input: &Input, per_message: &[u32]) {
-        let usage = match &self.report {
-            Some(r) if r.message_count <= input.items.len() => vec![r.clone()],
-            _ => Vec::new(),
-        };
+    /// Sets the options for this turn in place: the cache rule assumes what the provider holds and
+    /// pays back over the requests left before the limit. In place rather than on a clone:
+    /// `Options`' clone, inlined here, cost 585 B gzip; `given_prefix` keeps what the host gave.
+    fn set_turn_options(&mut self, per_message: &[u32]) {
         let horizon = self.horizon(sum(per_message), &self.options.base);
         let caching = self.timeline.len() <= 1 || self.timeline.iter().filter_map(|r| r.usage).any(|u| u.cached_tokens + u.cache_write_tokens > 0);
         let held = self.timeline.last().filter(|_| caching).map_or(0, |r| r.messages.min(per_message.len()));
         let o = &mut self.options.base;
-        o.usage = usage;
         if let Some(prices) = o.cache.as_mut() {
             prices.cached_prefix_tokens = Some(self.given_prefix.unwrap_or_else(|| sum(&per_message[..held])));
             prices.horizon = horizon;
@@ -285,10 +280,17 @@ impl SessionCore {
     /// Decides what to do before sending `input`. With `"send"` and `"pruned"` the request is
     /// logged as sent; with `"compact"` nothing is sent until the summary is applied.
     pub fn prepare(&mut self, input: &Input) -> Result<Prepared> {
-        // The estimate sees the host's own usage reports; the rest of the turn, the session's.
-        self.options.base.usage = self.given_usage.clone();
+        // The session's reports since the last edit (else the host's own) anchor and scale every
+        // estimate of the turn, the total it decides on included: a profile that counts low for this
+        // model (an older tokenizer for a newer one) would otherwise let the history overflow before
+        // compaction.
+        // Reports for more messages than the history holds: the host cut it, they are for another.
+        if self.reports.iter().any(|r| r.message_count > input.items.len()) {
+            self.reports.clear();
+        }
+        self.options.base.usage = if self.reports.is_empty() { &self.given_usage } else { &self.reports }.clone();
         let est = estimate(input, &self.options.base)?;
-        self.set_turn_options(input, &est.per_message);
+        self.set_turn_options(&est.per_message);
         let o = &self.options.base;
         let mut stalled = false;
         let mut cache = None;
@@ -325,7 +327,7 @@ impl SessionCore {
             self.prunes.count += 1;
             self.prunes.tokens_saved += saved;
             self.pending_edit = Some(PendingEdit { kind: "prune", saved });
-            self.report = None;
+            self.reports.clear();
             slots = Some(p.slots);
             action = "pruned";
         }
@@ -376,7 +378,7 @@ impl SessionCore {
         self.compactions.tokens_saved += saved;
         self.pending_edit = Some(PendingEdit { kind: "compaction", saved });
         self.plan = None;
-        self.report = None;
+        self.reports.clear();
         Ok(applied)
     }
 
@@ -401,6 +403,10 @@ impl SessionCore {
             true => None,
             false => fingerprints.iter().zip(&self.sent).position(|(a, b)| a != b).or((fingerprints.len() < self.sent.len()).then_some(fingerprints.len())),
         };
+        // Reports covering messages the host has since changed are for another history: start over.
+        if changed_at.is_some_and(|at| self.reports.iter().any(|r| r.message_count > at)) {
+            self.reports.clear();
+        }
         let edit = self.pending_edit.take();
         self.timeline.push(RequestLog {
             estimated_tokens: tokens,
@@ -418,7 +424,12 @@ impl SessionCore {
     pub fn record(&mut self, usage: Usage) -> Result<&RequestLog> {
         let last = self.timeline.last_mut().ok_or_else(|| Error::input("usage", "no request was prepared: call prepare() before sending, record() after"))?;
         last.usage = Some(usage);
-        self.report = Some(Report { prompt_tokens: usage.prompt_tokens, message_count: last.messages, cached_tokens: Some(usage.cached_tokens), path: "usage".into() });
+        let report = Report { prompt_tokens: usage.prompt_tokens, message_count: last.messages, cached_tokens: Some(usage.cached_tokens), path: "usage".into() };
+        // Only the oldest and the latest are read; a second report for the same request replaces the first.
+        if self.reports.len() > 1 || self.reports.last().is_some_and(|r| r.message_count >= report.message_count) {
+            self.reports.pop();
+        }
+        self.reports.push(report);
         Ok(last)
     }
 
@@ -551,6 +562,32 @@ mod tests {
         let t = s.health().thrashing.unwrap();
         assert_eq!((t.changed_at, t.edit), (None, None));
         assert!(t.cause.contains("did not change"));
+    }
+
+    #[test]
+    fn its_reports_correct_a_profile_that_counts_low() {
+        // The provider counts 25% more than the profile (a newer model's tokenizer): the session must
+        // ask to compact on its reports, by the first request the provider would count over the limit,
+        // though the profile's own estimate never reaches it.
+        let full = agent_run(20, 60);
+        let counting = Options::default();
+        let total = |n: usize| estimate(&Input::items(&full[..n]), &counting).unwrap().total;
+        let limit = total(full.len());
+        let first_compaction = |factor: f64| {
+            let mut s = session(json!({ "thresholdTokens": limit, "protectTokens": 100000 }));
+            for n in (4..=full.len()).step_by(2) {
+                if s.prepare(&Input::items(&full[..n])).unwrap().action == "compact" {
+                    return Some(n);
+                }
+                s.record(Usage { prompt_tokens: (total(n) as f64 * factor).round() as u64, ..Usage::default() }).unwrap();
+            }
+            None
+        };
+        assert_eq!(first_compaction(1.0), None);
+        let n = first_compaction(1.25).expect("a compaction before the history overflows");
+        let reported = |n: usize| total(n) as f64 * 1.25;
+        assert!(reported(n) > limit as f64 * 0.97, "not needlessly early: {n} messages, {} of {limit}", reported(n));
+        assert!(reported(n - 2) <= limit as f64, "the request before was already over: {n} messages");
     }
 
     #[test]

@@ -29,8 +29,9 @@ export interface Options {
   /**
    * What the provider reported for the last request(s) of this history. The estimate then takes the first
    * `messageCount` messages at the reported count and estimates only the messages after them, scaled by how
-   * far the profile was off (see `EstimateResult.calibration`). An array of reports, oldest first, scales by
-   * the growth between the oldest and the latest. `promptTokens` must be the whole input, cached tokens
+   * far the profile was off (see `Calibration.scale`). An array of reports, oldest first, also measures the
+   * growth between the oldest and the latest, which tells a scale from a fixed cost the host did not
+   * describe (a system prompt or tools not passed here). `promptTokens` must be the whole input, cached tokens
    * included: OpenAI `usage.prompt_tokens`, Gemini `usageMetadata.promptTokenCount`, Anthropic
    * `input_tokens + cache_read_input_tokens + cache_creation_input_tokens`. `cachedTokens` (OpenAI
    * `prompt_tokens_details.cached_tokens`, Anthropic `cache_read_input_tokens`, Gemini
@@ -195,7 +196,13 @@ export interface Calibration {
   estimatedPrefix: number;
   /** `promptTokens − estimatedPrefix`. */
   correction: number;
-  /** The factor applied to the later messages (0.5 to 2). */
+  /**
+   * The factor applied to the later messages (0.5 to 2): how far the profile counts from the provider.
+   * It moves only when the latest request's ratio (reported ÷ estimated) and, with several reports, the
+   * growth between the oldest and the latest agree on the direction, and then by the smaller of the two.
+   * Upwards it is taken as measured (estimating low makes requests overflow); downwards only beyond the
+   * noise of the tokens it was measured on. Ratios over fewer than 30 estimated tokens leave it at 1.
+   */
   scale: number;
   /** The scaled estimate of the messages after `messageCount`. */
   estimatedTail: number;
@@ -815,7 +822,11 @@ export class Session {
   prepare(): Prepared;
   /** Splices in the summary of the pending compaction (a string, or summaries by job id). */
   apply_summary(summary: Summary): ApplyResult & { messages: Messages };
-  /** The provider's usage for the request just sent; returns the request's log entry. */
+  /**
+   * The provider's usage for the request just sent; returns the request's log entry. Until the next prune or
+   * compaction (or a change of the messages it covered), the latest report anchors the session's estimate and,
+   * with the oldest, corrects its scale (see `Calibration.scale`), so `prepare()` compacts on the provider's count.
+   */
   record(usage: ProviderUsage): RequestLog;
   /** Metrics, the timeline and thrashing. */
   health(): Health;
