@@ -1,6 +1,8 @@
-//! Arbitrary bytes → JSON → every public operation, in every format, with arbitrary options. The
-//! bytes are split at 0x01 into messages, options and a summary (or plan); the first byte picks a
-//! format to force, or none. Nothing may panic, and what succeeds must keep the core's promises.
+//! Arbitrary bytes → JSON → every public operation, in every format, with arbitrary options, and a
+//! session driven turn by turn over the same history. The bytes are split at 0x01 into messages,
+//! options and a summary (or plan, or usage report); the first byte picks a format to force, or none,
+//! and how far the session's simulated provider counts from the estimate. Nothing may panic, and what
+//! succeeds must keep the core's promises.
 #![no_main]
 
 use ctxfold::apply::{apply_summary, offline_summaries};
@@ -11,6 +13,7 @@ use ctxfold::options::Options;
 use ctxfold::plan::plan_compaction;
 use ctxfold::prune::prune;
 use ctxfold::repair::repair;
+use ctxfold::session::{SessionCore, SessionOptions, Usage};
 use ctxfold::validate::validate;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Map, Value};
@@ -70,4 +73,22 @@ fuzz_target!(|data: &[u8]| {
     // A plan straight from the bytes: checked, never trusted.
     let _ = apply_summary(&input, &extra, &Value::String("summary".into()));
     let _ = offline_summaries(&input, &extra);
+
+    // A session over the history as it grows, one message a turn: the provider reports the estimate
+    // scaled by 0.5 to 2 (from the selector) plus a fixed cost, or the bytes' own usage report.
+    let Ok(session_options) = SessionOptions::from_json(&options) else { return };
+    let mut session = SessionCore::new(session_options);
+    let scale = 0.5 + f64::from(selector % 16) / 10.0;
+    for n in 1..=input.items.len().min(12) {
+        let turn = input.with_items(&input.items[..n]);
+        let Ok(prepared) = session.prepare(&turn) else { continue };
+        if prepared.action == "compact" {
+            let _ = session.apply_summary(&turn, &Value::String("what was done so far".into()));
+            continue;
+        }
+        let usage = Usage::from_json(&extra).unwrap_or(Usage { prompt_tokens: (prepared.tokens as f64 * scale) as u64 + 500, ..Usage::default() });
+        let _ = session.record(usage);
+    }
+    let _ = session.health();
+    let _ = session.thrashing();
 });
