@@ -21,13 +21,12 @@ import { GROUPS, errorStats, messagePieces, pct, readGroup, truthCount } from ".
 const root = fileURLToPath(new URL("..", import.meta.url));
 const cacheDir = join(root, "target", "fit-cache");
 
-// Under-estimates make requests overflow; over-estimates only compact a little early. The fit weighs
-// an under-estimated conversation this many times more than an over-estimated one.
-const UNDER_WEIGHT = Number(process.env.UNDER_WEIGHT ?? 3);
-// Then every cost is scaled up (by at most MAX_MARGIN) until no group has more than this share of its
-// training conversations under-estimated by more than 5%.
-const UNDER_SHARE = Number(process.env.UNDER_SHARE ?? 0.04);
+// A fit never scales the costs up by more than this (see `underShare`).
 const MAX_MARGIN = 1.04;
+// The Gemini scale's fit weighs an under-estimated request this many times more than an over one.
+const GEMINI_UNDER_WEIGHT = 3;
+// Folds of the cross-validation inside the training part that `--select` and `--validate` run.
+const FOLDS = 4;
 
 // The corpus has no Korean, Cyrillic, accented Latin and almost no emoji: these few sentences, written
 // for the purpose, give those classes real costs instead of guesses. Each is fitted as its own row.
@@ -46,25 +45,33 @@ const SUPPLEMENT = [
   "│ name │ size │\n├──────┼──────┤\n│ a.rs │ 12 K │\n└──────┴──────┘ → ← ↑ ↓ • … ± × ÷ ≤ ≥ ≠ °",
 ];
 
-// Classes a profile weighs alike: `[class, as]` fits `class` with the cost of `as` (their counts are
-// added up for the fit). A finer split only pays where it helps on the held-out third: o200k's
-// pre-tokenizer keeps a word's leading space and marks glue to words, so telling a single mark before a
-// space from a punctuation run helps it; for cl100k and Claude, telling words of prose from identifier
-// pieces and spaced marks from runs moved the error between groups (prose less over, code more under,
-// which the safety margin then paid for everywhere) without lowering it, so they keep the old classes.
-const TIED = {
-  o200k: [["identWord", "word"]],
-  cl100k: [["identWord", "word"], ["punctSpaced", "punctRun"]],
-  claude: [["identWord", "word"], ["punctSpaced", "punctRun"]],
+// Per-profile fit settings:
+//   tied         classes weighed alike: `[class, as]` fits `class` with the cost of `as` (their counts
+//                are added up for the fit).
+//   textRows     besides one row per training conversation, one row per distinct text of them, each
+//                weighted as the conversations holding it would weigh it, times this factor (0: none).
+//                A conversation's row lets one class pay for another that occurs in the same
+//                conversations; the texts' own counts anchor each class nearer what it costs.
+//   underWeight  under-estimates make requests overflow, over-estimates only compact a little early:
+//                the fit weighs an under-estimated row this many times more than an over-estimated one.
+//   underShare   then every cost is scaled up (by at most MAX_MARGIN) until no group has more than this
+//                share of its fitted conversations under-estimated by more than 5%.
+// Chosen by `--select` (validation inside the training part, never the held-out third): see below.
+const SETTINGS = {
+  o200k: { tied: [["identWord", "word"]], textRows: 0, underWeight: 3, underShare: 0.04 },
+  cl100k: { tied: [["identWord", "word"], ["punctSpaced", "punctRun"]], textRows: 2, underWeight: 3, underShare: 0.04 },
+  claude: { tied: [["identWord", "word"], ["punctSpaced", "punctRun"]], textRows: 0, underWeight: 3, underShare: 0.04 },
 };
 
-// Besides one row per training conversation, a profile may fit one row per distinct text of them, each
-// weighted as the conversations holding it would weigh it, times this factor. A conversation's row
-// lets one class pay for another that occurs in the same conversations (cl100k's table weighed a word
-// 1.15 tokens and a newline run nothing, where a word after a space costs 1.00–1.02 tokens in prose and
-// code alike); the texts' own counts anchor each class nearer what it costs. It lowered cl100k's held-out
-// median on every group; o200k and claude did best on conversations alone.
-const TEXT_ROWS = { o200k: 0, cl100k: 2, claude: 0 };
+// The variants `--select` compares, for every profile.
+const TIE_OPTIONS = [
+  [["identWord", "word"], ["punctSpaced", "punctRun"]],
+  [["identWord", "word"]],
+  [["punctSpaced", "punctRun"]],
+  [],
+];
+const VARIANTS = TIE_OPTIONS.flatMap((tied) =>
+  [0, 1, 2, 4].flatMap((textRows) => [3, 6].map((underWeight) => ({ tied, textRows, underWeight, underShare: 0.04 }))));
 
 const argv = new Set(process.argv.slice(2));
 
@@ -178,10 +185,10 @@ function nnls(rows, p) {
 }
 
 /** Asymmetric fit: reweights under-estimated rows and refits a few times. */
-function fitAsymmetric(rows, p) {
+function fitAsymmetric(rows, p, underWeight) {
   let beta = nnls(rows, p);
   for (let round = 0; round < 6; round++) {
-    const reweighted = rows.map((r) => ({ ...r, w: r.w * (dot(r.x, beta) < r.y ? UNDER_WEIGHT : 1) }));
+    const reweighted = rows.map((r) => ({ ...r, w: r.w * (dot(r.x, beta) < r.y ? underWeight : 1) }));
     beta = nnls(reweighted, p);
   }
   return beta;
@@ -198,143 +205,236 @@ function estimatePieces(messages, counts, beta, perMessage) {
 
 // ---- the corpus as fitting rows ----
 
+/**
+ * Every conversation, with its split: the held-out third (index k % 3 == 2 in its group), read once at
+ * the end to report; the training part, whose j-th conversation of a group (j counted within the
+ * training part) falls in validation fold j % FOLDS.
+ */
 function loadCorpus() {
   const convs = [];
   for (const group of GROUPS) {
-    readGroup(group).forEach((c, k) => convs.push({ group, id: c.id, messages: c.messages, labels: c.labels, holdout: k % 3 === 2 }));
+    let j = 0;
+    readGroup(group).forEach((c, k) => {
+      const holdout = k % 3 === 2;
+      convs.push({ group, id: c.id, messages: c.messages, labels: c.labels, holdout, fold: holdout ? -1 : j++ % FOLDS });
+    });
   }
   return convs;
 }
 
-async function main() {
+/**
+ * Everything a fit needs, computed once: the distinct texts, their class counts and real counts per
+ * tokenizer, and per conversation its pieces and summed class counts.
+ */
+async function prepare() {
   await writeCommonHan();
-  return tokenizers().then((tok) => {
-    const convs = loadCorpus();
-    const textIndex = new Map();
-    const texts = [];
-    const indexOf = (t) => {
-      if (!textIndex.has(t)) {
-        textIndex.set(t, texts.length);
-        texts.push(t);
-      }
-      return textIndex.get(t);
-    };
-    for (const c of convs) {
-      c.pieces = c.messages.map((m) => messagePieces(m).map((p) => ({ ids: p.texts.map(indexOf), framing: p.framing })));
-      c.textIds = c.pieces.map((pieces) => pieces.flatMap((p) => p.ids));
+  const tok = await tokenizers();
+  const convs = loadCorpus();
+  const textIndex = new Map();
+  const texts = [];
+  const indexOf = (t) => {
+    if (!textIndex.has(t)) {
+      textIndex.set(t, texts.length);
+      texts.push(t);
     }
-    const supplementIds = SUPPLEMENT.map(indexOf);
-    const stamp = corpusStamp(texts);
-    console.log(`${convs.length} conversations, ${texts.length} distinct texts (${(texts.reduce((s, t) => s + t.length, 0) / 1e6).toFixed(1)} M chars)`);
-    const { names, counts } = classCounts(texts);
-    const p = names.length;
+    return textIndex.get(t);
+  };
+  for (const c of convs) {
+    c.pieces = c.messages.map((m) => messagePieces(m).map((p) => ({ ids: p.texts.map(indexOf), framing: p.framing })));
+    c.textIds = c.pieces.map((pieces) => pieces.flatMap((p) => p.ids));
+  }
+  const supplementIds = SUPPLEMENT.map(indexOf);
+  const stamp = corpusStamp(texts);
+  console.log(`${convs.length} conversations, ${texts.length} distinct texts (${(texts.reduce((s, t) => s + t.length, 0) / 1e6).toFixed(1)} M chars)`);
+  const { names, counts } = classCounts(texts);
+  const p = names.length;
 
-    // Per conversation: summed class counts and per-message prefix sums (Gemini's labels need prefixes).
-    for (const c of convs) {
-      c.prefix = [new Array(p).fill(0)];
-      for (const ids of c.textIds) {
-        const x = [...c.prefix[c.prefix.length - 1]];
-        for (const id of ids) counts[id].forEach((v, i) => (x[i] += v));
-        c.prefix.push(x);
-      }
-      c.x = c.prefix[c.prefix.length - 1];
+  // Per conversation: summed class counts and per-message prefix sums (Gemini's labels need prefixes).
+  for (const c of convs) {
+    c.prefix = [new Array(p).fill(0)];
+    for (const ids of c.textIds) {
+      const x = [...c.prefix[c.prefix.length - 1]];
+      for (const id of ids) counts[id].forEach((v, i) => (x[i] += v));
+      c.prefix.push(x);
     }
+    c.x = c.prefix[c.prefix.length - 1];
+    c.allIds = c.textIds.flat();
+    c.pieceCount = c.pieces.flat().length;
+  }
 
-    const tables = {};
-    const report = [];
-    for (const [name, count] of Object.entries(tok)) {
-      const real = realCounts(name, count, texts, stamp);
-      // Texts already counted are looked up, so only roles are tokenized again.
-      const cached = (t) => (textIndex.has(t) ? real[textIndex.get(t)] : count(t));
-      // The estimator rounds each piece up: half a token per piece on average, taken off the target.
-      const rows = [];
-      const groupSizes = Object.fromEntries(GROUPS.map((g) => [g, convs.filter((c) => c.group === g && !c.holdout).length]));
-      const ties = (TIED[name] ?? []).map(([cls, as]) => [names.indexOf(cls), names.indexOf(as)]);
-      const tied = (x) => {
-        const y = [...x];
-        for (const [k, as] of ties) [y[as], y[k]] = [y[as] + y[k], 0];
-        return y;
-      };
-      for (const c of convs) {
-        if (c.holdout) continue;
-        const y = c.textIds.flat().reduce((s, id) => s + real[id], 0) - 0.5 * c.pieces.flat().length;
-        if (y <= 0) continue;
-        rows.push({ x: tied(c.x), y, w: 1 / (y * y * groupSizes[c.group]) });
-      }
-      if (TEXT_ROWS[name]) {
-        const weights = new Map();
-        for (const c of convs) {
-          if (c.holdout) continue;
-          const y = c.textIds.flat().reduce((s, id) => s + real[id], 0);
-          for (const id of c.textIds.flat()) weights.set(id, (weights.get(id) ?? 0) + 1 / (y * y * groupSizes[c.group]));
-        }
-        // Less the half token the estimator's rounding adds to each piece, as for the conversations.
-        for (const [id, w] of weights) if (real[id] > 0) rows.push({ x: tied(counts[id]), y: real[id] - 0.5, w: w * TEXT_ROWS[name] });
-      }
-      for (const id of supplementIds) rows.push({ x: tied(counts[id]), y: real[id], w: 1 / (real[id] ** 2 * SUPPLEMENT.length) });
-      let beta = fitAsymmetric(rows, p);
-      for (const [k, as] of ties) beta[k] = beta[as];
+  const profiles = {};
+  for (const [name, count] of Object.entries(tok)) {
+    const real = realCounts(name, count, texts, stamp);
+    // Texts already counted are looked up, so only roles are tokenized again.
+    const cached = (t) => (textIndex.has(t) ? real[textIndex.get(t)] : count(t));
+    const truths = new Map(convs.map((c) => [c, truthCount(c.messages, cached)]));
+    profiles[name] = { name, real, truths };
+  }
+  return { convs, names, counts, supplementIds, profiles };
+}
 
-      // Per conversation as the package computes it: per piece, ceil(text + framing), plus the reply.
-      const total = (c, b) => 3 + estimatePieces(c.pieces, counts, b, 4);
-      const truths = new Map(convs.map((c) => [c, truthCount(c.messages, cached)]));
-      const errorsOf = (b, holdout) => Object.fromEntries(GROUPS.map((g) => [g, convs.filter((c) => c.group === g && c.holdout === holdout).map((c) => (total(c, b) - truths.get(c)) / truths.get(c))]));
-
-      if (argv.has("--verbose")) {
-        const errs = errorsOf(beta, false);
-        for (const g of GROUPS) {
-          const e = [...errs[g]].sort((a, b) => a - b);
-          if (e.length) console.log(`  ${name} train ${g.padEnd(22)} signed p10 ${pct(e[Math.floor(e.length * 0.1)])} median ${pct(e[Math.floor(e.length / 2)])} p90 ${pct(e[Math.floor(e.length * 0.9)])}`);
-        }
-      }
-      let margin = 1;
-      // The smallest scale-up that leaves no group with more than UNDER_SHARE of its training
-      // conversations under by more than 5%.
-      for (let m = 1; m <= MAX_MARGIN + 1e-9; m += 0.002) {
-        margin = m;
-        const errs = errorsOf(beta.map((v) => v * m), false);
-        if (Object.values(errs).every((e) => e.filter((x) => x < -0.05).length <= UNDER_SHARE * e.length)) break;
-      }
-      if (argv.has("--verbose")) {
-        const errs = errorsOf(beta.map((v) => v * margin), false);
-        const shares = GROUPS.filter((g) => errs[g].length).map((g) => `${g} ${pct(errs[g].filter((x) => x < -0.05).length / errs[g].length)} of ${errs[g].length}`);
-        console.log(`  ${name}: margin ×${margin.toFixed(3)}; training share under by >5% after it: ${shares.join(", ")}`);
-      }
-      beta = beta.map((v) => v * margin);
-      tables[name] = beta;
-      const held = errorsOf(beta, true);
-      report.push({ name, margin, stats: Object.fromEntries(GROUPS.map((g) => [g, errorStats(held[g])])) });
+/**
+ * Fits one profile's table on the conversations `fit` with `settings` (see SETTINGS): the asymmetric
+ * least squares, then the smallest scale-up (at most MAX_MARGIN) that leaves no group with more than
+ * `underShare` of its fitted conversations under-estimated by more than 5%. Returns the table and margin.
+ */
+function fitProfile(data, profile, settings, fit) {
+  const { names, counts, supplementIds } = data;
+  const { real } = profile;
+  const p = names.length;
+  const rows = [];
+  const groupSizes = {};
+  for (const c of fit) groupSizes[c.group] = (groupSizes[c.group] ?? 0) + 1;
+  const ties = settings.tied.map(([cls, as]) => [names.indexOf(cls), names.indexOf(as)]);
+  const tied = (x) => {
+    const y = [...x];
+    for (const [k, as] of ties) [y[as], y[k]] = [y[as] + y[k], 0];
+    return y;
+  };
+  // The estimator rounds each piece up: half a token per piece on average, taken off the target.
+  for (const c of fit) {
+    const y = c.allIds.reduce((s, id) => s + real[id], 0) - 0.5 * c.pieceCount;
+    if (y <= 0) continue;
+    rows.push({ x: tied(c.x), y, w: 1 / (y * y * groupSizes[c.group]) });
+  }
+  if (settings.textRows) {
+    const weights = new Map();
+    for (const c of fit) {
+      const y = c.allIds.reduce((s, id) => s + real[id], 0);
+      for (const id of c.allIds) weights.set(id, (weights.get(id) ?? 0) + 1 / (y * y * groupSizes[c.group]));
     }
+    // Less the half token the estimator's rounding adds to each piece, as for the conversations.
+    for (const [id, w] of weights) if (real[id] > 0) rows.push({ x: tied(counts[id]), y: real[id] - 0.5, w: w * settings.textRows });
+  }
+  for (const id of supplementIds) rows.push({ x: tied(counts[id]), y: real[id], w: 1 / (real[id] ** 2 * SUPPLEMENT.length) });
+  let beta = fitAsymmetric(rows, p, settings.underWeight);
+  for (const [k, as] of ties) beta[k] = beta[as];
 
-    // Gemini: tokens ≈ s · (o200k text estimate) + c · messages, on every reported usage of the training
-    // conversations of mini-swe-agent-text; then held-out accuracy, uncalibrated.
-    const points = (holdout) =>
-      convs.filter((c) => c.labels?.gemini_prompt_tokens && c.holdout === holdout).flatMap((c) =>
-        c.labels.gemini_prompt_tokens.map(([n, tokens]) => ({ c, n, tokens, text: dot(c.prefix[n], tables.o200k) })));
-    const train = points(false);
-    const gem = fitAsymmetric(train.map(({ n, tokens, text }) => ({ x: [text, n], y: tokens, w: 1 / tokens ** 2 })), 2);
-    const geminiScale = Math.max(1, gem[0]);
-    const geminiPerMessage = gem[1] + (gem[0] - geminiScale) * 0; // kept as fitted; see the note below
-    tables.gemini = tables.o200k.map((v) => v * geminiScale);
-    const gemErr = points(true).map(({ c, n, tokens }) => {
-      let est = 0;
-      est += estimatePieces(c.pieces.slice(0, n), counts, tables.gemini, geminiPerMessage);
-      return (est - tokens) / tokens;
-    });
+  let margin = 1;
+  for (let m = 1; m <= MAX_MARGIN + 1e-9; m += 0.002) {
+    margin = m;
+    const errs = errorsByGroup(data, profile, beta.map((v) => v * m), fit);
+    if (Object.values(errs).every((e) => e.filter((x) => x < -0.05).length <= settings.underShare * e.length)) break;
+  }
+  return { beta: beta.map((v) => v * margin), margin };
+}
 
-    console.log("\nheld-out accuracy (every third conversation of each group), |error| median / p90, share under by >5%:");
-    for (const { name, margin, stats } of report) {
-      console.log(`\n${name} (safety margin ×${margin.toFixed(3)})`);
-      for (const [g, s] of Object.entries(stats)) {
-        if (s.n) console.log(`  ${g.padEnd(22)} n=${String(s.n).padStart(4)}  ${pct(s.median).padStart(6)} / ${pct(s.p90).padStart(6)}  under>5%: ${pct(s.under5)}`);
+/** Per conversation as the package computes it: per piece, ceil(text + framing), plus the reply. */
+function errorsByGroup(data, profile, beta, convs) {
+  const out = {};
+  for (const c of convs) {
+    const truth = profile.truths.get(c);
+    const est = 3 + estimatePieces(c.pieces, data.counts, beta, 4);
+    (out[c.group] ??= []).push((est - truth) / truth);
+  }
+  return out;
+}
+
+/** How far a group's statistics are from the targets: the largest of median/3%, p90/8%, under/5%. */
+const targetRatio = (s) => Math.max(s.median / 0.03, s.p90 / 0.08, s.under5 / 0.05);
+const statsLine = (g, s) => `  ${g.padEnd(22)} n=${String(s.n).padStart(4)}  ${pct(s.median).padStart(6)} / ${pct(s.p90).padStart(6)}  under>5%: ${pct(s.under5)}`;
+
+/**
+ * Validation of one setting: each training conversation is validated by the fit of the other
+ * folds (FOLDS-fold cross-validation inside the training part; the held-out third is not read).
+ * The errors of all folds are pooled per group. Score: the number of groups that miss a target, then
+ * the mean over groups of `targetRatio` (lower is better).
+ */
+function validate(data, profile, settings) {
+  const training = data.convs.filter((c) => !c.holdout);
+  const pooled = {};
+  for (let f = 0; f < FOLDS; f++) {
+    const { beta } = fitProfile(data, profile, settings, training.filter((c) => c.fold !== f));
+    const errs = errorsByGroup(data, profile, beta, training.filter((c) => c.fold === f));
+    for (const [g, e] of Object.entries(errs)) (pooled[g] ??= []).push(...e);
+  }
+  const stats = Object.fromEntries(GROUPS.filter((g) => pooled[g]).map((g) => [g, errorStats(pooled[g])]));
+  const ratios = Object.values(stats).map(targetRatio);
+  return {
+    stats,
+    misses: ratios.filter((r) => r > 1).length,
+    mean: ratios.reduce((a, b) => a + b, 0) / ratios.length,
+    worst: Math.max(...ratios),
+  };
+}
+
+const describe = (s) =>
+  `tied ${s.tied.map(([a, b]) => `${a}=${b}`).join(",") || "none"}; textRows ${s.textRows}; underWeight ${s.underWeight}; underShare ${s.underShare}`;
+
+/** `--select[=profile,…]`: validates every variant of VARIANTS and prints them, best first. */
+function select(data) {
+  const only = [...argv].find((a) => a.startsWith("--select="))?.slice(9).split(",");
+  for (const name of Object.keys(data.profiles)) {
+    if (only && !only.includes(name)) continue;
+    const results = VARIANTS.map((settings) => ({ settings, ...validate(data, data.profiles[name], settings) }));
+    results.sort((a, b) => a.misses - b.misses || a.mean - b.mean);
+    console.log(`\n${name}: ${results.length} variants, validation (${FOLDS}-fold inside the training part), best first`);
+    for (const r of results) {
+      const chosen = JSON.stringify(r.settings) === JSON.stringify(SETTINGS[name]) ? "  <- SETTINGS" : "";
+      console.log(`  misses ${r.misses}  mean ratio ${r.mean.toFixed(3)}  worst ${r.worst.toFixed(2)}  ${describe(r.settings)}${chosen}`);
+    }
+    const best = results[0];
+    console.log(`best for ${name}: ${describe(best.settings)}`);
+    for (const [g, s] of Object.entries(best.stats)) console.log(statsLine(g, s));
+    const current = results.find((r) => JSON.stringify(r.settings) === JSON.stringify(SETTINGS[name]));
+    if (current && current !== best) {
+      console.log(`SETTINGS for ${name}: ${describe(current.settings)}`);
+      for (const [g, s] of Object.entries(current.stats)) console.log(statsLine(g, s));
+    }
+  }
+}
+
+async function main() {
+  const data = await prepare();
+  if ([...argv].some((a) => a === "--select" || a.startsWith("--select="))) return select(data);
+  const { convs, profiles } = data;
+  const training = convs.filter((c) => !c.holdout);
+  const tables = {};
+  const report = [];
+  for (const [name, profile] of Object.entries(profiles)) {
+    if (argv.has("--validate")) {
+      const v = validate(data, profile, SETTINGS[name]);
+      console.log(`\n${name} validation (${FOLDS}-fold inside the training part): ${describe(SETTINGS[name])}`);
+      for (const [g, s] of Object.entries(v.stats)) console.log(statsLine(g, s));
+    }
+    const { beta, margin } = fitProfile(data, profile, SETTINGS[name], training);
+    if (argv.has("--verbose")) {
+      const errs = errorsByGroup(data, profile, beta, training);
+      for (const g of GROUPS) {
+        const e = [...(errs[g] ?? [])].sort((a, b) => a - b);
+        if (e.length) console.log(`  ${name} train ${g.padEnd(22)} signed p10 ${pct(e[Math.floor(e.length * 0.1)])} median ${pct(e[Math.floor(e.length / 2)])} p90 ${pct(e[Math.floor(e.length * 0.9)])}`);
       }
     }
-    const gs = errorStats(gemErr);
-    console.log(`\ngemini: scale ${gem[0].toFixed(3)} of o200k (used ${geminiScale.toFixed(3)}), ${geminiPerMessage.toFixed(2)} tokens per message`);
-    console.log(`  held-out requests n=${gs.n}  ${pct(gs.median)} / ${pct(gs.p90)}  under>5%: ${pct(gs.under5)} (uncalibrated)`);
+    tables[name] = beta;
+    const held = errorsByGroup(data, profile, beta, convs.filter((c) => c.holdout));
+    report.push({ name, margin, stats: Object.fromEntries(GROUPS.filter((g) => held[g]).map((g) => [g, errorStats(held[g])])) });
+  }
 
-    writeTables(names, tables, geminiPerMessage);
+  // Gemini: tokens ≈ s · (o200k text estimate) + c · messages, on every reported usage of the training
+  // conversations of mini-swe-agent-text; then held-out accuracy, uncalibrated.
+  const points = (holdout) =>
+    convs.filter((c) => c.labels?.gemini_prompt_tokens && c.holdout === holdout).flatMap((c) =>
+      c.labels.gemini_prompt_tokens.map(([n, tokens]) => ({ c, n, tokens, text: dot(c.prefix[n], tables.o200k) })));
+  const train = points(false);
+  const gem = fitAsymmetric(train.map(({ n, tokens, text }) => ({ x: [text, n], y: tokens, w: 1 / tokens ** 2 })), 2, GEMINI_UNDER_WEIGHT);
+  const geminiScale = Math.max(1, gem[0]);
+  const geminiPerMessage = gem[1];
+  tables.gemini = tables.o200k.map((v) => v * geminiScale);
+  const gemErr = points(true).map(({ c, n, tokens }) => {
+    const est = estimatePieces(c.pieces.slice(0, n), data.counts, tables.gemini, geminiPerMessage);
+    return (est - tokens) / tokens;
   });
+
+  console.log("\nheld-out accuracy (every third conversation of each group), |error| median / p90, share under by >5%:");
+  for (const { name, margin, stats } of report) {
+    console.log(`\n${name} (safety margin ×${margin.toFixed(3)}; ${describe(SETTINGS[name])})`);
+    for (const [g, s] of Object.entries(stats)) console.log(statsLine(g, s));
+  }
+  const gs = errorStats(gemErr);
+  console.log(`\ngemini: scale ${gem[0].toFixed(3)} of o200k (used ${geminiScale.toFixed(3)}), ${geminiPerMessage.toFixed(2)} tokens per message`);
+  console.log(`  held-out requests n=${gs.n}  ${pct(gs.median)} / ${pct(gs.p90)}  under>5%: ${pct(gs.under5)} (uncalibrated)`);
+
+  writeTables(data.names, tables, geminiPerMessage);
 }
 
 function writeTables(names, tables, geminiPerMessage) {
