@@ -58,20 +58,21 @@ const SUPPLEMENT = [
 //                share of its fitted conversations under-estimated by more than 5%.
 // Chosen by `--select` (validation inside the training part, never the held-out third): see below.
 const SETTINGS = {
-  o200k: { tied: [["identWord", "word"]], textRows: 0, underWeight: 3, underShare: 0.04 },
-  cl100k: { tied: [["identWord", "word"], ["punctSpaced", "punctRun"]], textRows: 2, underWeight: 3, underShare: 0.04 },
-  claude: { tied: [["identWord", "word"], ["punctSpaced", "punctRun"]], textRows: 0, underWeight: 3, underShare: 0.04 },
+  o200k: { tied: [["identWord", "word"]], textRows: 0, underWeight: 3, underShare: 0.08, loss: "l2" },
+  cl100k: { tied: [["identWord", "word"]], textRows: 1, underWeight: 3, underShare: 0.08, loss: "l1" },
+  claude: { tied: [["identWord", "word"], ["punctSpaced", "punctRun"]], textRows: 1, underWeight: 6, underShare: 0.04, loss: "l1" },
 };
 
 // The variants `--select` compares, for every profile.
 const TIE_OPTIONS = [
   [["identWord", "word"], ["punctSpaced", "punctRun"]],
   [["identWord", "word"]],
-  [["punctSpaced", "punctRun"]],
-  [],
 ];
 const VARIANTS = TIE_OPTIONS.flatMap((tied) =>
-  [0, 1, 2, 4].flatMap((textRows) => [3, 6].map((underWeight) => ({ tied, textRows, underWeight, underShare: 0.04 }))));
+  [0, 1, 2].flatMap((textRows) => [3, 6].flatMap((underWeight) => ["l2", "l1"].flatMap((loss) =>
+    [0.04, 0.08].map((underShare) => ({ tied, textRows, underWeight, underShare, loss }))))));
+// `--variants=a|b`: only the variants whose description contains one of these strings.
+const onlyVariants = [...new Set(process.argv.slice(2))].find((a) => a.startsWith("--variants="))?.slice(11).split("|");
 
 const argv = new Set(process.argv.slice(2));
 
@@ -185,10 +186,20 @@ function nnls(rows, p) {
 }
 
 /** Asymmetric fit: reweights under-estimated rows and refits a few times. */
-function fitAsymmetric(rows, p, underWeight) {
+/**
+ * Asymmetric fit: reweights under-estimated rows and refits a few times. With `l1`, each round also
+ * divides a row's weight by its relative error (iteratively reweighted least squares), which fits the
+ * sum of relative |errors| instead of their squares: a few conversations far off then pull the table
+ * less, and the fit aims at the typical conversation (the targets are a median and a p90).
+ */
+function fitAsymmetric(rows, p, underWeight, l1 = false) {
   let beta = nnls(rows, p);
-  for (let round = 0; round < 6; round++) {
-    const reweighted = rows.map((r) => ({ ...r, w: r.w * (dot(r.x, beta) < r.y ? underWeight : 1) }));
+  for (let round = 0; round < (l1 ? 12 : 6); round++) {
+    const reweighted = rows.map((r) => {
+      const est = dot(r.x, beta);
+      const l1Factor = l1 ? 1 / Math.max(Math.abs(est - r.y) / r.y, 0.005) : 1;
+      return { ...r, w: r.w * l1Factor * (est < r.y ? underWeight : 1) };
+    });
     beta = nnls(reweighted, p);
   }
   return beta;
@@ -279,6 +290,22 @@ async function prepare() {
  * `underShare` of its fitted conversations under-estimated by more than 5%. Returns the table and margin.
  */
 function fitProfile(data, profile, settings, fit) {
+  // The least squares do not depend on underShare: variants that differ only there share them.
+  const folds = [...new Set(fit.map((c) => c.fold))].sort();
+  const key = JSON.stringify([profile.name, folds, { ...settings, underShare: 0 }]);
+  const beta = fitCache.get(key) ?? fitTable(data, profile, settings, fit);
+  fitCache.set(key, beta);
+  let margin = 1;
+  for (let m = 1; m <= MAX_MARGIN + 1e-9; m += 0.002) {
+    margin = m;
+    const errs = errorsByGroup(data, profile, beta.map((v) => v * m), fit);
+    if (Object.values(errs).every((e) => e.filter((x) => x < -0.05).length <= settings.underShare * e.length)) break;
+  }
+  return { beta: beta.map((v) => v * margin), margin };
+}
+const fitCache = new Map();
+
+function fitTable(data, profile, settings, fit) {
   const { names, counts, supplementIds } = data;
   const { real } = profile;
   const p = names.length;
@@ -307,16 +334,9 @@ function fitProfile(data, profile, settings, fit) {
     for (const [id, w] of weights) if (real[id] > 0) rows.push({ x: tied(counts[id]), y: real[id] - 0.5, w: w * settings.textRows });
   }
   for (const id of supplementIds) rows.push({ x: tied(counts[id]), y: real[id], w: 1 / (real[id] ** 2 * SUPPLEMENT.length) });
-  let beta = fitAsymmetric(rows, p, settings.underWeight);
+  let beta = fitAsymmetric(rows, p, settings.underWeight, settings.loss === "l1");
   for (const [k, as] of ties) beta[k] = beta[as];
-
-  let margin = 1;
-  for (let m = 1; m <= MAX_MARGIN + 1e-9; m += 0.002) {
-    margin = m;
-    const errs = errorsByGroup(data, profile, beta.map((v) => v * m), fit);
-    if (Object.values(errs).every((e) => e.filter((x) => x < -0.05).length <= settings.underShare * e.length)) break;
-  }
-  return { beta: beta.map((v) => v * margin), margin };
+  return beta;
 }
 
 /** Per conversation as the package computes it: per piece, ceil(text + framing), plus the reply. */
@@ -330,15 +350,20 @@ function errorsByGroup(data, profile, beta, convs) {
   return out;
 }
 
-/** How far a group's statistics are from the targets: the largest of median/3%, p90/8%, under/5%. */
-const targetRatio = (s) => Math.max(s.median / 0.03, s.p90 / 0.08, s.under5 / 0.05);
+/**
+ * How far a group's statistics are from the targets: the largest of median/3%, p90/8% and the share
+ * under by >5% over 5%. A group of fewer than 20 conversations cannot show a share of 5%: there, one
+ * conversation under counts as the target reached (swe-agent and toolbench validate on 12 and 4).
+ */
+const targetRatios = (s) => [s.median / 0.03, s.p90 / 0.08, (s.under5 * s.n) / Math.max(1, 0.05 * s.n)];
+const targetRatio = (s) => Math.max(...targetRatios(s));
 const statsLine = (g, s) => `  ${g.padEnd(22)} n=${String(s.n).padStart(4)}  ${pct(s.median).padStart(6)} / ${pct(s.p90).padStart(6)}  under>5%: ${pct(s.under5)}`;
 
 /**
  * Validation of one setting: each training conversation is validated by the fit of the other
  * folds (FOLDS-fold cross-validation inside the training part; the held-out third is not read).
- * The errors of all folds are pooled per group. Score: the number of groups that miss a target, then
- * the mean over groups of `targetRatio` (lower is better).
+ * The errors of all folds are pooled per group. Score: the number of targets missed (three per group),
+ * then the mean over groups of `targetRatio` (lower is better).
  */
 function validate(data, profile, settings) {
   const training = data.convs.filter((c) => !c.holdout);
@@ -352,21 +377,21 @@ function validate(data, profile, settings) {
   const ratios = Object.values(stats).map(targetRatio);
   return {
     stats,
-    misses: ratios.filter((r) => r > 1).length,
+    misses: Object.values(stats).flatMap(targetRatios).filter((r) => r > 1).length,
     mean: ratios.reduce((a, b) => a + b, 0) / ratios.length,
     worst: Math.max(...ratios),
   };
 }
 
 const describe = (s) =>
-  `tied ${s.tied.map(([a, b]) => `${a}=${b}`).join(",") || "none"}; textRows ${s.textRows}; underWeight ${s.underWeight}; underShare ${s.underShare}`;
+  `tied ${s.tied.map(([a, b]) => `${a}=${b}`).join(",") || "none"}; textRows ${s.textRows}; underWeight ${s.underWeight}; underShare ${s.underShare}; loss ${s.loss}`;
 
 /** `--select[=profile,…]`: validates every variant of VARIANTS and prints them, best first. */
 function select(data) {
   const only = [...argv].find((a) => a.startsWith("--select="))?.slice(9).split(",");
   for (const name of Object.keys(data.profiles)) {
     if (only && !only.includes(name)) continue;
-    const results = VARIANTS.map((settings) => ({ settings, ...validate(data, data.profiles[name], settings) }));
+    const results = VARIANTS.filter((v) => !onlyVariants || onlyVariants.some((o) => describe(v).includes(o))).map((settings) => ({ settings, ...validate(data, data.profiles[name], settings) }));
     results.sort((a, b) => a.misses - b.misses || a.mean - b.mean);
     console.log(`\n${name}: ${results.length} variants, validation (${FOLDS}-fold inside the training part), best first`);
     for (const r of results) {
