@@ -6,8 +6,12 @@
 //   gemini         no public tokenizer: o200k's table scaled, with the scale and the per-message cost
 //                  fitted on the prompt tokens Gemini reported (mini-swe-agent-text's labels)
 //
-// Two thirds of each corpus group fit (conversation index % 3 != 2), the last third validates; the
-// held-out accuracy is printed per group. The class counts come from the Rust scanner itself
+// Two thirds of each corpus group are the training part (conversation index k % 3 != 2), the last third
+// is held out: the tables are fitted on the training part and the held-out accuracy is printed per
+// group, to report, never to choose anything. Settings (SETTINGS below) are chosen by
+// `--select[=profile,…]`, which compares the variants of VARIANTS by 4-fold cross-validation inside the
+// training part (fit on three folds, measure on the fourth, pool the four); `--validate` prints that
+// validation for the chosen settings. The class counts come from the Rust scanner itself
 // (scripts/class_counts.rs), so the fit sees exactly what ships. Real token counts are cached in
 // target/fit-cache/ (the slow part); pass --fresh to recount. After adding a class to the scanner, add a
 // line for it to each table of src/profiles/fitted.rs (any cost) so that the crate builds, then refit.
@@ -21,13 +25,12 @@ import { GROUPS, errorStats, messagePieces, pct, readGroup, truthCount } from ".
 const root = fileURLToPath(new URL("..", import.meta.url));
 const cacheDir = join(root, "target", "fit-cache");
 
-// Under-estimates make requests overflow; over-estimates only compact a little early. The fit weighs
-// an under-estimated conversation this many times more than an over-estimated one.
-const UNDER_WEIGHT = Number(process.env.UNDER_WEIGHT ?? 3);
-// Then every cost is scaled up (by at most MAX_MARGIN) until no group has more than this share of its
-// training conversations under-estimated by more than 5%.
-const UNDER_SHARE = Number(process.env.UNDER_SHARE ?? 0.04);
+// A fit never scales the costs up by more than this (see `underShare`).
 const MAX_MARGIN = 1.04;
+// The Gemini scale's fit weighs an under-estimated request this many times more than an over one.
+const GEMINI_UNDER_WEIGHT = 3;
+// Folds of the cross-validation inside the training part that `--select` and `--validate` run.
+const FOLDS = 4;
 
 // The corpus has no Korean, Cyrillic, accented Latin and almost no emoji: these few sentences, written
 // for the purpose, give those classes real costs instead of guesses. Each is fitted as its own row.
@@ -46,25 +49,54 @@ const SUPPLEMENT = [
   "│ name │ size │\n├──────┼──────┤\n│ a.rs │ 12 K │\n└──────┴──────┘ → ← ↑ ↓ • … ± × ÷ ≤ ≥ ≠ °",
 ];
 
-// Classes a profile weighs alike: `[class, as]` fits `class` with the cost of `as` (their counts are
-// added up for the fit). A finer split only pays where it helps on the held-out third: o200k's
-// pre-tokenizer keeps a word's leading space and marks glue to words, so telling a single mark before a
-// space from a punctuation run helps it; for cl100k and Claude, telling words of prose from identifier
-// pieces and spaced marks from runs moved the error between groups (prose less over, code more under,
-// which the safety margin then paid for everywhere) without lowering it, so they keep the old classes.
-const TIED = {
-  o200k: [["identWord", "word"]],
-  cl100k: [["identWord", "word"], ["punctSpaced", "punctRun"]],
-  claude: [["identWord", "word"], ["punctSpaced", "punctRun"]],
+// Per-profile fit settings:
+//   tied         classes weighed alike: `[class, as]` fits `class` with the cost of `as` (their counts
+//                are added up for the fit).
+//   textRows     besides one row per training conversation, one row per distinct text of them, each
+//                weighted as the conversations holding it would weigh it, times this factor (0: none).
+//                A conversation's row lets one class pay for another that occurs in the same
+//                conversations; the texts' own counts anchor each class nearer what it costs.
+//   underWeight  under-estimates make requests overflow, over-estimates only compact a little early:
+//                the fit weighs an under-estimated row this many times more than an over-estimated one.
+//   underShare   then every cost is scaled up (by at most MAX_MARGIN) until no group has more than this
+//                share of its fitted conversations under-estimated by more than 5%.
+//   loss         "l2": relative squared errors; "l1": relative |errors| (see fitAsymmetric).
+// Chosen by `--select` (validation inside the training part, never the held-out third). Its score is
+// the number of targets missed (median ≤ 3%, p90 ≤ 8%, share under by >5% ≤ 5%, per group), then the
+// mean over groups of the worst ratio to a target. Validation, 4 folds (misses of 24, mean ratio; o200k
+// on all 96 variants, cl100k and claude on the 48 that tie identifier pieces to words:
+// `--select=cl100k,claude "--variants=tied identWord"`):
+//   o200k   underShare 0.08: 1 miss, 0.880 (swe-agent median 4.4%), against 2, 0.905 with 0.04 (the
+//           best with other ties: 2, 0.909); the margin on the whole training part is the same
+//           (×1.006), so the table did not change.
+//   cl100k  l1, textRows 1, spaced marks apart from punctuation runs, underShare 0.08: 7 misses, 1.135,
+//           against 12, 1.472 for the previous settings (both ties, textRows 2, l2, 0.04): tau-bench
+//           1.7% / 6.8% instead of 5.3% / 9.5%, swe-agent median 4.9% instead of 8.0%, jmultiwoz-ja
+//           2.6% instead of 3.7%; mini-swe-agent stays over (4.2% / 9.6%, 4.4% / 10.5%).
+//   claude  l1, textRows 1, underWeight 6: 5 misses, 1.056, against 7, 1.196 for the previous
+//           settings (textRows 0, underWeight 3, l2): tau-bench 4.7% / 10.4% instead of 6.5% / 13.4%,
+//           mini-swe-agent medians 2.2% / 2.8% instead of 3.0% / 3.3%; medicalgpt-zh 4.7% / 10.4%
+//           instead of 3.9% / 9.6%.
+const SETTINGS = {
+  o200k: { tied: [["identWord", "word"]], textRows: 0, underWeight: 3, underShare: 0.08, loss: "l2" },
+  cl100k: { tied: [["identWord", "word"]], textRows: 1, underWeight: 3, underShare: 0.08, loss: "l1" },
+  claude: { tied: [["identWord", "word"], ["punctSpaced", "punctRun"]], textRows: 1, underWeight: 6, underShare: 0.04, loss: "l1" },
 };
 
-// Besides one row per training conversation, a profile may fit one row per distinct text of them, each
-// weighted as the conversations holding it would weigh it, times this factor. A conversation's row
-// lets one class pay for another that occurs in the same conversations (cl100k's table weighed a word
-// 1.15 tokens and a newline run nothing, where a word after a space costs 1.00–1.02 tokens in prose and
-// code alike); the texts' own counts anchor each class nearer what it costs. It lowered cl100k's held-out
-// median on every group; o200k and claude did best on conversations alone.
-const TEXT_ROWS = { o200k: 0, cl100k: 2, claude: 0 };
+// The variants `--select` compares, for every profile (96, about 10 s each). For cl100k and claude, the
+// ties other than identWord=word were compared in an earlier run of the same cross-validation, scored
+// by groups missed instead of targets missed, l2 only, with textRows up to 4: none came first.
+const TIE_OPTIONS = [
+  [["identWord", "word"], ["punctSpaced", "punctRun"]],
+  [["identWord", "word"]],
+  [["punctSpaced", "punctRun"]],
+  [],
+];
+const VARIANTS = TIE_OPTIONS.flatMap((tied) =>
+  [0, 1, 2].flatMap((textRows) => [3, 6].flatMap((underWeight) => ["l2", "l1"].flatMap((loss) =>
+    [0.04, 0.08].map((underShare) => ({ tied, textRows, underWeight, underShare, loss }))))));
+// `--variants=a|b`: only the variants whose description contains one of these strings.
+const onlyVariants = [...new Set(process.argv.slice(2))].find((a) => a.startsWith("--variants="))?.slice(11).split("|");
 
 const argv = new Set(process.argv.slice(2));
 
@@ -178,10 +210,20 @@ function nnls(rows, p) {
 }
 
 /** Asymmetric fit: reweights under-estimated rows and refits a few times. */
-function fitAsymmetric(rows, p) {
+/**
+ * Asymmetric fit: reweights under-estimated rows and refits a few times. With `l1`, each round also
+ * divides a row's weight by its relative error (iteratively reweighted least squares), which fits the
+ * sum of relative |errors| instead of their squares: a few conversations far off then pull the table
+ * less, and the fit aims at the typical conversation (the targets are a median and a p90).
+ */
+function fitAsymmetric(rows, p, underWeight, l1 = false) {
   let beta = nnls(rows, p);
-  for (let round = 0; round < 6; round++) {
-    const reweighted = rows.map((r) => ({ ...r, w: r.w * (dot(r.x, beta) < r.y ? UNDER_WEIGHT : 1) }));
+  for (let round = 0; round < (l1 ? 12 : 6); round++) {
+    const reweighted = rows.map((r) => {
+      const est = dot(r.x, beta);
+      const l1Factor = l1 ? 1 / Math.max(Math.abs(est - r.y) / r.y, 0.005) : 1;
+      return { ...r, w: r.w * l1Factor * (est < r.y ? underWeight : 1) };
+    });
     beta = nnls(reweighted, p);
   }
   return beta;
@@ -198,143 +240,250 @@ function estimatePieces(messages, counts, beta, perMessage) {
 
 // ---- the corpus as fitting rows ----
 
+/**
+ * Every conversation, with its split: the held-out third (index k % 3 == 2 in its group), read once at
+ * the end to report; the training part, whose j-th conversation of a group (j counted within the
+ * training part) falls in validation fold j % FOLDS.
+ */
 function loadCorpus() {
   const convs = [];
   for (const group of GROUPS) {
-    readGroup(group).forEach((c, k) => convs.push({ group, id: c.id, messages: c.messages, labels: c.labels, holdout: k % 3 === 2 }));
+    let j = 0;
+    readGroup(group).forEach((c, k) => {
+      const holdout = k % 3 === 2;
+      convs.push({ group, id: c.id, messages: c.messages, labels: c.labels, holdout, fold: holdout ? -1 : j++ % FOLDS });
+    });
   }
   return convs;
 }
 
-async function main() {
+/**
+ * Everything a fit needs, computed once: the distinct texts, their class counts and real counts per
+ * tokenizer, and per conversation its pieces and summed class counts.
+ */
+async function prepare() {
   await writeCommonHan();
-  return tokenizers().then((tok) => {
-    const convs = loadCorpus();
-    const textIndex = new Map();
-    const texts = [];
-    const indexOf = (t) => {
-      if (!textIndex.has(t)) {
-        textIndex.set(t, texts.length);
-        texts.push(t);
-      }
-      return textIndex.get(t);
-    };
-    for (const c of convs) {
-      c.pieces = c.messages.map((m) => messagePieces(m).map((p) => ({ ids: p.texts.map(indexOf), framing: p.framing })));
-      c.textIds = c.pieces.map((pieces) => pieces.flatMap((p) => p.ids));
+  const tok = await tokenizers();
+  const convs = loadCorpus();
+  const textIndex = new Map();
+  const texts = [];
+  const indexOf = (t) => {
+    if (!textIndex.has(t)) {
+      textIndex.set(t, texts.length);
+      texts.push(t);
     }
-    const supplementIds = SUPPLEMENT.map(indexOf);
-    const stamp = corpusStamp(texts);
-    console.log(`${convs.length} conversations, ${texts.length} distinct texts (${(texts.reduce((s, t) => s + t.length, 0) / 1e6).toFixed(1)} M chars)`);
-    const { names, counts } = classCounts(texts);
-    const p = names.length;
+    return textIndex.get(t);
+  };
+  for (const c of convs) {
+    c.pieces = c.messages.map((m) => messagePieces(m).map((p) => ({ ids: p.texts.map(indexOf), framing: p.framing })));
+    c.textIds = c.pieces.map((pieces) => pieces.flatMap((p) => p.ids));
+  }
+  const supplementIds = SUPPLEMENT.map(indexOf);
+  const stamp = corpusStamp(texts);
+  console.log(`${convs.length} conversations, ${texts.length} distinct texts (${(texts.reduce((s, t) => s + t.length, 0) / 1e6).toFixed(1)} M chars)`);
+  const { names, counts } = classCounts(texts);
+  const p = names.length;
 
-    // Per conversation: summed class counts and per-message prefix sums (Gemini's labels need prefixes).
-    for (const c of convs) {
-      c.prefix = [new Array(p).fill(0)];
-      for (const ids of c.textIds) {
-        const x = [...c.prefix[c.prefix.length - 1]];
-        for (const id of ids) counts[id].forEach((v, i) => (x[i] += v));
-        c.prefix.push(x);
-      }
-      c.x = c.prefix[c.prefix.length - 1];
+  // Per conversation: summed class counts and per-message prefix sums (Gemini's labels need prefixes).
+  for (const c of convs) {
+    c.prefix = [new Array(p).fill(0)];
+    for (const ids of c.textIds) {
+      const x = [...c.prefix[c.prefix.length - 1]];
+      for (const id of ids) counts[id].forEach((v, i) => (x[i] += v));
+      c.prefix.push(x);
     }
+    c.x = c.prefix[c.prefix.length - 1];
+    c.allIds = c.textIds.flat();
+    c.pieceCount = c.pieces.flat().length;
+  }
 
-    const tables = {};
-    const report = [];
-    for (const [name, count] of Object.entries(tok)) {
-      const real = realCounts(name, count, texts, stamp);
-      // Texts already counted are looked up, so only roles are tokenized again.
-      const cached = (t) => (textIndex.has(t) ? real[textIndex.get(t)] : count(t));
-      // The estimator rounds each piece up: half a token per piece on average, taken off the target.
-      const rows = [];
-      const groupSizes = Object.fromEntries(GROUPS.map((g) => [g, convs.filter((c) => c.group === g && !c.holdout).length]));
-      const ties = (TIED[name] ?? []).map(([cls, as]) => [names.indexOf(cls), names.indexOf(as)]);
-      const tied = (x) => {
-        const y = [...x];
-        for (const [k, as] of ties) [y[as], y[k]] = [y[as] + y[k], 0];
-        return y;
-      };
-      for (const c of convs) {
-        if (c.holdout) continue;
-        const y = c.textIds.flat().reduce((s, id) => s + real[id], 0) - 0.5 * c.pieces.flat().length;
-        if (y <= 0) continue;
-        rows.push({ x: tied(c.x), y, w: 1 / (y * y * groupSizes[c.group]) });
-      }
-      if (TEXT_ROWS[name]) {
-        const weights = new Map();
-        for (const c of convs) {
-          if (c.holdout) continue;
-          const y = c.textIds.flat().reduce((s, id) => s + real[id], 0);
-          for (const id of c.textIds.flat()) weights.set(id, (weights.get(id) ?? 0) + 1 / (y * y * groupSizes[c.group]));
-        }
-        // Less the half token the estimator's rounding adds to each piece, as for the conversations.
-        for (const [id, w] of weights) if (real[id] > 0) rows.push({ x: tied(counts[id]), y: real[id] - 0.5, w: w * TEXT_ROWS[name] });
-      }
-      for (const id of supplementIds) rows.push({ x: tied(counts[id]), y: real[id], w: 1 / (real[id] ** 2 * SUPPLEMENT.length) });
-      let beta = fitAsymmetric(rows, p);
-      for (const [k, as] of ties) beta[k] = beta[as];
+  const profiles = {};
+  for (const [name, count] of Object.entries(tok)) {
+    const real = realCounts(name, count, texts, stamp);
+    // Texts already counted are looked up, so only roles are tokenized again.
+    const cached = (t) => (textIndex.has(t) ? real[textIndex.get(t)] : count(t));
+    const truths = new Map(convs.map((c) => [c, truthCount(c.messages, cached)]));
+    profiles[name] = { name, real, truths };
+  }
+  return { convs, names, counts, supplementIds, profiles };
+}
 
-      // Per conversation as the package computes it: per piece, ceil(text + framing), plus the reply.
-      const total = (c, b) => 3 + estimatePieces(c.pieces, counts, b, 4);
-      const truths = new Map(convs.map((c) => [c, truthCount(c.messages, cached)]));
-      const errorsOf = (b, holdout) => Object.fromEntries(GROUPS.map((g) => [g, convs.filter((c) => c.group === g && c.holdout === holdout).map((c) => (total(c, b) - truths.get(c)) / truths.get(c))]));
+/**
+ * Fits one profile's table on the conversations `fit` with `settings` (see SETTINGS): the asymmetric
+ * least squares, then the smallest scale-up (at most MAX_MARGIN) that leaves no group with more than
+ * `underShare` of its fitted conversations under-estimated by more than 5%. Returns the table and margin.
+ */
+function fitProfile(data, profile, settings, fit) {
+  // The least squares do not depend on underShare: variants that differ only there share them.
+  const folds = [...new Set(fit.map((c) => c.fold))].sort();
+  const key = JSON.stringify([profile.name, folds, { ...settings, underShare: 0 }]);
+  const beta = fitCache.get(key) ?? fitTable(data, profile, settings, fit);
+  fitCache.set(key, beta);
+  let margin = 1;
+  for (let m = 1; m <= MAX_MARGIN + 1e-9; m += 0.002) {
+    margin = m;
+    const errs = errorsByGroup(data, profile, beta.map((v) => v * m), fit);
+    if (Object.values(errs).every((e) => e.filter((x) => x < -0.05).length <= settings.underShare * e.length)) break;
+  }
+  return { beta: beta.map((v) => v * margin), margin };
+}
+const fitCache = new Map();
 
-      if (argv.has("--verbose")) {
-        const errs = errorsOf(beta, false);
-        for (const g of GROUPS) {
-          const e = [...errs[g]].sort((a, b) => a - b);
-          if (e.length) console.log(`  ${name} train ${g.padEnd(22)} signed p10 ${pct(e[Math.floor(e.length * 0.1)])} median ${pct(e[Math.floor(e.length / 2)])} p90 ${pct(e[Math.floor(e.length * 0.9)])}`);
-        }
-      }
-      let margin = 1;
-      // The smallest scale-up that leaves no group with more than UNDER_SHARE of its training
-      // conversations under by more than 5%.
-      for (let m = 1; m <= MAX_MARGIN + 1e-9; m += 0.002) {
-        margin = m;
-        const errs = errorsOf(beta.map((v) => v * m), false);
-        if (Object.values(errs).every((e) => e.filter((x) => x < -0.05).length <= UNDER_SHARE * e.length)) break;
-      }
-      if (argv.has("--verbose")) {
-        const errs = errorsOf(beta.map((v) => v * margin), false);
-        const shares = GROUPS.filter((g) => errs[g].length).map((g) => `${g} ${pct(errs[g].filter((x) => x < -0.05).length / errs[g].length)} of ${errs[g].length}`);
-        console.log(`  ${name}: margin ×${margin.toFixed(3)}; training share under by >5% after it: ${shares.join(", ")}`);
-      }
-      beta = beta.map((v) => v * margin);
-      tables[name] = beta;
-      const held = errorsOf(beta, true);
-      report.push({ name, margin, stats: Object.fromEntries(GROUPS.map((g) => [g, errorStats(held[g])])) });
+function fitTable(data, profile, settings, fit) {
+  const { names, counts, supplementIds } = data;
+  const { real } = profile;
+  const p = names.length;
+  const rows = [];
+  const groupSizes = {};
+  for (const c of fit) groupSizes[c.group] = (groupSizes[c.group] ?? 0) + 1;
+  const ties = settings.tied.map(([cls, as]) => [names.indexOf(cls), names.indexOf(as)]);
+  const tied = (x) => {
+    const y = [...x];
+    for (const [k, as] of ties) [y[as], y[k]] = [y[as] + y[k], 0];
+    return y;
+  };
+  // The estimator rounds each piece up: half a token per piece on average, taken off the target.
+  for (const c of fit) {
+    const y = c.allIds.reduce((s, id) => s + real[id], 0) - 0.5 * c.pieceCount;
+    if (y <= 0) continue;
+    rows.push({ x: tied(c.x), y, w: 1 / (y * y * groupSizes[c.group]) });
+  }
+  if (settings.textRows) {
+    const weights = new Map();
+    for (const c of fit) {
+      const y = c.allIds.reduce((s, id) => s + real[id], 0);
+      for (const id of c.allIds) weights.set(id, (weights.get(id) ?? 0) + 1 / (y * y * groupSizes[c.group]));
     }
+    // Less the half token the estimator's rounding adds to each piece, as for the conversations.
+    for (const [id, w] of weights) if (real[id] > 0) rows.push({ x: tied(counts[id]), y: real[id] - 0.5, w: w * settings.textRows });
+  }
+  for (const id of supplementIds) rows.push({ x: tied(counts[id]), y: real[id], w: 1 / (real[id] ** 2 * SUPPLEMENT.length) });
+  let beta = fitAsymmetric(rows, p, settings.underWeight, settings.loss === "l1");
+  for (const [k, as] of ties) beta[k] = beta[as];
+  return beta;
+}
 
-    // Gemini: tokens ≈ s · (o200k text estimate) + c · messages, on every reported usage of the training
-    // conversations of mini-swe-agent-text; then held-out accuracy, uncalibrated.
-    const points = (holdout) =>
-      convs.filter((c) => c.labels?.gemini_prompt_tokens && c.holdout === holdout).flatMap((c) =>
-        c.labels.gemini_prompt_tokens.map(([n, tokens]) => ({ c, n, tokens, text: dot(c.prefix[n], tables.o200k) })));
-    const train = points(false);
-    const gem = fitAsymmetric(train.map(({ n, tokens, text }) => ({ x: [text, n], y: tokens, w: 1 / tokens ** 2 })), 2);
-    const geminiScale = Math.max(1, gem[0]);
-    const geminiPerMessage = gem[1] + (gem[0] - geminiScale) * 0; // kept as fitted; see the note below
-    tables.gemini = tables.o200k.map((v) => v * geminiScale);
-    const gemErr = points(true).map(({ c, n, tokens }) => {
-      let est = 0;
-      est += estimatePieces(c.pieces.slice(0, n), counts, tables.gemini, geminiPerMessage);
-      return (est - tokens) / tokens;
-    });
+/** Per conversation as the package computes it: per piece, ceil(text + framing), plus the reply. */
+function errorsByGroup(data, profile, beta, convs) {
+  const out = {};
+  for (const c of convs) {
+    const truth = profile.truths.get(c);
+    const est = 3 + estimatePieces(c.pieces, data.counts, beta, 4);
+    (out[c.group] ??= []).push((est - truth) / truth);
+  }
+  return out;
+}
 
-    console.log("\nheld-out accuracy (every third conversation of each group), |error| median / p90, share under by >5%:");
-    for (const { name, margin, stats } of report) {
-      console.log(`\n${name} (safety margin ×${margin.toFixed(3)})`);
-      for (const [g, s] of Object.entries(stats)) {
-        if (s.n) console.log(`  ${g.padEnd(22)} n=${String(s.n).padStart(4)}  ${pct(s.median).padStart(6)} / ${pct(s.p90).padStart(6)}  under>5%: ${pct(s.under5)}`);
+/**
+ * How far a group's statistics are from the targets: the largest of median/3%, p90/8% and the share
+ * under by >5% over 5%. A group of fewer than 20 conversations cannot show a share of 5%: there, one
+ * conversation under counts as the target reached (swe-agent and toolbench validate on 12 and 4).
+ */
+const targetRatios = (s) => [s.median / 0.03, s.p90 / 0.08, (s.under5 * s.n) / Math.max(1, 0.05 * s.n)];
+const targetRatio = (s) => Math.max(...targetRatios(s));
+const statsLine = (g, s) => `  ${g.padEnd(22)} n=${String(s.n).padStart(4)}  ${pct(s.median).padStart(6)} / ${pct(s.p90).padStart(6)}  under>5%: ${pct(s.under5)}`;
+
+/**
+ * Validation of one setting: each training conversation is validated by the fit of the other
+ * folds (FOLDS-fold cross-validation inside the training part; the held-out third is not read).
+ * The errors of all folds are pooled per group. Score: the number of targets missed (three per group),
+ * then the mean over groups of `targetRatio` (lower is better).
+ */
+function validate(data, profile, settings) {
+  const training = data.convs.filter((c) => !c.holdout);
+  const pooled = {};
+  for (let f = 0; f < FOLDS; f++) {
+    const { beta } = fitProfile(data, profile, settings, training.filter((c) => c.fold !== f));
+    const errs = errorsByGroup(data, profile, beta, training.filter((c) => c.fold === f));
+    for (const [g, e] of Object.entries(errs)) (pooled[g] ??= []).push(...e);
+  }
+  const stats = Object.fromEntries(GROUPS.filter((g) => pooled[g]).map((g) => [g, errorStats(pooled[g])]));
+  const ratios = Object.values(stats).map(targetRatio);
+  return {
+    stats,
+    misses: Object.values(stats).flatMap(targetRatios).filter((r) => r > 1).length,
+    mean: ratios.reduce((a, b) => a + b, 0) / ratios.length,
+    worst: Math.max(...ratios),
+  };
+}
+
+const describe = (s) =>
+  `tied ${s.tied.map(([a, b]) => `${a}=${b}`).join(",") || "none"}; textRows ${s.textRows}; underWeight ${s.underWeight}; underShare ${s.underShare}; loss ${s.loss}`;
+
+/** `--select[=profile,…]`: validates every variant of VARIANTS and prints them, best first. */
+function select(data) {
+  const only = [...argv].find((a) => a.startsWith("--select="))?.slice(9).split(",");
+  for (const name of Object.keys(data.profiles)) {
+    if (only && !only.includes(name)) continue;
+    const results = VARIANTS.filter((v) => !onlyVariants || onlyVariants.some((o) => describe(v).includes(o))).map((settings) => ({ settings, ...validate(data, data.profiles[name], settings) }));
+    results.sort((a, b) => a.misses - b.misses || a.mean - b.mean);
+    console.log(`\n${name}: ${results.length} variants, validation (${FOLDS}-fold inside the training part), best first`);
+    for (const r of results) {
+      const chosen = JSON.stringify(r.settings) === JSON.stringify(SETTINGS[name]) ? "  <- SETTINGS" : "";
+      console.log(`  misses ${r.misses}  mean ratio ${r.mean.toFixed(3)}  worst ${r.worst.toFixed(2)}  ${describe(r.settings)}${chosen}`);
+    }
+    const best = results[0];
+    console.log(`best for ${name}: ${describe(best.settings)}`);
+    for (const [g, s] of Object.entries(best.stats)) console.log(statsLine(g, s));
+    const current = results.find((r) => JSON.stringify(r.settings) === JSON.stringify(SETTINGS[name]));
+    if (current && current !== best) {
+      console.log(`SETTINGS for ${name}: ${describe(current.settings)}`);
+      for (const [g, s] of Object.entries(current.stats)) console.log(statsLine(g, s));
+    }
+  }
+}
+
+async function main() {
+  const data = await prepare();
+  if ([...argv].some((a) => a === "--select" || a.startsWith("--select="))) return select(data);
+  const { convs, profiles } = data;
+  const training = convs.filter((c) => !c.holdout);
+  const tables = {};
+  const report = [];
+  for (const [name, profile] of Object.entries(profiles)) {
+    if (argv.has("--validate")) {
+      const v = validate(data, profile, SETTINGS[name]);
+      console.log(`\n${name} validation (${FOLDS}-fold inside the training part): ${describe(SETTINGS[name])}`);
+      for (const [g, s] of Object.entries(v.stats)) console.log(statsLine(g, s));
+    }
+    const { beta, margin } = fitProfile(data, profile, SETTINGS[name], training);
+    if (argv.has("--verbose")) {
+      const errs = errorsByGroup(data, profile, beta, training);
+      for (const g of GROUPS) {
+        const e = [...(errs[g] ?? [])].sort((a, b) => a - b);
+        if (e.length) console.log(`  ${name} train ${g.padEnd(22)} signed p10 ${pct(e[Math.floor(e.length * 0.1)])} median ${pct(e[Math.floor(e.length / 2)])} p90 ${pct(e[Math.floor(e.length * 0.9)])}`);
       }
     }
-    const gs = errorStats(gemErr);
-    console.log(`\ngemini: scale ${gem[0].toFixed(3)} of o200k (used ${geminiScale.toFixed(3)}), ${geminiPerMessage.toFixed(2)} tokens per message`);
-    console.log(`  held-out requests n=${gs.n}  ${pct(gs.median)} / ${pct(gs.p90)}  under>5%: ${pct(gs.under5)} (uncalibrated)`);
+    tables[name] = beta;
+    const held = errorsByGroup(data, profile, beta, convs.filter((c) => c.holdout));
+    report.push({ name, margin, stats: Object.fromEntries(GROUPS.filter((g) => held[g]).map((g) => [g, errorStats(held[g])])) });
+  }
 
-    writeTables(names, tables, geminiPerMessage);
+  // Gemini: tokens ≈ s · (o200k text estimate) + c · messages, on every reported usage of the training
+  // conversations of mini-swe-agent-text; then held-out accuracy, uncalibrated.
+  const points = (holdout) =>
+    convs.filter((c) => c.labels?.gemini_prompt_tokens && c.holdout === holdout).flatMap((c) =>
+      c.labels.gemini_prompt_tokens.map(([n, tokens]) => ({ c, n, tokens, text: dot(c.prefix[n], tables.o200k) })));
+  const train = points(false);
+  const gem = fitAsymmetric(train.map(({ n, tokens, text }) => ({ x: [text, n], y: tokens, w: 1 / tokens ** 2 })), 2, GEMINI_UNDER_WEIGHT);
+  const geminiScale = Math.max(1, gem[0]);
+  const geminiPerMessage = gem[1];
+  tables.gemini = tables.o200k.map((v) => v * geminiScale);
+  const gemErr = points(true).map(({ c, n, tokens }) => {
+    const est = estimatePieces(c.pieces.slice(0, n), data.counts, tables.gemini, geminiPerMessage);
+    return (est - tokens) / tokens;
   });
+
+  console.log("\nheld-out accuracy (every third conversation of each group), |error| median / p90, share under by >5%:");
+  for (const { name, margin, stats } of report) {
+    console.log(`\n${name} (safety margin ×${margin.toFixed(3)}; ${describe(SETTINGS[name])})`);
+    for (const [g, s] of Object.entries(stats)) console.log(statsLine(g, s));
+  }
+  const gs = errorStats(gemErr);
+  console.log(`\ngemini: scale ${gem[0].toFixed(3)} of o200k (used ${geminiScale.toFixed(3)}), ${geminiPerMessage.toFixed(2)} tokens per message`);
+  console.log(`  held-out requests n=${gs.n}  ${pct(gs.median)} / ${pct(gs.p90)}  under>5%: ${pct(gs.under5)} (uncalibrated)`);
+
+  writeTables(data.names, tables, geminiPerMessage);
 }
 
 function writeTables(names, tables, geminiPerMessage) {

@@ -34,67 +34,67 @@ pub const O200K: [f32; 29] = [
 ];
 
 pub const CL100K: [f32; 29] = [
-    1.0962, // word
-    1.0962, // identWord
+    1.1286, // word
+    1.1286, // identWord
     0.0, // letter
     0.0, // midLetter
     0.0, // longLetter
-    0.9723, // longIdentLetter
+    0.871, // longIdentLetter
     0.0, // hump
-    0.069, // upper
-    0.5172, // digit
-    0.0, // digitGroup
-    0.0093, // punct
-    1.1874, // punctRun
-    0.3564, // punctGlued
-    1.1874, // punctSpaced
-    0.7112, // spaceRun
+    0.1366, // upper
+    0.2796, // digit
+    0.5008, // digitGroup
+    0.0, // punct
+    1.3782, // punctRun
+    0.1274, // punctGlued
+    0.4631, // punctSpaced
+    1.1644, // spaceRun
     0.0, // extraSpace
-    0.1137, // newlineRun
+    0.9825, // newlineRun
     0.0, // newline
-    0.8682, // han
-    2.2912, // hanCommon
-    3.3433, // hanRare
-    0.0811, // hanRun
-    0.7849, // kana
+    0.8698, // han
+    2.2862, // hanCommon
+    2.9253, // hanRare
+    0.0922, // hanRun
+    0.7825, // kana
     0.0, // kanaRun
-    1.0656, // hangul
-    0.8438, // cjkPunct
-    2.3047, // emoji
-    0.5461, // otherLetter
-    0.9254, // other
+    1.0708, // hangul
+    0.9202, // cjkPunct
+    2.4222, // emoji
+    0.5305, // otherLetter
+    0.8502, // other
 ];
 
 pub const CLAUDE: [f32; 29] = [
-    1.2262, // word
-    1.2262, // identWord
+    1.1894, // word
+    1.1894, // identWord
     0.0, // letter
     0.0, // midLetter
     0.0, // longLetter
-    1.1178, // longIdentLetter
-    0.0, // hump
-    0.0, // upper
-    0.5202, // digit
-    0.0, // digitGroup
-    0.0, // punct
-    1.0068, // punctRun
-    0.6447, // punctGlued
-    1.0068, // punctSpaced
-    1.3856, // spaceRun
+    0.465, // longIdentLetter
+    0.2979, // hump
+    0.1555, // upper
+    0.3151, // digit
+    0.8178, // digitGroup
+    0.0614, // punct
+    0.6095, // punctRun
+    0.8733, // punctGlued
+    0.6095, // punctSpaced
+    0.6179, // spaceRun
     0.0, // extraSpace
-    0.3484, // newlineRun
+    0.9333, // newlineRun
     0.0, // newline
-    0.7378, // han
-    2.1278, // hanCommon
-    2.7285, // hanRare
-    0.2348, // hanRun
-    0.9066, // kana
+    0.7671, // han
+    2.0414, // hanCommon
+    2.6088, // hanRare
+    0.092, // hanRun
+    0.9159, // kana
     0.0, // kanaRun
-    1.3118, // hangul
-    1.124, // cjkPunct
-    2.865, // emoji
-    0.6734, // otherLetter
-    1.0895, // other
+    1.4364, // hangul
+    1.204, // cjkPunct
+    2.8944, // emoji
+    1.3697, // otherLetter
+    0.9612, // other
 ];
 
 pub const GEMINI: [f32; 29] = [
