@@ -37,73 +37,73 @@ pub const O200K: [f32; 32] = [
 ];
 
 pub const CL100K: [f32; 32] = [
-    1.1286, // word
-    1.1286, // identWord
+    1.1333, // word
+    1.1333, // identWord
     0.0, // letter
     0.0, // midLetter
     0.0, // longLetter
-    0.871, // longIdentLetter
+    0.9705, // longIdentLetter
     0.0, // hump
-    0.1366, // upper
-    0.2796, // digit
-    0.5008, // digitGroup
-    0.5008, // spacedDigit
+    0.0261, // upper
+    0.474, // digit
+    0.0, // digitGroup
+    1.1209, // spacedDigit
     0.0, // punct
-    1.3782, // punctRun
-    0.1274, // punctGlued
-    0.1274, // punctAfterSpace
-    0.4631, // punctSpaced
-    1.1644, // spaceRun
+    1.3028, // punctRun
+    0.2948, // punctGlued
+    0.0, // punctAfterSpace
+    0.9423, // punctSpaced
+    0.4783, // spaceRun
     0.0, // extraSpace
-    0.9825, // newlineRun
-    0.9825, // newlineAfterPunct
+    0.9722, // newlineRun
+    0.0, // newlineAfterPunct
     0.0, // newline
-    0.8698, // han
-    2.2862, // hanCommon
-    2.9253, // hanRare
-    0.0922, // hanRun
-    0.7825, // kana
+    0.8412, // han
+    2.3166, // hanCommon
+    3.0487, // hanRare
+    0.078, // hanRun
+    0.773, // kana
     0.0, // kanaRun
-    1.0708, // hangul
-    0.9202, // cjkPunct
-    2.4222, // emoji
-    0.5305, // otherLetter
-    0.8502, // other
+    1.0647, // hangul
+    0.9079, // cjkPunct
+    2.3072, // emoji
+    0.5455, // otherLetter
+    0.8421, // other
 ];
 
 pub const CLAUDE: [f32; 32] = [
-    1.1894, // word
-    1.1894, // identWord
+    1.1893, // word
+    1.1893, // identWord
     0.0, // letter
     0.0, // midLetter
     0.0, // longLetter
-    0.465, // longIdentLetter
-    0.2979, // hump
-    0.1555, // upper
-    0.3151, // digit
-    0.8178, // digitGroup
-    0.8178, // spacedDigit
-    0.0614, // punct
-    0.6095, // punctRun
-    0.8733, // punctGlued
-    0.8733, // punctAfterSpace
-    0.6095, // punctSpaced
-    0.6179, // spaceRun
+    0.4655, // longIdentLetter
+    0.3039, // hump
+    0.1574, // upper
+    0.3076, // digit
+    0.8292, // digitGroup
+    0.7634, // spacedDigit
+    0.0613, // punct
+    0.6079, // punctRun
+    0.8804, // punctGlued
+    0.8804, // punctAfterSpace
+    0.6079, // punctSpaced
+    0.6359, // spaceRun
     0.0, // extraSpace
-    0.9333, // newlineRun
-    0.9333, // newlineAfterPunct
+    0.9233, // newlineRun
+    0.9233, // newlineAfterPunct
     0.0, // newline
-    0.7671, // han
-    2.0414, // hanCommon
-    2.6088, // hanRare
-    0.092, // hanRun
-    0.9159, // kana
+    0.7672, // han
+    2.0407, // hanCommon
+    2.6124, // hanRare
+    0.0931, // hanRun
+    0.9158, // kana
     0.0, // kanaRun
-    1.4364, // hangul
-    1.204, // cjkPunct
-    2.8944, // emoji
-    1.3697, // otherLetter
-    0.9612, // other
+    1.4365, // hangul
+    1.2038, // cjkPunct
+    2.8939, // emoji
+    1.3692, // otherLetter
+    0.9631, // other
 ];
 
 pub const GEMINI: [f32; 32] = [
@@ -130,7 +130,7 @@ pub const GEMINI: [f32; 32] = [
     0.0, // newline
     0.7202, // han
     1.1524, // hanCommon
-    3.4919, // hanRare
+    3.492, // hanRare
     0.3863, // hanRun
     0.5645, // kana
     0.0119, // kanaRun
