@@ -34,6 +34,10 @@ pub enum Class {
     Digit,
     /// Groups of up to three digits: both OpenAI tokenizers cut digit runs that way.
     DigitGroup,
+    /// The first group of a digit run right after a space or a tab (` 12`, `, 3`), counted here instead
+    /// of in `DigitGroup`: a word or a mark takes the space before it into its token, a digit run does
+    /// not, so in the OpenAI vocabularies the space is a token of its own (number lists, tables, logs).
+    SpacedDigit,
     /// ASCII punctuation and symbols.
     Punct,
     /// Runs of ASCII punctuation (`{"`, `"},`, `->`, `==` are often one token).
@@ -41,6 +45,11 @@ pub enum Class {
     /// Single punctuation marks right before a word (`.get`, `_id`, `"name`): o200k's pre-tokenizer
     /// glues them to the word, so they are counted here instead of in `PunctRun`.
     PunctGlued,
+    /// Single punctuation marks between a space (or a tab) and a word (` "name`, ` /usr`, ` -v`,
+    /// ` (x`), counted here instead of in `PunctGlued`: the mark takes the space into its token
+    /// (` "`), so the word stands alone and the mark costs a token of its own (JSON values, strings,
+    /// paths and options in code and tool output).
+    PunctAfterSpace,
     /// Single punctuation marks right before a space or a newline (`, `, `. `, `: `, `)\n`): one
     /// token each, in prose and code alike, so they are counted here instead of in `PunctRun`.
     PunctSpaced,
@@ -49,6 +58,10 @@ pub enum Class {
     /// Spaces and tabs past the first of a run.
     ExtraSpace,
     NewlineRun,
+    /// Newline runs right after punctuation (`:\n`, `);\n`, `,\n\n`), counted here instead of in
+    /// `NewlineRun`: the OpenAI pre-tokenizers put them into the mark's token, so that most line
+    /// breaks of code cost next to nothing.
+    NewlineAfterPunct,
     Newline,
     /// The most common CJK ideographs: one token even in cl100k (`crate::profiles::han_frequency`).
     Han,
@@ -75,8 +88,8 @@ pub const CLASS_COUNT: usize = Class::Other as usize + 1;
 
 /// The class names, in order, as the fitting script and the generated tables use them.
 pub const CLASS_NAMES: [&str; CLASS_COUNT] = [
-    "word", "identWord", "letter", "midLetter", "longLetter", "longIdentLetter", "hump", "upper", "digit", "digitGroup", "punct", "punctRun",
-    "punctGlued", "punctSpaced", "spaceRun", "extraSpace", "newlineRun", "newline", "han", "hanCommon", "hanRare", "hanRun", "kana", "kanaRun", "hangul",
+    "word", "identWord", "letter", "midLetter", "longLetter", "longIdentLetter", "hump", "upper", "digit", "digitGroup", "spacedDigit", "punct", "punctRun",
+    "punctGlued", "punctAfterSpace", "punctSpaced", "spaceRun", "extraSpace", "newlineRun", "newlineAfterPunct", "newline", "han", "hanCommon", "hanRare", "hanRun", "kana", "kanaRun", "hangul",
     "cjkPunct", "emoji", "otherLetter", "other",
 ];
 
@@ -174,6 +187,8 @@ struct Scanner {
     run: usize,
     /// Whether the current letter run began after a space, a newline or at the start.
     word_after_space: bool,
+    /// Whether the current punctuation run began right after a space or a tab.
+    mark_after_space: bool,
 }
 
 impl Scanner {
@@ -196,7 +211,7 @@ impl Scanner {
                 if !matches!(prev, Prev::Lower | Prev::Upper) {
                     // A single mark right before a word glues to it (`.get`, `_id`).
                     if prev == Prev::Punct && self.run == 1 {
-                        n[PunctGlued as usize] += 1;
+                        n[if self.mark_after_space { PunctAfterSpace } else { PunctGlued } as usize] += 1;
                     }
                     self.word_after_space = matches!(prev, Prev::None | Prev::Space | Prev::Newline);
                     self.run = 0;
@@ -236,8 +251,11 @@ impl Scanner {
                 let run = self.run;
                 match kind {
                     DIGIT => {
+                        // Only a run's first group can follow a space.
+                        let spaced = usize::from(prev == Prev::Space);
                         n[Digit as usize] += i - start;
-                        n[DigitGroup as usize] += digit_groups(run) - digit_groups(before);
+                        n[SpacedDigit as usize] += spaced;
+                        n[DigitGroup as usize] += digit_groups(run) - digit_groups(before) - spaced;
                         self.prev = Prev::Digit;
                     }
                     SPACE => {
@@ -248,7 +266,10 @@ impl Scanner {
                         self.prev = Prev::Space;
                     }
                     _ => {
-                        self.punct_runs += usize::from(before == 0);
+                        if before == 0 {
+                            self.punct_runs += 1;
+                            self.mark_after_space = prev == Prev::Space;
+                        }
                         n[Punct as usize] += i - start;
                         self.prev = Prev::Punct;
                     }
@@ -260,7 +281,8 @@ impl Scanner {
                     i += 1;
                 }
                 n[Newline as usize] += i - start;
-                n[NewlineRun as usize] += usize::from(prev != Prev::Newline);
+                let class = if prev == Prev::Punct { NewlineAfterPunct } else { NewlineRun };
+                n[class as usize] += usize::from(prev != Prev::Newline);
                 n[PunctSpaced as usize] += usize::from(single_mark);
                 self.prev = Prev::Newline;
             }
@@ -348,7 +370,13 @@ impl Scanner {
         }
         // A single mark right before a word glues to it; one before a space or a newline is apart.
         let single_mark = (xp << 1) & !(xp << 2);
-        n[PunctGlued as usize] += ones(starts & single_mark);
+        let glued = starts & single_mark;
+        // The byte before a glued mark: a space in this chunk or right before it, or, for a mark carried
+        // in, the space its run began after.
+        let carried_mark_after_space = if prev == Prev::Punct && self.mark_after_space { 0x40 } else { 0 };
+        let after_space = glued & ((xs | carried_mark_after_space) << 2);
+        n[PunctGlued as usize] += ones(glued) - ones(after_space);
+        n[PunctAfterSpace as usize] += ones(after_space);
         let space_starts = (xs & !(xs << 1)) | (xn & !(xn << 1));
         n[PunctSpaced as usize] += ones(space_starts & single_mark & CUR);
 
@@ -362,8 +390,10 @@ impl Scanner {
             let tenth = (seventh << 3) & three;
             let thirteenth = (tenth << 3) & three;
             let sixteenth = (thirteenth << 3) & three;
+            let spaced = first & (xs << 1);
             n[Digit as usize] += ones(digit);
-            n[DigitGroup as usize] += ones(first | fourth | seventh | tenth | thirteenth | sixteenth);
+            n[SpacedDigit as usize] += ones(spaced);
+            n[DigitGroup as usize] += ones(first | fourth | seventh | tenth | thirteenth | sixteenth) - ones(spaced);
             if prev == Prev::Digit {
                 let carried = (!digit).trailing_zeros(); // the carried run's digits in this chunk
                 let first = (3 - run % 3) % 3; // where its next group starts
@@ -379,7 +409,10 @@ impl Scanner {
         }
         if newline != 0 {
             n[Newline as usize] += ones(newline);
-            n[NewlineRun as usize] += ones(xn & !(xn << 1) & CUR);
+            let runs = xn & !(xn << 1) & CUR;
+            let after_punct = runs & (xp << 1);
+            n[NewlineRun as usize] += ones(runs) - ones(after_punct);
+            n[NewlineAfterPunct as usize] += ones(after_punct);
         }
         n[Punct as usize] += ones(punct);
         self.punct_runs += ones(xp & !(xp << 1) & CUR);
@@ -402,6 +435,10 @@ impl Scanner {
         if letter & LAST != 0 && !carried_on {
             // The last word began in this chunk; the byte before it says whether after a space.
             self.word_after_space = spaced >> (23 - tail) & 1 != 0;
+        }
+        if punct & LAST != 0 && !carried_on {
+            // The same for the last punctuation run: whether it began right after a space.
+            self.mark_after_space = xs >> (23 - tail) & 1 != 0;
         }
         self.prev = next;
     }
@@ -430,7 +467,7 @@ impl Counts {
     /// counted in `usize` and added to `self` once, saturating.
     pub fn add_text(&mut self, text: &str) {
         let bytes = text.as_bytes();
-        let mut s = Scanner { n: [0; CLASS_COUNT], punct_runs: 0, prev: Prev::None, run: 0, word_after_space: false };
+        let mut s = Scanner { n: [0; CLASS_COUNT], punct_runs: 0, prev: Prev::None, run: 0, word_after_space: false, mark_after_space: false };
         let mut i = 0;
         while i < bytes.len() {
             if let Some(chunk) = bytes.get(i..i + 16).and_then(|c| <&[u8; 16]>::try_from(c).ok()) {
@@ -458,7 +495,8 @@ impl Counts {
             i = s.step(text, i);
         }
         // A glued or spaced mark was counted as a run when it began: it is counted apart instead.
-        s.n[Class::PunctRun as usize] = s.punct_runs - s.n[Class::PunctGlued as usize] - s.n[Class::PunctSpaced as usize];
+        let apart = [Class::PunctGlued, Class::PunctAfterSpace, Class::PunctSpaced].map(|c| s.n[c as usize]);
+        s.n[Class::PunctRun as usize] = s.punct_runs - apart.iter().sum::<usize>();
         for (slot, count) in self.0.iter_mut().zip(s.n) {
             *slot = slot.saturating_add(u32::try_from(count).unwrap_or(u32::MAX));
         }
@@ -493,7 +531,7 @@ mod tests {
     fn classes_are_counted() {
         let c = Counts::of("Hello worldWide 12345 你好 カナ 한 🙂 é\n\n   x;; 。");
         assert_eq!((c.get(Word), c.get(Letter), c.get(Hump), c.get(Upper)), (3, 15, 1, 2));
-        assert_eq!((c.get(Digit), c.get(DigitGroup)), (5, 2));
+        assert_eq!((c.get(Digit), c.get(SpacedDigit), c.get(DigitGroup)), (5, 1, 1));
         assert_eq!((c.get(Han) + c.get(HanCommon) + c.get(HanRare), c.get(HanRun), c.get(Kana), c.get(KanaRun)), (2, 1, 2, 1));
         assert_eq!((c.get(Hangul), c.get(Emoji), c.get(OtherLetter)), (1, 1, 1));
         assert_eq!((c.get(Newline), c.get(NewlineRun), c.get(SpaceRun), c.get(ExtraSpace)), (2, 1, 1, 2));
@@ -503,6 +541,14 @@ mod tests {
         assert_eq!((c.get(PunctGlued), c.get(PunctSpaced), c.get(PunctRun)), (1, 1, 2));
         assert_eq!((c.get(Word), c.get(IdentWord)), (1, 2));
         assert_eq!(Counts::of("x;; y").get(PunctRun), 1);
+        let c = Counts::of("f(x):\n\n    y\n");
+        assert_eq!((c.get(NewlineAfterPunct), c.get(NewlineRun), c.get(Newline)), (1, 1, 3));
+        // Only the first group of a run after a space (or a tab) is spaced; `x2` and `(3` are not.
+        // A mark between a space and a word is apart from one glued after anything else.
+        let c = Counts::of("{\"a\": \"b\", \"c\": x.get /usr/lib}");
+        assert_eq!((c.get(PunctAfterSpace), c.get(PunctGlued), c.get(PunctRun)), (3, 2, 5));
+        let c = Counts::of("[1, 22, 1234]\tx2 (3 \t5");
+        assert_eq!((c.get(SpacedDigit), c.get(DigitGroup)), (3, 4));
     }
 
     #[test]

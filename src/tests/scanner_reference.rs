@@ -30,6 +30,7 @@ pub fn add_text(counts: &mut [u32; CLASS_COUNT], text: &str) {
     let mut prev = Prev::None;
     let mut run = 0u32;
     let mut word_after_space = false;
+    let mut mark_after_space = false;
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
@@ -50,7 +51,7 @@ pub fn add_text(counts: &mut [u32; CLASS_COUNT], text: &str) {
                     } else {
                         if prev == Prev::Punct && run == 1 {
                             counts[PunctRun as usize] = counts[PunctRun as usize].saturating_sub(1);
-                            bump(counts, PunctGlued);
+                            bump(counts, if mark_after_space { PunctAfterSpace } else { PunctGlued });
                         }
                         word_after_space = matches!(prev, Prev::None | Prev::Space | Prev::Newline);
                         run = 1;
@@ -70,7 +71,9 @@ pub fn add_text(counts: &mut [u32; CLASS_COUNT], text: &str) {
                 b'0'..=b'9' => {
                     run = if prev == Prev::Digit { run + 1 } else { 1 };
                     bump(counts, Digit);
-                    if run % 3 == 1 {
+                    if run == 1 && prev == Prev::Space {
+                        bump(counts, SpacedDigit);
+                    } else if run % 3 == 1 {
                         bump(counts, DigitGroup);
                     }
                     Prev::Digit
@@ -98,7 +101,7 @@ pub fn add_text(counts: &mut [u32; CLASS_COUNT], text: &str) {
                     }
                     bump(counts, Newline);
                     if prev != Prev::Newline {
-                        bump(counts, NewlineRun);
+                        bump(counts, if prev == Prev::Punct { NewlineAfterPunct } else { NewlineRun });
                     }
                     Prev::Newline
                 }
@@ -110,6 +113,7 @@ pub fn add_text(counts: &mut [u32; CLASS_COUNT], text: &str) {
                     } else {
                         run = 1;
                         bump(counts, PunctRun);
+                        mark_after_space = prev == Prev::Space;
                     }
                     Prev::Punct
                 }
