@@ -449,7 +449,7 @@ mod tests {
     #[test]
     fn the_summary_request_fits_the_summarizer_window() {
         let msgs = agent_run(300, 300);
-        let opts = json!({ "contextWindow": 400000, "force": true, "keepRecentTurns": 0, "keepRecentTokens": 2000 });
+        let opts = json!({ "contextWindow": 200000, "force": true, "keepRecentTurns": 0, "keepRecentTokens": 2000 });
         let roomy = plan(&msgs, opts.clone());
         assert!(roomy.warnings.is_empty(), "{:?}", roomy.warnings);
         let mut small = opts.clone();

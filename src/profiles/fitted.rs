@@ -2,38 +2,38 @@
 // Costs per class, in the order of `crate::tokens::Class`.
 
 pub const O200K: [f32; 32] = [
-    1.0955, // word
-    1.0955, // identWord
+    1.0905, // word
+    1.0905, // identWord
     0.0, // letter
     0.0, // midLetter
     0.0, // longLetter
-    0.4149, // longIdentLetter
-    0.5013, // hump
-    0.017, // upper
-    0.008, // digit
-    1.1254, // digitGroup
-    2.251, // spacedDigit
-    0.0891, // punct
-    1.1647, // punctRun
-    0.2505, // punctGlued
-    0.0, // punctAfterSpace
-    0.6631, // punctSpaced
-    0.8547, // spaceRun
+    0.4336, // longIdentLetter
+    0.2042, // hump
+    0.0091, // upper
+    0.0735, // digit
+    1.1331, // digitGroup
+    1.1331, // spacedDigit
+    0.1055, // punct
+    1.1452, // punctRun
+    0.1434, // punctGlued
+    0.1434, // punctAfterSpace
+    0.5404, // punctSpaced
+    0.9854, // spaceRun
     0.0, // extraSpace
-    1.4224, // newlineRun
-    0.0, // newlineAfterPunct
+    0.7839, // newlineRun
+    0.7839, // newlineAfterPunct
     0.0, // newline
-    0.5987, // han
-    0.9937, // hanCommon
-    2.8963, // hanRare
-    0.3824, // hanRun
-    0.4803, // kana
-    0.0, // kanaRun
-    0.6586, // hangul
-    0.6852, // cjkPunct
-    1.7641, // emoji
-    0.3168, // otherLetter
-    0.7952, // other
+    0.6189, // han
+    0.9904, // hanCommon
+    3.0011, // hanRare
+    0.332, // hanRun
+    0.4852, // kana
+    0.0103, // kanaRun
+    0.6583, // hangul
+    0.5984, // cjkPunct
+    1.7612, // emoji
+    0.3176, // otherLetter
+    0.8552, // other
 ];
 
 pub const CL100K: [f32; 32] = [
@@ -107,38 +107,38 @@ pub const CLAUDE: [f32; 32] = [
 ];
 
 pub const GEMINI: [f32; 32] = [
-    1.2413, // word
-    1.2413, // identWord
+    1.2689, // word
+    1.2689, // identWord
     0.0, // letter
     0.0, // midLetter
     0.0, // longLetter
-    0.4701, // longIdentLetter
-    0.5681, // hump
-    0.0193, // upper
-    0.0091, // digit
-    1.2752, // digitGroup
-    2.5506, // spacedDigit
-    0.1009, // punct
-    1.3197, // punctRun
-    0.2839, // punctGlued
-    0.0, // punctAfterSpace
-    0.7513, // punctSpaced
-    0.9685, // spaceRun
+    0.5045, // longIdentLetter
+    0.2376, // hump
+    0.0106, // upper
+    0.0855, // digit
+    1.3184, // digitGroup
+    1.3184, // spacedDigit
+    0.1228, // punct
+    1.3325, // punctRun
+    0.1669, // punctGlued
+    0.1669, // punctAfterSpace
+    0.6287, // punctSpaced
+    1.1465, // spaceRun
     0.0, // extraSpace
-    1.6117, // newlineRun
-    0.0, // newlineAfterPunct
+    0.9121, // newlineRun
+    0.9121, // newlineAfterPunct
     0.0, // newline
-    0.6784, // han
-    1.1259, // hanCommon
-    3.2817, // hanRare
-    0.4333, // hanRun
-    0.5442, // kana
-    0.0, // kanaRun
-    0.7462, // hangul
-    0.7764, // cjkPunct
-    1.9989, // emoji
-    0.359, // otherLetter
-    0.901, // other
+    0.7202, // han
+    1.1524, // hanCommon
+    3.492, // hanRare
+    0.3863, // hanRun
+    0.5645, // kana
+    0.0119, // kanaRun
+    0.766, // hangul
+    0.6962, // cjkPunct
+    2.0493, // emoji
+    0.3695, // otherLetter
+    0.9951, // other
 ];
 
-pub const GEMINI_PER_MESSAGE: f64 = 6.5736;
+pub const GEMINI_PER_MESSAGE: f64 = 2.9668;
