@@ -67,9 +67,13 @@ const SUPPLEMENT = [
 //   o200k   underShare 0.08: 1 miss, 0.880 (swe-agent median 4.4%), against 2, 0.905 with 0.04 (the
 //           best with other ties: 2, 0.909), on all 96 variants before the split classes. The split
 //           classes apart: 0 misses, 0.850 (`"--variants=tied identWord=word; textRows 0; underWeight
-//           3; underShare 0.08; loss l2"`), but src/plan.rs's summarizer-window test assumes the old
-//           estimate of its fixture (`line 12 ` repeated: estimate 218 k, o200k 270 k, split 303 k),
-//           so o200k keeps them tied here; branch fit7-o200k has the refit and that test's window.
+//           3; underShare 0.08; loss l2"`). Kept tied all the same, because gemini's table is o200k's
+//           scaled and `--select` does not score gemini's calibrated target: with them apart, `npm run
+//           bench` (4th session; its figures include the held-out third, so this choice is not clean)
+//           gave gemini calibrated on the first three reports 5.3% of requests under by >5% (target
+//           5%; 2.5% tied), 3.8% on the training part alone (2.6% tied). Scoring gemini in `--select`
+//           is the way to settle it (commit 571393d has that refit, and src/plan.rs's summarizer-window
+//           test's roomier window: its `line 12 ` fixture estimates 218 k tied, 303 k apart, o200k 270 k).
 //   cl100k  l2, textRows 1, the three split classes apart: 2 misses, 0.879 (tau-bench 3.6% / 8.4%;
 //           mini-swe-agent 3.0% / 7.1% and 2.9% / 7.3%; swe-agent 2.9% / 4.2%), against 7, 1.135 for
 //           the previous settings (all tied, l1: mini-swe-agent 4.2% / 9.6%, 4.4% / 10.5%, swe-agent
