@@ -4,7 +4,7 @@
 // of the rule, for a grid of DOWN_NOISE and MIN_SCALE_SPAN. The copy is checked against the built package
 // (dist/, `npm run build`) at the shipped constants on every request of a sample, so it cannot drift from the
 // Rust rule unnoticed. Run: node scripts/calibration-sweep.mjs
-import { GROUPS, contentText, errorStats, pct, readGroup } from "./corpus-texts.mjs";
+import { GROUPS, errorStats, exactPoints, pct, readGroup } from "./corpus-texts.mjs";
 
 const { estimate } = await import("../dist/node.mjs");
 const o200k = (await import("gpt-tokenizer/encoding/o200k_base")).countTokens;
@@ -29,25 +29,10 @@ function scale(reports, { downNoise, minSpan }) {
   return Math.min(2, Math.max(0.5, 1 + moved));
 }
 
-/** Exact cookbook count of one message (as the bench's). */
-function messageCount(m) {
-  let n = 3 + o200k(m.role) + o200k(contentText(m));
-  if (typeof m.name === "string") n += 1 + o200k(m.name);
-  for (const c of m.tool_calls ?? []) n += 8 + o200k(c.function?.name ?? "") + o200k(c.function?.arguments ?? "");
-  return n;
-}
-
 const train = (k) => k % 3 !== 2;
 const labelled = readGroup("mini-swe-agent-text").map((c, k) => ({ k, messages: c.messages, points: c.labels?.gemini_prompt_tokens ?? [] })).filter((c) => train(c.k));
 const corpus = GROUPS.flatMap((group) => readGroup(group).map((c, k) => ({ k, messages: c.messages }))).filter((c) => train(c.k));
-for (const c of corpus) {
-  c.exact = [];
-  let total = 3;
-  c.messages.forEach((m, n) => {
-    if (n > 0 && m.role === "assistant") c.exact.push([n, total]);
-    total += messageCount(m);
-  });
-}
+for (const c of corpus) c.exact = exactPoints(c.messages, o200k);
 const scenarios = [
   ["Gemini's counts, gemini profile (right)", "gemini", labelled.map((c) => ({ ...c }))],
   ["Gemini's counts, o200k profile (wrong)", "o200k", labelled.map((c) => ({ ...c }))],

@@ -56,12 +56,28 @@ export function messagePieces(m) {
  */
 export function truthCount(messages, count) {
   let n = 3;
-  for (const m of messages) {
-    n += 3 + count(m.role) + count(contentText(m));
-    if (typeof m.name === "string") n += 1 + count(m.name);
-    for (const c of m.tool_calls ?? []) n += 8 + count(c.function?.name ?? "") + count(c.function?.arguments ?? "");
-  }
+  for (const m of messages) n += messageCount(m, count);
   return n;
+}
+
+/** One message's part of `truthCount`. */
+export function messageCount(m, count) {
+  let n = 3 + count(m.role) + count(contentText(m));
+  if (typeof m.name === "string") n += 1 + count(m.name);
+  for (const c of m.tool_calls ?? []) n += 8 + count(c.function?.name ?? "") + count(c.function?.arguments ?? "");
+  return n;
+}
+
+/** The exact count of each request of a conversation (`[messages sent, tokens]`: one before every assistant
+ * message), times `factor` plus `fixed` tokens: a provider's reports, from a profile known to be that far off. */
+export function exactPoints(messages, count, factor = 1, fixed = 0) {
+  const points = [];
+  let total = 3;
+  for (let n = 0; n < messages.length; n++) {
+    if (n > 0 && messages[n].role === "assistant") points.push([n, Math.round(total * factor) + fixed]);
+    total += messageCount(messages[n], count);
+  }
+  return points;
 }
 
 /** Statistics of relative errors ((estimate − truth) / truth): median and p90 of |error|, share under by >5%. */

@@ -15,31 +15,12 @@
 // CTXFOLD_DIST=/path/to/dist runs another build (for example main's) for a before/after comparison;
 // `--train` prints the training lines only (for choosing constants without looking at the held-out third).
 import { pathToFileURL } from "node:url";
-import { GROUPS, contentText, errorStats, pct, readGroup } from "../../scripts/corpus-texts.mjs";
+import { GROUPS, errorStats, exactPoints, pct, readGroup } from "../../scripts/corpus-texts.mjs";
 
 const dist = process.env.CTXFOLD_DIST ? pathToFileURL(`${process.env.CTXFOLD_DIST}/`).href : new URL("../../dist/", import.meta.url).href;
 const { estimate } = await import(`${dist}node.mjs`);
 const o200k = (await import("gpt-tokenizer/encoding/o200k_base")).countTokens;
 const cl100k = (await import("gpt-tokenizer/encoding/cl100k_base")).countTokens;
-
-/** One message's cookbook count (scripts/corpus-texts.mjs `truthCount`, per message). */
-function messageCount(m, count) {
-  let n = 3 + count(m.role) + count(contentText(m));
-  if (typeof m.name === "string") n += 1 + count(m.name);
-  for (const c of m.tool_calls ?? []) n += 8 + count(c.function?.name ?? "") + count(c.function?.arguments ?? "");
-  return n;
-}
-
-/** Exact counts at each request of a conversation: one before every assistant message. */
-function exactPoints(messages, count, factor, fixed) {
-  const points = [];
-  let total = 3;
-  for (let n = 0; n < messages.length; n++) {
-    if (n > 0 && messages[n].role === "assistant") points.push([n, Math.round(total * factor) + fixed]);
-    total += messageCount(messages[n], count);
-  }
-  return points;
-}
 
 /** Errors of each way of estimating, over the requests of `conversations` (`{ k, messages, points }`). */
 function replay(conversations, tokenizer) {
