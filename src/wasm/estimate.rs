@@ -67,10 +67,10 @@ pub fn estimate_js(
     walked: Option<Vec<u32>>,
     walked_items: Option<Array>,
 ) -> Result<Array, JsValue> {
-    let lookup = Lookup { generation, ids, missing, lengths: lengths.unwrap_or_default(), body, walked: walked.unwrap_or_default(), walked_items };
+    let mut lookup = Lookup { generation, ids, missing, lengths: lengths.unwrap_or_default(), body, walked: walked.unwrap_or_default(), walked_items };
     let (counter, options) = read_options(&options).map_err(error_to_js)?;
     let mut counter = counter.map(|f| Counter { serial: cache::with(|c| c.counter_serial(&f)), f, thrown: None });
-    let (result, first) = match warm(&lookup, &options, counter.as_mut()) {
+    let (result, first) = match warm(&mut lookup, &options, counter.as_mut()) {
         Ok((result, first)) => (Some(result), first),
         Err(Warm::Failed(thrown)) => return Err(thrown),
         Err(Warm::Reset) => {
@@ -102,9 +102,9 @@ enum Warm {
 }
 
 /// The cache's answer, and the id of the first entry kept for the items not cached (-1: none kept).
-fn warm(lookup: &Lookup, options: &Options, mut counter: Option<&mut Counter>) -> Result<(Estimate, i32), Warm> {
+fn warm(lookup: &mut Lookup, options: &Options, mut counter: Option<&mut Counter>) -> Result<(Estimate, i32), Warm> {
     let Some(text) = &lookup.missing else { return Err(Warm::Cold) };
-    let (ids, lengths) = (&lookup.ids, &lookup.lengths);
+    let ids = &lookup.ids;
     // One pass over the cached items: whether their ids are this cache's, and their JSON's length.
     let Some(hits_len) = cache::with(|c| {
         let known = c.generation == lookup.generation;
@@ -119,13 +119,13 @@ fn warm(lookup: &Lookup, options: &Options, mut counter: Option<&mut Counter>) -
         return Err(Warm::Reset);
     };
     let missed = ids.iter().filter(|&&id| id < 0).count();
-    if lengths.len() != missed {
+    if lookup.lengths.len() != missed {
         return Err(Warm::Cold);
     }
     // The input's JSON length as the cold path measures it, before the text is parsed: each item (cached
     // ones from their entries) and a comma after all but the last, the brackets, and the body around
     // the array.
-    let items_len = hits_len + lengths.iter().map(|&l| u64::from(l)).sum::<u64>() + ids.len().saturating_sub(1) as u64 + 2;
+    let items_len = hits_len + lookup.lengths.iter().map(|&l| u64::from(l)).sum::<u64>() + ids.len().saturating_sub(1) as u64 + 2;
     let body_len = lookup.body.as_ref().map_or(0, |s| (s.encode_utf16().count() as u64).saturating_sub(2));
     if items_len + body_len > MAX_INPUT_CHARS as u64 {
         return Err(Warm::Cold);
@@ -134,7 +134,6 @@ fn warm(lookup: &Lookup, options: &Options, mut counter: Option<&mut Counter>) -
     if values.len() != missed {
         return Err(Warm::Cold);
     }
-    let mut lengths = lengths.clone();
     if !lookup.walked.is_empty() {
         let items = lookup.walked_items.as_ref().ok_or(Warm::Cold)?;
         let mut left = (MAX_INPUT_CHARS as u64).saturating_sub(items_len + body_len) as usize;
@@ -143,7 +142,7 @@ fn warm(lookup: &Lookup, options: &Options, mut counter: Option<&mut Counter>) -
             let length = json.length() as usize;
             left = left.checked_sub(length).ok_or(Warm::Cold)?;
             let value = serde_json::from_str(&String::from(json)).map_err(|_| Warm::Cold)?;
-            *lengths.get_mut(k as usize).ok_or(Warm::Cold)? = length as u32;
+            *lookup.lengths.get_mut(k as usize).ok_or(Warm::Cold)? = length as u32;
             *values.get_mut(k as usize).ok_or(Warm::Cold)? = value;
         }
     }
@@ -156,7 +155,7 @@ fn warm(lookup: &Lookup, options: &Options, mut counter: Option<&mut Counter>) -
         Some(b) => Input::read(b).map_err(|_| Warm::Cold)?,
         None => Input::items(&[]),
     };
-    let (format, per_message, fresh) = read_warm(ids, &values, &lengths, &input, options, counter.as_deref_mut())?;
+    let (format, per_message, fresh) = read_warm(ids, &values, &lookup.lengths, &input, options, counter.as_deref_mut())?;
     let result = finish(per_message, format, options, &input, counter).map_err(Warm::Failed)?;
     Ok((result, remember(fresh)))
 }
