@@ -50,6 +50,7 @@ pub mod turn;
 pub mod edit;
 pub mod order;
 pub mod text;
+pub mod json;
 
 #[cfg(test)]
 mod fixtures;

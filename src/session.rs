@@ -363,7 +363,7 @@ impl SessionCore {
         let plan = self.plan.as_ref().ok_or_else(|| Error::new(crate::error::Code::NothingToApply, "summary", "no compaction is pending: apply_summary follows a prepare() that returned action \"compact\""))?;
         // Through JSON text: `serde_json::to_value` would compile a second serializer for every plan
         // type into the wasm.
-        let plan_value: Value = serde_json::from_str(plan).map_err(|e| Error::input("plan", e.to_string()))?;
+        let plan_value: Value = crate::json::parse(plan).map_err(|e| Error::input("plan", e.to_string()))?;
         let applied = match apply_summary(input, &plan_value, summary) {
             Ok(a) => a,
             Err(e) => {
