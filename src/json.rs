@@ -49,6 +49,13 @@ const TOO_DEEP: &str = "recursion limit exceeded";
 /// Containers may nest 127 deep: the 128th is refused, as by serde_json.
 const DEPTH_LIMIT: u8 = 128;
 
+/// `value` as compact JSON text (serde_json's writer). Writing ctxfold's own types and `Value`s cannot
+/// fail (every map key is a string, no type reports its own errors), so there is no error to print:
+/// printing serde_json's would keep its error messages in the wasm for a case that does not happen.
+pub fn write<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
 /// `text` as a JSON value.
 pub fn parse(text: &str) -> Result<Value> {
     let mut reader = Reader { text, bytes: text.as_bytes(), at: 0, depth_left: DEPTH_LIMIT };

@@ -302,7 +302,7 @@ impl SessionCore {
             if plan.needed && !plan.jobs.is_empty() {
                 let decision = self.judge_compaction(&plan, &est.per_message, o);
                 if decision.as_ref().is_none_or(|d| d.applied) {
-                    self.plan = Some(serde_json::to_string(&plan).map_err(|e| Error::input("plan", e.to_string()))?);
+                    self.plan = Some(crate::json::write(&plan));
                     return Ok(Prepared { action: "compact", tokens: est.total, pruned: Vec::new(), cache: decision, plan: Some(plan), slots: None });
                 }
                 self.deferred += 1;

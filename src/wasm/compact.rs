@@ -73,9 +73,9 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
         None if options.preset == Some("claude-code") => Some(Fallback::Truncate),
         _ => Some(Fallback::Digest),
     };
-    // The plan's JSON text once, parsed by JS for the result and by serde_json for `compact_with`:
+    // The plan's JSON text once, parsed by JS for the result and by `crate::json` for `compact_with`:
     // `serde_json::to_value` would compile a second serializer for every plan type into the wasm.
-    let plan_text = serde_json::to_string(&plan).map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))?;
+    let plan_text = crate::json::write(&plan);
     let plan_js = JSON::parse(&plan_text)?;
     let out = Object::new();
 

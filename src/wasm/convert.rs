@@ -184,8 +184,7 @@ fn read_value(v: &JsValue, path: &str, code: Code, depth: usize) -> Result<Value
 
 /// A core result as a plain JS object.
 pub fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
-    let text = serde_json::to_string(value).map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))?;
-    JSON::parse(&text)
+    JSON::parse(&crate::json::write(value))
 }
 
 /// The output: the caller's own objects where kept, copies where edited (only the containers on an
