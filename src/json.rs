@@ -58,7 +58,7 @@ pub fn write<T: serde::Serialize + ?Sized>(value: &T) -> String {
 
 /// `text` as a JSON value.
 pub fn parse(text: &str) -> Result<Value> {
-    let mut reader = Reader { text, bytes: text.as_bytes(), at: 0, depth_left: DEPTH_LIMIT };
+    let mut reader = Reader { text, bytes: text.as_bytes(), at: 0, depth_left: DEPTH_LIMIT, scratch: String::new() };
     let value = reader.value()?;
     match reader.skip_whitespace() {
         Some(_) => Err(reader.peek_error(TRAILING_CHARACTERS)),
@@ -71,6 +71,9 @@ struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
     depth_left: u8,
+    /// An escaped string's text as it is unescaped; reused, as strings with escapes are common
+    /// (every tool output with a newline).
+    scratch: String,
 }
 
 /// A number as read, before it becomes a `Value`.
@@ -238,26 +241,32 @@ impl<'a> Reader<'a> {
 
     /// After the opening quote: the string's text, through its closing quote.
     fn string(&mut self) -> Result<String> {
+        let text = self.text;
         let mut start = self.at;
-        let mut escaped = String::new();
+        let mut escaped = false;
         loop {
             self.at = plain_run_end(self.bytes, self.at);
             let Some(b) = self.peek() else { return Err(self.error(EOF_STRING)) };
             // Runs start and end beside ASCII bytes, so they are whole characters of `text`.
-            let run = self.text.get(start..self.at).unwrap_or_default();
+            let run = text.get(start..self.at).unwrap_or_default();
             match b {
                 b'"' => {
                     self.at += 1;
-                    if escaped.is_empty() {
+                    if !escaped {
                         return Ok(run.to_string());
                     }
-                    escaped.push_str(run);
-                    return Ok(escaped);
+                    self.scratch.push_str(run);
+                    // A copy of the exact size; the scratch buffer stays for the next escaped string.
+                    return Ok(self.scratch.as_str().to_string());
                 }
                 b'\\' => {
-                    escaped.push_str(run);
+                    if !escaped {
+                        self.scratch.clear();
+                        escaped = true;
+                    }
+                    self.scratch.push_str(run);
                     self.at += 1;
-                    self.escape(&mut escaped)?;
+                    self.escape()?;
                     start = self.at;
                 }
                 _ => {
@@ -268,8 +277,8 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// After a backslash: the escaped character, appended to `out`.
-    fn escape(&mut self, out: &mut String) -> Result<()> {
+    /// After a backslash: the escaped character, appended to the scratch buffer.
+    fn escape(&mut self) -> Result<()> {
         let Some(b) = self.next() else { return Err(self.error(EOF_STRING)) };
         let plain = match b {
             b'"' => '"',
@@ -280,15 +289,15 @@ impl<'a> Reader<'a> {
             b'n' => '\n',
             b'r' => '\r',
             b't' => '\t',
-            b'u' => return self.unicode_escape(out),
+            b'u' => return self.unicode_escape(),
             _ => return Err(self.error(INVALID_ESCAPE)),
         };
-        out.push(plain);
+        self.scratch.push(plain);
         Ok(())
     }
 
     /// After `\u`: one character, from one escape or from a surrogate pair of two.
-    fn unicode_escape(&mut self, out: &mut String) -> Result<()> {
+    fn unicode_escape(&mut self) -> Result<()> {
         let high = self.hex4()?;
         let code = match high {
             0xDC00..=0xDFFF => return Err(self.error(LONE_SURROGATE)),
@@ -309,7 +318,7 @@ impl<'a> Reader<'a> {
             _ => high as u32,
         };
         // Always a character: surrogates were handled above.
-        out.push(char::from_u32(code).unwrap_or_default());
+        self.scratch.push(char::from_u32(code).unwrap_or_default());
         Ok(())
     }
 
