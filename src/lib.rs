@@ -51,6 +51,7 @@ pub mod edit;
 pub mod order;
 pub mod text;
 pub mod json;
+pub mod to_json;
 
 #[cfg(test)]
 mod fixtures;

@@ -75,7 +75,7 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
     };
     // The plan's JSON text once, parsed by JS for the result and by `crate::json` for `compact_with`:
     // `serde_json::to_value` would compile a second serializer for every plan type into the wasm.
-    let plan_text = crate::json::write(&plan);
+    let plan_text = crate::to_json::to_text(&plan);
     let plan_js = JSON::parse(&plan_text)?;
     let out = Object::new();
 

@@ -11,7 +11,6 @@ use crate::edit::{FieldEdit, Key, Op, Slot};
 use crate::error::{item_path, subpath, Code, Error};
 use crate::input::MAX_INPUT_CHARS;
 use js_sys::{Array, Object, Reflect, JSON};
-use serde::Serialize;
 use serde_json::{Map, Number, Value};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -183,8 +182,8 @@ fn read_value(v: &JsValue, path: &str, code: Code, depth: usize) -> Result<Value
 }
 
 /// A core result as a plain JS object.
-pub fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
-    JSON::parse(&crate::json::write(value))
+pub fn to_js<T: crate::to_json::ToJson + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    JSON::parse(&crate::to_json::to_text(value))
 }
 
 /// The output: the caller's own objects where kept, copies where edited (only the containers on an
