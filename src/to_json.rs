@@ -39,7 +39,8 @@ impl Writer {
     }
 
     /// One member; `key` is one of our own field names (plain ASCII, nothing to escape).
-    pub fn field<T: ToJson + ?Sized>(&mut self, key: &str, value: &T) {
+    /// Not generic: one copy in the wasm whatever the field's type.
+    pub fn field(&mut self, key: &str, value: &dyn ToJson) {
         self.key(key);
         value.to_json(self);
     }
@@ -117,7 +118,7 @@ pub trait ToJson {
 }
 
 /// `value` as compact JSON text.
-pub fn to_text<T: ToJson + ?Sized>(value: &T) -> String {
+pub fn to_text(value: &dyn ToJson) -> String {
     let mut w = Writer { out: Vec::new(), first: true };
     value.to_json(&mut w);
     // Valid UTF-8: everything written is ASCII or copied from a `str` between ASCII bytes.
