@@ -17,6 +17,7 @@ pub fn han_frequency(cp: u32) -> usize {
     usize::from(bit(0)) + usize::from(bit(1))
 }
 
+use crate::image::ImageSize;
 use crate::tokens::CLASS_COUNT;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -42,6 +43,50 @@ pub struct Profile {
     pub per_low_detail_image: f64,
     /// Per tool definition, beside the text of its JSON schema.
     pub per_tool: f64,
+    /// How an image whose pixel size is known costs (`crate::image`).
+    pub image: ImageRule,
+}
+
+/// The providers' documented ways of billing an image by its size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImageRule {
+    /// OpenAI (GPT-4o, GPT-4.1, o-series, GPT-4 Turbo): scaled down to fit 2048×2048, then to a shortest
+    /// side of 768; 85 tokens plus 170 per 512-pixel tile. At low detail, 85 whatever the size.
+    Tiles,
+    /// Anthropic: scaled down to a long edge of 1568 pixels, then width × height / 750 tokens, at most
+    /// about 1 600.
+    Area,
+    /// Gemini 3: a fixed budget per image (its media resolution), whatever the size.
+    Flat,
+}
+
+impl Profile {
+    /// Tokens of an image of `size` (sent at OpenAI's low detail when `low_detail`).
+    pub fn image_tokens(&self, size: ImageSize, low_detail: bool) -> f64 {
+        let (w, h) = (u64::from(size.width), u64::from(size.height));
+        match self.image {
+            ImageRule::Tiles if low_detail => self.per_low_detail_image,
+            ImageRule::Tiles => {
+                // Integer steps, as the provider's resizing works in whole pixels.
+                let (w, h) = scale_down(w, h, w.max(h), 2048);
+                let (w, h) = scale_down(w, h, w.min(h), 768);
+                (85 + 170 * w.div_ceil(512) * h.div_ceil(512)) as f64
+            }
+            ImageRule::Area => {
+                let (w, h) = scale_down(w, h, w.max(h), 1568);
+                (w * h).div_ceil(750).min(1600) as f64
+            }
+            ImageRule::Flat => self.per_attachment,
+        }
+    }
+}
+
+/// `w` × `h` scaled so that `side` (one of them) is at most `limit`, aspect ratio kept.
+fn scale_down(w: u64, h: u64, side: u64, limit: u64) -> (u64, u64) {
+    match side > limit {
+        true => ((w * limit / side).max(1), (h * limit / side).max(1)),
+        false => (w, h),
+    }
 }
 
 /// GPT-4o, GPT-4.1, GPT-5, o-series. Framing per OpenAI's cookbook count: 3 tokens per message plus
@@ -59,6 +104,7 @@ pub const O200K: Profile = Profile {
     per_attachment: 765.0,
     per_low_detail_image: 85.0,
     per_tool: 8.0,
+    image: ImageRule::Tiles,
 };
 
 /// GPT-4, GPT-4 Turbo, GPT-3.5: a smaller vocabulary, so CJK text costs more.
@@ -73,6 +119,7 @@ pub const CLAUDE: Profile = Profile {
     costs: fitted::CLAUDE,
     per_attachment: 1600.0,
     per_low_detail_image: 1600.0,
+    image: ImageRule::Area,
     ..O200K
 };
 
@@ -87,6 +134,7 @@ pub const GEMINI: Profile = Profile {
     per_reply: 0.0,
     per_attachment: 1120.0,
     per_low_detail_image: 1120.0,
+    image: ImageRule::Flat,
     ..O200K
 };
 
