@@ -241,4 +241,17 @@ mod tests {
         assert!(!pdf.contains("image"), "{pdf}");
         assert_eq!(size_of(&pdf), None);
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 2000, failure_persistence: None, ..Default::default() })]
+        /// Whatever a part holds, reading it never panics (a panic would kill the wasm instance).
+        #[test]
+        fn any_bytes_or_text_reads_without_panicking(head in 0usize..5, tail in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64), text in ".{0,80}") {
+            let starts: [&[u8]; 5] = [b"\x89PNG\r\n\x1a\n", b"GIF89a", b"RIFF\0\0\0\0WEBPVP8X", b"\xff\xd8", b""];
+            let bytes = [starts[head], &tail].concat();
+            let _ = size_of(&base64(&bytes));
+            let _ = size_of(&text);
+            let _ = binary_stand_in(&bytes);
+        }
+    }
 }
