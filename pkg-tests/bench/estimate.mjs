@@ -89,7 +89,7 @@ for (const [name, count] of Object.entries({ ...exact, ...heuristics })) {
 // ctxfold's estimate below is doing the same job as.
 for (const [name, count] of Object.entries(heuristics)) {
   const ms = time((convs) => { let n = 0; for (const c of convs) for (const m of c) for (const t of messageTexts(m)) n += count(t); return n; }, { prepare: () => all.map((c) => clone(c.messages)) });
-  rows.push({ name: `${name}, from the message arrays`, ms });
+  rows.push({ name: `${name.split(" (")[0]}, from the message arrays`, ms });
 }
 // ctxfold: the JS message arrays, boundary included (JSON.stringify, the copy into WebAssembly, reading),
 // the whole conversation per call.
@@ -101,9 +101,9 @@ rows.push({ name: "(JSON.stringify of the same fresh arrays)", ms: stringifyMs }
 
 const fastestExact = Math.min(...rows.filter((r) => r.exact).map((r) => r.ms));
 console.log("throughput on the whole corpus (o200k), best of 3 (exact tokenizers: 1 run)");
-console.log(`  ${"".padEnd(56)} ${"ms".padStart(8)} ${"MB/s".padStart(8)}  × fastest exact`);
+console.log(`  ${"".padEnd(44)} ${"ms".padStart(8)} ${"MB/s".padStart(8)}  × fastest exact`);
 for (const r of rows) {
-  console.log(`  ${r.name.padEnd(56)} ${r.ms.toFixed(0).padStart(8)} ${(megabytes / (r.ms / 1000)).toFixed(1).padStart(8)}  ${(fastestExact / r.ms).toFixed(1).padStart(6)}×`);
+  console.log(`  ${r.name.padEnd(44)} ${r.ms.toFixed(0).padStart(8)} ${(megabytes / (r.ms / 1000)).toFixed(1).padStart(8)}  ${(fastestExact / r.ms).toFixed(1).padStart(6)}×`);
 }
 
 // ---- accuracy per group and profile, against the cookbook count ----
