@@ -373,6 +373,41 @@ mod tests {
     }
 
     #[test]
+    fn openai_models_that_bill_images_their_own_way() {
+        let image = |w, h| json!([{ "role": "user", "content": [{ "type": "text", "text": "what is this?" }, { "type": "image_url", "image_url": { "url": format!("data:image/png;base64,{}", png_base64(w, h)) } }] }]);
+        let by_url = json!([{ "role": "user", "content": [{ "type": "text", "text": "what is this?" }, { "type": "image_url", "image_url": { "url": "https://example.com/a.png" } }] }]);
+        let text_only = json!([{ "role": "user", "content": "what is this?" }]);
+        let cost = |m: &Value, options: Value| {
+            let o = Options::from_json(&options).unwrap();
+            estimate(&Input::read(m).unwrap(), &o).unwrap().per_message[0] - estimate(&Input::read(&text_only).unwrap(), &o).unwrap().per_message[0]
+        };
+        // OpenAI's documented examples: for tiles, both sizes scale to 768 × 768 and 768 × 1024, 4 tiles;
+        // for patches, 1024 × 1024 is 1024 patches and 1800 × 2400 is 1452 (scaled to 33 × 44).
+        for (model, square, tall) in [
+            ("gpt-4o", 765, 765),
+            ("openai/gpt-4o-mini-2024-07-18", 2833 + 4 * 5667, 2833 + 4 * 5667),
+            ("gpt-4.1-mini", 1659, 2353),
+            ("gpt-4.1-nano", 2520, 3572),
+            ("o4-mini", 1762, 2498),
+            ("o3", 75 + 4 * 150, 75 + 4 * 150),
+        ] {
+            assert_eq!(cost(&image(1024, 1024), json!({ "model": model })), square, "{model}");
+            assert_eq!(cost(&image(1800, 2400), json!({ "model": model })), tall, "{model}");
+            // An image of unknown size costs what a 1024 × 1024 one does, under the model's billing.
+            assert_eq!(cost(&by_url, json!({ "model": model })), square, "{model}");
+            // The tokenizer says what text costs; the model still says what images do.
+            assert_eq!(cost(&image(1024, 1024), json!({ "model": model, "tokenizer": "cl100k" })), square, "{model}");
+        }
+        // Another provider's profile keeps its own billing.
+        assert_eq!(cost(&image(1024, 1024), json!({ "model": "gpt-4o-mini", "tokenizer": "claude" })), 1399);
+        // A plan carries the billing to apply_summary.
+        let o = Options::from_json(&json!({ "model": "gpt-4o-mini" })).unwrap();
+        let plan = serde_json::to_value(crate::plan::plan_compaction(&Input::read(&image(1024, 1024)).unwrap(), &o).unwrap()).unwrap();
+        assert_eq!(plan["imageModel"], "gpt-4o-mini");
+        assert_eq!(crate::apply::PlanRef::from_json(&plan).unwrap().profile, o.profile);
+    }
+
+    #[test]
     fn usage_anchors_the_prefix_and_estimates_only_the_tail() {
         let plain = run(json!({})).unwrap();
         // The provider counted the first two messages at exactly what we estimate: scale 1.

@@ -60,6 +60,9 @@ pub struct Plan {
     pub detail: String,
     pub format: &'static str,
     pub tokenizer: &'static str,
+    /// The model whose own image billing the counts used (`Profile::image_model`), for `apply_summary`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image_model: Option<&'static str>,
     pub tokens_before: u64,
     /// The soft limit: above it, compact to leave room.
     pub limit: u32,
@@ -113,6 +116,7 @@ pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
         detail: format!("{total} tokens, within the limit of {limit}"),
         format: conv.format.name(),
         tokenizer: options.profile.name,
+        image_model: options.profile.image_model,
         tokens_before: total,
         limit,
         hard_limit: options.hard_limit(),
