@@ -16,8 +16,8 @@ use crate::plan::{decisions_hash, summarized_indices, Range};
 use crate::template::{Template, SNAPSHOT_TAG};
 use crate::text::{defuse_markers, wrap_summary, SUMMARY_ACK, SUMMARY_QUESTION};
 use crate::tokens::Profile;
-use serde::Serialize;
 use serde_json::{Map, Value};
+use crate::to_json::{ToJson, Writer};
 
 /// A saving below this fraction is reported as a stall, so hosts do not compact in a loop.
 const STALL_RATIO: f64 = 0.05;
@@ -194,13 +194,23 @@ pub struct Applied {
     pub report: ApplyReport,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ApplyReport {
     pub tokens_before: u64,
     pub tokens_after: u64,
     pub audit: Audit,
     pub warnings: Vec<String>,
+}
+
+impl ToJson for ApplyReport {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("tokensBefore", &self.tokens_before);
+        w.field("tokensAfter", &self.tokens_after);
+        w.field("audit", &self.audit);
+        w.field("warnings", &self.warnings);
+        w.end_object();
+    }
 }
 
 pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<Applied> {

@@ -10,7 +10,7 @@ const NOTE: &str = "… [truncated: ";
 /// The shortened arguments, or `None` when nothing in them is longer than `max` characters.
 pub fn shorten(value: &Value, max: usize) -> Option<Value> {
     match value {
-        Value::String(text) => match serde_json::from_str::<Value>(text) {
+        Value::String(text) => match crate::json::parse(text) {
             Ok(parsed @ (Value::Object(_) | Value::Array(_))) => shorten(&parsed, max).map(|v| Value::String(crate::text::json_text(&v))),
             _ => cut(text, max).map(Value::String),
         },
@@ -60,7 +60,7 @@ mod tests {
         assert_eq!(short["text"], format!("{}… [truncated: 500 chars]", "x".repeat(200)));
         assert_eq!(short["lines"][1], "ok");
         let as_text = Value::String(args.to_string());
-        let reparsed: Value = serde_json::from_str(shorten(&as_text, 200).unwrap().as_str().unwrap()).unwrap();
+        let reparsed: Value = crate::json::parse(shorten(&as_text, 200).unwrap().as_str().unwrap()).unwrap();
         assert_eq!(reparsed, short);
         assert_eq!(shorten(&short, 200), None, "shortening twice equals shortening once");
         assert_eq!(shorten(&json!({ "path": "a.py" }), 200), None);

@@ -15,9 +15,9 @@ use crate::format::Conversation;
 use crate::message::Role;
 use crate::prompt::Prompt;
 use crate::text::{one_line, split_summary};
-use serde::Serialize;
 use serde_json::{Map, Value};
 use std::fmt::Write;
+use crate::to_json::{ToJson, Writer};
 
 /// Facts of one kind checked at most: enough for any summary to be judged on, and a bound on the
 /// work (each check scans the summary).
@@ -30,8 +30,7 @@ const MAX_FACT_CHARS: usize = 240;
 const MAX_SENTENCE_CHARS: usize = 400;
 
 /// What the summary replaced and whether it kept the salient facts, checked without an LLM.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Audit {
     pub summarized_messages: usize,
     pub summarized_tokens: u64,
@@ -52,11 +51,26 @@ pub struct Audit {
     pub revision_prompts: Map<String, Value>,
 }
 
+impl ToJson for Audit {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("summarizedMessages", &self.summarized_messages);
+        w.field("summarizedTokens", &self.summarized_tokens);
+        w.field("summaryTokens", &self.summary_tokens);
+        w.field("factsChecked", &self.facts_checked);
+        w.field("factsKept", &self.facts_kept);
+        w.field("factsMissing", &self.facts_missing);
+        w.field("missing", &self.missing);
+        w.field("factsCut", &self.facts_cut);
+        w.field("revisionPrompts", &self.revision_prompts);
+        w.end_object();
+    }
+}
+
 /// The kinds, most important first: the order in which lost facts are listed, and in which the
 /// offline digest adds them while they fit. Numbers and URLs come before names: they are few, short,
 /// and cannot be found again (a path or an identifier can be, in the code).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Kind {
     Constraint,
     Error,
@@ -64,6 +78,12 @@ pub enum Kind {
     Url,
     Identifier,
     Path,
+}
+
+impl ToJson for Kind {
+    fn to_json(&self, w: &mut Writer) {
+        self.name().to_json(w)
+    }
 }
 
 impl Kind {
@@ -79,7 +99,7 @@ impl Kind {
     }
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fact {
     pub kind: Kind,
     /// As written in the conversation (one line).
@@ -87,8 +107,17 @@ pub struct Fact {
     /// The index of the message it was found in.
     pub message: usize,
     /// What is looked for in the summary: the exact text, or for a number its normalized form.
-    #[serde(skip)]
     key: String,
+}
+
+impl ToJson for Fact {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("kind", &self.kind);
+        w.field("text", &self.text);
+        w.field("message", &self.message);
+        w.end_object();
+    }
 }
 
 /// Audits the summaries of `jobs` (as spliced, one per job, in order) against the messages they

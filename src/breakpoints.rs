@@ -16,8 +16,8 @@ use crate::input::Input;
 use crate::options::Options;
 use crate::prune::prune;
 use crate::tokens::CLAUDE;
-use serde::Serialize;
 use serde_json::{Map, Value};
+use crate::to_json::{ToJson, Writer};
 
 /// Anthropic accepts at most this many `cache_control` markers per request.
 pub const MAX_BREAKPOINTS: usize = 4;
@@ -97,13 +97,11 @@ impl BreakpointOptions {
 }
 
 /// One chosen marker.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Breakpoint {
     /// `"tools"`, `"system"` or `"message"`.
     pub target: &'static str,
     /// The message's index (for `"message"`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub index: Option<usize>,
     /// The block that carries `cache_control`: in the message's `content`, in `system`, in `tools`.
     pub block: usize,
@@ -114,8 +112,22 @@ pub struct Breakpoint {
     pub reason: String,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+impl ToJson for Breakpoint {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("target", &self.target);
+        if let Some(v) = &self.index {
+            w.field("index", v);
+        }
+        w.field("block", &self.block);
+        w.field("tokens", &self.tokens);
+        w.field("expectedTokens", &self.expected_tokens);
+        w.field("reason", &self.reason);
+        w.end_object();
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
 pub struct BreakpointReport {
     /// The chosen markers, in request order.
     pub breakpoints: Vec<Breakpoint>,
@@ -127,6 +139,18 @@ pub struct BreakpointReport {
     /// likely to be read).
     pub volatile_from: usize,
     pub warnings: Vec<String>,
+}
+
+impl ToJson for BreakpointReport {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("breakpoints", &self.breakpoints);
+        w.field("existing", &self.existing);
+        w.field("minTokens", &self.min_tokens);
+        w.field("volatileFrom", &self.volatile_from);
+        w.field("warnings", &self.warnings);
+        w.end_object();
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

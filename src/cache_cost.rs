@@ -17,8 +17,8 @@
 
 use crate::error::{expected, subpath, Error, Result};
 use crate::text::json_text;
-use serde::Serialize;
 use serde_json::Value;
+use crate::to_json::{ToJson, Writer};
 
 /// Anthropic's documented prices relative to input: cache reads 0.1×, 5-minute cache writes 1.25×.
 pub const READ_PRICE: f64 = 0.1;
@@ -88,8 +88,7 @@ impl CachePrices {
 }
 
 /// What the cache rule decided about an edit.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CacheDecision {
     /// Whether the edit was made.
     pub applied: bool,
@@ -104,6 +103,20 @@ pub struct CacheDecision {
     /// Cost without the edit minus cost with it over `horizon` requests, in input tokens (above 0: it pays).
     pub net_saving: f64,
     pub horizon: u32,
+}
+
+impl ToJson for CacheDecision {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("applied", &self.applied);
+        w.field("reason", &self.reason);
+        w.field("cachedTokens", &self.cached_tokens);
+        w.field("invalidatedTokens", &self.invalidated_tokens);
+        w.field("savedTokens", &self.saved_tokens);
+        w.field("netSaving", &self.net_saving);
+        w.field("horizon", &self.horizon);
+        w.end_object();
+    }
 }
 
 /// Judges edits that save `saved[k].1` tokens at message `saved[k].0` (in any order), given the

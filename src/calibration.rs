@@ -19,16 +19,14 @@
 use crate::error::{Error, Result};
 use crate::estimate::sum;
 use crate::options::Report;
-use serde::Serialize;
+use crate::to_json::{ToJson, Writer};
 
 /// How the reported usage set the total.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Calibration {
     /// The latest report: the provider's count for the first `messageCount` messages.
     pub prompt_tokens: u64,
     pub message_count: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub cached_tokens: Option<u64>,
     /// ctxfold's own estimate of that same request.
     pub estimated_prefix: u64,
@@ -38,6 +36,22 @@ pub struct Calibration {
     pub scale: f64,
     /// Tokens estimated for the messages after `messageCount`, scaled.
     pub estimated_tail: u64,
+}
+
+impl ToJson for Calibration {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("promptTokens", &self.prompt_tokens);
+        w.field("messageCount", &self.message_count);
+        if let Some(v) = &self.cached_tokens {
+            w.field("cachedTokens", v);
+        }
+        w.field("estimatedPrefix", &self.estimated_prefix);
+        w.field("correction", &self.correction);
+        w.field("scale", &self.scale);
+        w.field("estimatedTail", &self.estimated_tail);
+        w.end_object();
+    }
 }
 
 /// Below this many estimated tokens (a greeting), a ratio says nothing about the profile: it does

@@ -13,10 +13,9 @@ use crate::input::Input;
 use crate::message::{Image, Message};
 use crate::options::Options;
 use crate::tokens::{Counts, Profile};
-use serde::Serialize;
+use crate::to_json::{ToJson, Writer};
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Estimate {
     /// Input tokens of the whole request.
     pub total: u64,
@@ -28,15 +27,31 @@ pub struct Estimate {
     pub request_overhead: u32,
     /// True when the host's `counter` counted the texts (the framing still comes from the profile).
     pub counted: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub calibration: Option<Calibration>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub budget: Option<Budget>,
 }
 
+impl ToJson for Estimate {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("total", &self.total);
+        w.field("perMessage", &self.per_message);
+        w.field("format", &self.format);
+        w.field("tokenizer", &self.tokenizer);
+        w.field("requestOverhead", &self.request_overhead);
+        w.field("counted", &self.counted);
+        if let Some(v) = &self.calibration {
+            w.field("calibration", v);
+        }
+        if let Some(v) = &self.budget {
+            w.field("budget", v);
+        }
+        w.end_object();
+    }
+}
+
 /// The history against the model's window; given when the caller names `contextWindow`.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Budget {
     pub context_window: u32,
     pub reserved_output: u32,
@@ -46,6 +61,18 @@ pub struct Budget {
     pub remaining: u64,
     /// The total as a fraction of the limit (above 1 means over).
     pub used: f64,
+}
+
+impl ToJson for Budget {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("contextWindow", &self.context_window);
+        w.field("reservedOutput", &self.reserved_output);
+        w.field("limit", &self.limit);
+        w.field("remaining", &self.remaining);
+        w.field("used", &self.used);
+        w.end_object();
+    }
 }
 
 impl Budget {

@@ -63,7 +63,7 @@ fn is_error_line(line: &str) -> bool {
 
 /// A tool call as one short line: its shell command when it has one, else its arguments.
 pub fn command_line(call: &ToolCall) -> String {
-    let args = serde_json::from_str::<Value>(&call.arguments).ok();
+    let args = crate::json::parse(&call.arguments).ok();
     let command = args.as_ref().and_then(|a| {
         ["command", "cmd", "code", "query", "path", "file_path", "url"]
             .iter()

@@ -51,6 +51,8 @@ pub mod turn;
 pub mod edit;
 pub mod order;
 pub mod text;
+pub mod json;
+pub mod to_json;
 
 #[cfg(test)]
 mod fixtures;

@@ -15,14 +15,23 @@ use crate::options::{Options, Strategy};
 use crate::pins;
 use crate::prompt::{fitted_prompt, latest_request, Prompt};
 use crate::strategy::{choose_cut, chunks, regions, safe_boundaries, MIN_RANGE_TOKENS};
-use serde::Serialize;
 use serde_json::Value;
+use crate::to_json::{ToJson, Writer};
 
 /// A half-open range of message indices: `start..end`.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Range {
     pub start: usize,
     pub end: usize,
+}
+
+impl ToJson for Range {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("start", &self.start);
+        w.field("end", &self.end);
+        w.end_object();
+    }
 }
 
 impl Range {
@@ -39,8 +48,7 @@ impl Range {
     }
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Job {
     pub id: String,
     /// The messages this job summarizes (pinned ones inside it are kept, not summarized).
@@ -49,8 +57,18 @@ pub struct Job {
     pub max_output_tokens: u32,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+impl ToJson for Job {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("id", &self.id);
+        w.field("range", &self.range);
+        w.field("prompt", &self.prompt);
+        w.field("maxOutputTokens", &self.max_output_tokens);
+        w.end_object();
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
     /// Whether the history should be compacted now.
     pub needed: bool,
@@ -60,8 +78,8 @@ pub struct Plan {
     pub detail: String,
     pub format: &'static str,
     pub tokenizer: &'static str,
-    /// The model whose own image billing the counts used (`Profile::image_model`), for `apply_summary`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The model whose own image billing the counts used (`Profile::image_model`), for `apply_summary`;
+    /// written only when there is one.
     pub image_model: Option<&'static str>,
     pub tokens_before: u64,
     /// The soft limit: above it, compact to leave room.
@@ -99,6 +117,44 @@ pub struct Plan {
     pub warnings: Vec<String>,
     /// Ties the plan to the messages and to its own decisions (see `seal`).
     pub fingerprint: String,
+}
+
+// For the tests' `serde_json::to_value(plan)`; not compiled into the wasm (nothing there calls it).
+crate::serialize_through_text!(Plan);
+
+impl ToJson for Plan {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("needed", &self.needed);
+        w.field("reason", &self.reason);
+        w.field("detail", &self.detail);
+        w.field("format", &self.format);
+        w.field("tokenizer", &self.tokenizer);
+        if let Some(model) = &self.image_model {
+            w.field("imageModel", model);
+        }
+        w.field("tokensBefore", &self.tokens_before);
+        w.field("limit", &self.limit);
+        w.field("hardLimit", &self.hard_limit);
+        w.field("urgent", &self.urgent);
+        w.field("contextWindow", &self.context_window);
+        w.field("reservedOutput", &self.reserved_output);
+        w.field("estimatedTokensAfter", &self.estimated_tokens_after);
+        w.field("messageCount", &self.message_count);
+        w.field("template", &self.template);
+        w.field("preset", &self.preset);
+        w.field("strategy", &self.strategy);
+        w.field("summaryShape", &self.summary_shape);
+        w.field("summaryPrefix", &self.summary_prefix);
+        w.field("keep", &self.keep);
+        w.field("summarize", &self.summarize);
+        w.field("pinned", &self.pinned);
+        w.field("previousSummary", &self.previous_summary);
+        w.field("jobs", &self.jobs);
+        w.field("warnings", &self.warnings);
+        w.field("fingerprint", &self.fingerprint);
+        w.end_object();
+    }
 }
 
 

@@ -8,13 +8,22 @@ use crate::format::Conversation;
 use crate::message::Role;
 use crate::template::Template;
 use crate::text::{cut_middle, one_line, opens_summary, split_summary};
-use serde::Serialize;
 use std::fmt::Write;
+use crate::to_json::{ToJson, Writer};
 
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Prompt {
     pub system: String,
     pub user: String,
+}
+
+impl ToJson for Prompt {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("system", &self.system);
+        w.field("user", &self.user);
+        w.end_object();
+    }
 }
 
 /// Longest text kept whole in the transcript, per message kind (bytes); longer is cut in the middle.

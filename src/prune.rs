@@ -12,8 +12,8 @@ use crate::estimate::{message_tokens, per_message, sum};
 use crate::format;
 use crate::input::Input;
 use crate::options::Options;
-use serde::Serialize;
 use serde_json::Value;
+use crate::to_json::{ToJson, Writer};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prune {
@@ -22,8 +22,7 @@ pub struct Prune {
 }
 
 /// The result without the messages (the binding adds them from `slots`).
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PruneReport {
     pub pruned: Vec<Pruned>,
     /// Tool calls whose long arguments were shortened (`maxArgumentChars`); `index` is the calling message.
@@ -33,13 +32,26 @@ pub struct PruneReport {
     pub format: &'static str,
     /// With `options.cache`: whether the prune paid for the cache it invalidates (when it did not,
     /// nothing was cleared).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub cache: Option<crate::cache_cost::CacheDecision>,
 }
 
+impl ToJson for PruneReport {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("pruned", &self.pruned);
+        w.field("cutArguments", &self.cut_arguments);
+        w.field("tokensBefore", &self.tokens_before);
+        w.field("tokensAfter", &self.tokens_after);
+        w.field("format", &self.format);
+        if let Some(v) = &self.cache {
+            w.field("cache", v);
+        }
+        w.end_object();
+    }
+}
+
 /// One cleared tool output (a message can hold several: Anthropic, Gemini and AI SDK group results).
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Pruned {
     /// Index of the message holding the result, in the input and the output alike.
     pub index: usize,
@@ -48,6 +60,18 @@ pub struct Pruned {
     /// Tokens of the output before and after clearing.
     pub tokens_before: u32,
     pub tokens_after: u32,
+}
+
+impl ToJson for Pruned {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("index", &self.index);
+        w.field("toolCallId", &self.tool_call_id);
+        w.field("toolName", &self.tool_name);
+        w.field("tokensBefore", &self.tokens_before);
+        w.field("tokensAfter", &self.tokens_after);
+        w.end_object();
+    }
 }
 
 pub fn prune(input: &Input, options: &Options) -> Result<Prune> {

@@ -9,8 +9,8 @@ use crate::input::Input;
 use crate::message::Role;
 use crate::options::Options;
 use crate::validate::{problems, Problem};
-use serde::Serialize;
 use serde_json::Value;
+use crate::to_json::{ToJson, Writer};
 
 /// The text of a stand-in result.
 pub const MISSING_RESULT: &str = "[ctxfold: the result of this tool call is missing from the history]";
@@ -21,7 +21,7 @@ pub struct Repair {
     pub report: RepairReport,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RepairReport {
     pub format: &'static str,
     /// What was done, in message order.
@@ -30,13 +30,33 @@ pub struct RepairReport {
     pub remaining: Vec<Problem>,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+impl ToJson for RepairReport {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("format", &self.format);
+        w.field("repairs", &self.repairs);
+        w.field("remaining", &self.remaining);
+        w.end_object();
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
 pub struct Repaired {
     /// `dropped_result` or `inserted_missing_result`.
     pub action: &'static str,
     /// The problem's path in the input.
     pub path: String,
     pub message: String,
+}
+
+impl ToJson for Repaired {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("action", &self.action);
+        w.field("path", &self.path);
+        w.field("message", &self.message);
+        w.end_object();
+    }
 }
 
 pub fn repair(input: &Input, options: &Options) -> Result<Repair> {

@@ -19,8 +19,8 @@ use crate::input::Input;
 use crate::options::{Options, Report};
 use crate::plan::{plan_compaction, Plan};
 use crate::prune::{prune, Pruned};
-use serde::Serialize;
 use serde_json::{Map, Value};
+use crate::to_json::{ToJson, Writer};
 
 /// Requests in a row without a cache read before the session reports thrashing.
 pub const DEFAULT_THRASH_AFTER: usize = 3;
@@ -57,14 +57,24 @@ impl SessionOptions {
 }
 
 /// What the provider reported for one request, whatever its usage shape.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Usage {
     /// The whole input, cached tokens included.
     pub prompt_tokens: u64,
     pub cached_tokens: u64,
     pub cache_write_tokens: u64,
     pub output_tokens: u64,
+}
+
+impl ToJson for Usage {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("promptTokens", &self.prompt_tokens);
+        w.field("cachedTokens", &self.cached_tokens);
+        w.field("cacheWriteTokens", &self.cache_write_tokens);
+        w.field("outputTokens", &self.output_tokens);
+        w.end_object();
+    }
 }
 
 impl Usage {
@@ -112,52 +122,88 @@ fn first(usage: &Value, keys: &[&str]) -> Result<Option<u64>> {
 }
 
 /// One request the session saw, in the order sent.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct RequestLog {
     /// ctxfold's estimate of the messages sent.
     pub estimated_tokens: u64,
     pub messages: usize,
     /// The provider's report, once `record` was called.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
     /// The edit the session made before this request: `"prune"` or `"compaction"`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub edit: Option<&'static str>,
     /// Tokens that edit removed.
     pub tokens_saved: u64,
     /// The first message that differs from the previous request's (None: this one extends it).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub changed_at: Option<usize>,
     /// Whether this request would not fit and nothing could shrink it.
     pub stalled: bool,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+impl ToJson for RequestLog {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("estimatedTokens", &self.estimated_tokens);
+        w.field("messages", &self.messages);
+        if let Some(v) = &self.usage {
+            w.field("usage", v);
+        }
+        if let Some(v) = &self.edit {
+            w.field("edit", v);
+        }
+        w.field("tokensSaved", &self.tokens_saved);
+        if let Some(v) = &self.changed_at {
+            w.field("changedAt", v);
+        }
+        w.field("stalled", &self.stalled);
+        w.end_object();
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct EditCount {
     pub count: u32,
     pub tokens_saved: u64,
 }
 
+impl ToJson for EditCount {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("count", &self.count);
+        w.field("tokensSaved", &self.tokens_saved);
+        w.end_object();
+    }
+}
+
 /// Several requests in a row that read nothing from the cache, and the likely cause.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Thrash {
     /// The first request of the run (index in the timeline).
     pub since: usize,
     pub requests: usize,
     /// Where the prefix changed, when it did.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub changed_at: Option<usize>,
     /// Which edit changed it: `"prune"`, `"compaction"` or `"host"` (the host changed the history).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub edit: Option<&'static str>,
     pub cause: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+impl ToJson for Thrash {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("since", &self.since);
+        w.field("requests", &self.requests);
+        if let Some(v) = &self.changed_at {
+            w.field("changedAt", v);
+        }
+        if let Some(v) = &self.edit {
+            w.field("edit", v);
+        }
+        w.field("cause", &self.cause);
+        w.end_object();
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
 pub struct Health<'a> {
     pub requests: usize,
     pub prompt_tokens: u64,
@@ -174,14 +220,34 @@ pub struct Health<'a> {
     pub deferred: u32,
     /// Requests over the limit that nothing could shrink.
     pub stalls: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub thrashing: Option<Thrash>,
     pub timeline: &'a [RequestLog],
 }
 
+impl<'a> ToJson for Health<'a> {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("requests", &self.requests);
+        w.field("promptTokens", &self.prompt_tokens);
+        w.field("cachedTokens", &self.cached_tokens);
+        w.field("cacheWriteTokens", &self.cache_write_tokens);
+        w.field("outputTokens", &self.output_tokens);
+        w.field("tokensPerRequest", &self.tokens_per_request);
+        w.field("cacheHitRate", &self.cache_hit_rate);
+        w.field("prunes", &self.prunes);
+        w.field("compactions", &self.compactions);
+        w.field("deferred", &self.deferred);
+        w.field("stalls", &self.stalls);
+        if let Some(v) = &self.thrashing {
+            w.field("thrashing", v);
+        }
+        w.field("timeline", &self.timeline);
+        w.end_object();
+    }
+}
+
 /// What `prepare` decided.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Prepared {
     /// `"send"` (as it is), `"pruned"` (send the pruned history), or `"compact"`: summarize
     /// `plan.jobs`, pass the summary to `apply_summary`, then call `prepare` again.
@@ -190,12 +256,25 @@ pub struct Prepared {
     pub tokens: u64,
     pub pruned: Vec<Pruned>,
     /// The cache rule's verdict on the edit it weighed, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheDecision>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub plan: Option<Plan>,
-    #[serde(skip)]
     pub slots: Option<Vec<Slot>>,
+}
+
+impl ToJson for Prepared {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("action", &self.action);
+        w.field("tokens", &self.tokens);
+        w.field("pruned", &self.pruned);
+        if let Some(v) = &self.cache {
+            w.field("cache", v);
+        }
+        if let Some(v) = &self.plan {
+            w.field("plan", v);
+        }
+        w.end_object();
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -302,7 +381,7 @@ impl SessionCore {
             if plan.needed && !plan.jobs.is_empty() {
                 let decision = self.judge_compaction(&plan, &est.per_message, o);
                 if decision.as_ref().is_none_or(|d| d.applied) {
-                    self.plan = Some(serde_json::to_string(&plan).map_err(|e| Error::input("plan", e.to_string()))?);
+                    self.plan = Some(crate::to_json::to_text(&plan));
                     return Ok(Prepared { action: "compact", tokens: est.total, pruned: Vec::new(), cache: decision, plan: Some(plan), slots: None });
                 }
                 self.deferred += 1;
@@ -363,7 +442,7 @@ impl SessionCore {
         let plan = self.plan.as_ref().ok_or_else(|| Error::new(crate::error::Code::NothingToApply, "summary", "no compaction is pending: apply_summary follows a prepare() that returned action \"compact\""))?;
         // Through JSON text: `serde_json::to_value` would compile a second serializer for every plan
         // type into the wasm.
-        let plan_value: Value = serde_json::from_str(plan).map_err(|e| Error::input("plan", e.to_string()))?;
+        let plan_value: Value = crate::json::parse(plan).map_err(|e| Error::input("plan", e.to_string()))?;
         let applied = match apply_summary(input, &plan_value, summary) {
             Ok(a) => a,
             Err(e) => {

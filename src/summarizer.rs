@@ -252,7 +252,7 @@ impl ClientError {
 /// The summary text from the endpoint's answer, or why there is none.
 pub fn parse_answer(config: &ClientConfig, status: u16, status_text: &str, body: &str) -> std::result::Result<String, ClientError> {
     let key = config.api_key.as_deref();
-    let parsed: Option<Value> = serde_json::from_str(body).ok();
+    let parsed: Option<Value> = crate::json::parse(body).ok();
     if !(200..300).contains(&status) {
         // Providers put the reason in `error.message` (OpenAI, Anthropic) or `error` (others).
         let reason = parsed

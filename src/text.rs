@@ -56,8 +56,7 @@ pub fn defuse_markers(text: &str) -> (String, bool) {
 /// this one function: `Display` would compile two more copies of serde_json's writer into the wasm
 /// (compact and pretty, behind `fmt::Write`) beside the one the results are written with.
 pub fn json_text(v: &serde_json::Value) -> String {
-    // Cannot fail: a `Value`'s keys are strings.
-    serde_json::to_string(v).unwrap_or_default()
+    crate::json::write(v)
 }
 
 /// `s` in double quotes, escaped as in JSON: how errors quote a name the caller gave. Not `{:?}`,

@@ -12,8 +12,8 @@ use crate::text::json_text;
 use crate::format::{self, fields, with, Format};
 use crate::input::Input;
 use crate::text::cut_middle;
-use serde::Serialize;
 use serde_json::{Map, Value};
+use crate::to_json::{ToJson, Writer};
 
 /// Claude Code's default cap on a command's output (`BASH_MAX_OUTPUT_LENGTH`), in characters.
 pub const DEFAULT_MAX_INPUT_CHARS: usize = 30_000;
@@ -24,21 +24,37 @@ pub struct Turn {
     pub report: TurnReport,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TurnReport {
     pub format: &'static str,
     /// The pieces that were cut, in the order they appear.
     pub cut: Vec<Cut>,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
+impl ToJson for TurnReport {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("format", &self.format);
+        w.field("cut", &self.cut);
+        w.end_object();
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
 pub struct Cut {
     /// The piece, in the caller's terms (`turn.context[1].text`).
     pub path: String,
     /// Its full length in characters.
     pub chars: usize,
+}
+
+impl ToJson for Cut {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("path", &self.path);
+        w.field("chars", &self.chars);
+        w.end_object();
+    }
 }
 
 struct ToolResultIn<'a> {

@@ -8,9 +8,9 @@ use crate::input::Input;
 use crate::message::Role;
 use crate::options::Options;
 use crate::text::quoted;
-use serde::Serialize;
+use crate::to_json::{ToJson, Writer};
 
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
     /// Stable kind: `orphan_result`, `duplicate_result`, `duplicate_call_id`, `missing_result`,
     /// `misplaced_result`, `alternation`.
@@ -21,11 +21,32 @@ pub struct Problem {
     pub message: String,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+impl ToJson for Problem {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("kind", &self.kind);
+        w.field("index", &self.index);
+        w.field("path", &self.path);
+        w.field("message", &self.message);
+        w.end_object();
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
 pub struct Validation {
     pub valid: bool,
     pub format: &'static str,
     pub problems: Vec<Problem>,
+}
+
+impl ToJson for Validation {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("valid", &self.valid);
+        w.field("format", &self.format);
+        w.field("problems", &self.problems);
+        w.end_object();
+    }
 }
 
 pub fn validate(input: &Input, options: &Options) -> Result<Validation> {

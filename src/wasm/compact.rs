@@ -73,9 +73,9 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
         None if options.preset == Some("claude-code") => Some(Fallback::Truncate),
         _ => Some(Fallback::Digest),
     };
-    // The plan's JSON text once, parsed by JS for the result and by serde_json for `compact_with`:
+    // The plan's JSON text once, parsed by JS for the result and by `crate::json` for `compact_with`:
     // `serde_json::to_value` would compile a second serializer for every plan type into the wasm.
-    let plan_text = serde_json::to_string(&plan).map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))?;
+    let plan_text = crate::to_json::to_text(&plan);
     let plan_js = JSON::parse(&plan_text)?;
     let out = Object::new();
 
@@ -96,7 +96,7 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
         let texts = fields(&[("jobId", &job.id), ("system", &job.prompt.system), ("user", &job.prompt.user)]);
         prompts.push(&to_js(&Value::Object(with(texts, "maxOutputTokens", job.max_output_tokens.into())))?);
     }
-    let plan_value = serde_json::from_str(&plan_text).map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))?;
+    let plan_value = crate::json::parse(&plan_text).map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))?;
     let run = Run { value, plan, plan_value, plan_js, snapshot, fallback: fallback.unwrap_or(Fallback::Digest), pruned_list, pruned_tokens };
     let handle = RUNS.with_borrow_mut(|runs| match runs.iter().position(Option::is_none) {
         Some(free) => {

@@ -1,6 +1,6 @@
 //! JS ⇄ core conversion and errors.
 //!
-//! Messages are read with the engine's own `JSON.stringify` and parsed by serde_json: one native
+//! Messages are read with the engine's own `JSON.stringify` and parsed by `crate::json`: one native
 //! pass that is much faster than walking the objects field by field across the boundary, and that
 //! reports circular structures instead of recursing forever (binary data in content parts aside: see
 //! binary.rs). Options, plans and summaries are small
@@ -11,7 +11,6 @@ use crate::edit::{FieldEdit, Key, Op, Slot};
 use crate::error::{item_path, subpath, Code, Error};
 use crate::input::MAX_INPUT_CHARS;
 use js_sys::{Array, Object, Reflect, JSON};
-use serde::Serialize;
 use serde_json::{Map, Number, Value};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -35,12 +34,12 @@ pub fn messages_from_js(messages: &JsValue) -> Result<Value, Error> {
         return Err(too_large(Some(json.length() as usize)));
     }
     let text: String = json.into();
-    serde_json::from_str(&text).map_err(|e| Error::input(locate_unreadable(messages), not_json(&e)))
+    crate::json::parse(&text).map_err(|e| Error::input(locate_unreadable(messages), not_json(&e)))
 }
 
 /// Why JSON.stringify's text did not parse. Its text is always JSON, so the reason is a lone UTF-16
-/// surrogate (which it writes as an escape that no UTF-8 text can hold), unless serde_json says more.
-fn not_json(e: &serde_json::Error) -> String {
+/// surrogate (which it writes as an escape that no UTF-8 text can hold), unless the reader says more.
+fn not_json(e: &crate::json::ParseError) -> String {
     match e.to_string() {
         m if m.contains("escape") => "holds a lone UTF-16 surrogate, half of a character (a string cut in the middle of an emoji, for example); make it well-formed first, e.g. with String.prototype.toWellFormed()".into(),
         m => format!("cannot be read: {m}"),
@@ -83,7 +82,7 @@ fn read_item_by_item(items: &Array) -> Result<Value, Error> {
             return Err(too_large(None));
         }
         let text: String = json.into();
-        let value = serde_json::from_str(&text).map_err(|e| Error::input(&path, not_json(&e)))?;
+        let value = crate::json::parse(&text).map_err(|e| Error::input(&path, not_json(&e)))?;
         chars += length;
         values.push(value);
     }
@@ -108,7 +107,7 @@ fn locate_unreadable(messages: &JsValue) -> String {
         let item = items.get(i);
         let readable = JSON::stringify(&item)
             .ok()
-            .and_then(|j| serde_json::from_str::<Value>(&String::from(j)).ok())
+            .and_then(|j| crate::json::parse(&String::from(j)).ok())
             .is_some();
         if !readable {
             return item_path(&root, i as usize);
@@ -183,9 +182,8 @@ fn read_value(v: &JsValue, path: &str, code: Code, depth: usize) -> Result<Value
 }
 
 /// A core result as a plain JS object.
-pub fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
-    let text = serde_json::to_string(value).map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))?;
-    JSON::parse(&text)
+pub fn to_js<T: crate::to_json::ToJson + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    JSON::parse(&crate::to_json::to_text(value))
 }
 
 /// The output: the caller's own objects where kept, copies where edited (only the containers on an

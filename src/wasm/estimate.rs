@@ -130,7 +130,7 @@ fn warm(lookup: &mut Lookup, options: &Options, mut counter: Option<&mut Counter
     if items_len + body_len > MAX_INPUT_CHARS as u64 {
         return Err(Warm::Cold);
     }
-    let Some(Ok(Value::Array(mut values))) = std::str::from_utf8(text).ok().map(serde_json::from_str::<Value>) else { return Err(Warm::Cold) };
+    let Some(Ok(Value::Array(mut values))) = std::str::from_utf8(text).ok().map(crate::json::parse) else { return Err(Warm::Cold) };
     if values.len() != missed {
         return Err(Warm::Cold);
     }
@@ -141,12 +141,12 @@ fn warm(lookup: &mut Lookup, options: &Options, mut counter: Option<&mut Counter
             let json = binary::json_of(&items.get(n as u32)).map_err(|_| Warm::Cold)?;
             let length = json.length() as usize;
             left = left.checked_sub(length).ok_or(Warm::Cold)?;
-            let value = serde_json::from_str(&String::from(json)).map_err(|_| Warm::Cold)?;
+            let value = crate::json::parse(&String::from(json)).map_err(|_| Warm::Cold)?;
             *lookup.lengths.get_mut(k as usize).ok_or(Warm::Cold)? = length as u32;
             *values.get_mut(k as usize).ok_or(Warm::Cold)? = value;
         }
     }
-    let body = match lookup.body.as_deref().map(serde_json::from_str::<Value>) {
+    let body = match lookup.body.as_deref().map(crate::json::parse) {
         None => None,
         Some(Ok(v)) => Some(v),
         Some(Err(_)) => return Err(Warm::Cold),

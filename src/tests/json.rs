@@ -1,0 +1,150 @@
+//! `ctxfold::json::parse` against `serde_json::from_str::<Value>`, which it replaces in the wasm: the
+//! same value (written out, so `-0.0` and `0.0` differ) or the same error message, with its position,
+//! for every line of the corpus, every message and tool-call argument in it, hand-picked edge cases
+//! and mangled JSON.
+
+use ctxfold::json;
+use proptest::prelude::*;
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// What a reader made of `text`: the value written compactly, or the error message.
+fn outcome<E: ToString>(result: Result<Value, E>) -> Result<String, String> {
+    result.map(|v| serde_json::to_string(&v).unwrap()).map_err(|e| e.to_string())
+}
+
+fn assert_same(text: &str) {
+    let ours = outcome(json::parse(text));
+    let serde = outcome(serde_json::from_str::<Value>(text));
+    assert_eq!(ours, serde, "for {text:?}");
+}
+
+#[test]
+fn same_as_serde_json_on_the_corpus() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let mut texts = 0;
+    for entry in std::fs::read_dir(&dir).expect("the corpus beside the repo") {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "jsonl") {
+            continue;
+        }
+        for line in std::fs::read_to_string(&path).unwrap().lines() {
+            assert_same(line);
+            texts += 1;
+            let conversation: Value = serde_json::from_str(line).unwrap();
+            for message in conversation["messages"].as_array().into_iter().flatten() {
+                // Each message as the package reads it (JSON.stringify's compact text), and every
+                // string in it that may itself be JSON (tool-call arguments, tool output).
+                assert_same(&serde_json::to_string(message).unwrap());
+                let mut stack = vec![message];
+                while let Some(v) = stack.pop() {
+                    match v {
+                        Value::String(s) => assert_same(s),
+                        Value::Array(items) => stack.extend(items),
+                        Value::Object(members) => stack.extend(members.values()),
+                        _ => {}
+                    }
+                    texts += 1;
+                }
+            }
+        }
+    }
+    assert!(texts > 100_000, "read the whole corpus ({texts} texts)");
+}
+
+#[test]
+fn same_as_serde_json_on_edge_cases() {
+    let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+    let deep_objects = |n: usize| format!("{}1{}", "{\"a\":".repeat(n), "}".repeat(n));
+    let cases = [
+        // Numbers: integers at and past u64/i64, `-0`, fractions and exponents at f64's limits.
+        "0", "-0", "-0.0", "1", "-1", "18446744073709551615", "18446744073709551616", "-9223372036854775808",
+        "-9223372036854775809", "123456789012345678901234567890", "1234567890123456789012.5e-3", "0.1", "0.30000000000000004",
+        "1e308", "1e309", "-1e309", "1.7976931348623157e308", "1.8e308", "1e-308", "5e-324", "2e-324", "1e-400", "-1e-400",
+        "0e999999999999", "1e999999999999", "1e-999999999999", "-1e+2", "1E2", "1.5E-2", "184467440737095516151.5",
+        "0.18446744073709551615123", "12345678901234567890.12345678901234567890e10",
+        &format!("1{}", "0".repeat(400)), &format!("0.{}1", "0".repeat(400)), &format!("1{}e-380", "0".repeat(400)),
+        // Malformed numbers.
+        "01", "-", "-a", "1.", "1.e5", ".5", "1e", "1e+", "1ea", "+1", "1.5.5", "--1", "0x10", "1 2", "[1.]", "[-]", "[1e]",
+        // Words.
+        "null", "true", "false", "nul", "tru", "fals", "nulx", "truth", "n", "NaN", "Infinity",
+        // Strings and escapes.
+        r#""""#, r#""a""#, r#""\"\\\/\b\f\n\r\t""#, r#""\u0041\u00e9\u4e2d""#, r#""\ud83d\ude00""#, r#""\uD83D\uDE00""#,
+        r#""\ud800""#, r#""\ud800x""#, r#""\ud800\n""#, r#""\ud800\u0041""#, r#""\udc00""#, r#""\ud800\ud800""#, r#""\u12""#,
+        r#""\u12g4""#, r#""\x""#, r#""\"#, r#""abc"#, "\"a\u{1}b\"", "\"tab\there\"", "\"é中😀\"", r#""\u0000""#,
+        "\"0123456789abcdef\\n0123456789abcdef\\\"x\"", "\"long plain text with no escapes at all, more than eight bytes\"",
+        // Containers.
+        "[]", "{}", "[1,2,3]", "[1,]", "[,1]", "[1 2]", "[", "[1", "[1,", "{\"a\":1,}", "{,}", "{\"a\"}", "{\"a\" 1}", "{\"a\":}",
+        "{1:2}", "{\"a\":1 \"b\":2}", "{\"a\":1,\"a\":2}", "{\"b\":1,\"a\":2}", "{", "{\"a\"", "{\"a\":", "{\"a\":1", "{\"a\":1,",
+        "[1]]", "{}}", " [ 1 , { \"k\" : [ ] } ] ", "\n\n  [1,\n  x]", "\r\n{\"a\":\n\n!}",
+        // Whitespace and ends.
+        "", " ", "\n", "  1  ", "1 x", "[] []", "\u{feff}1",
+        &deep(127), &deep(128), &deep(500), &deep_objects(127), &deep_objects(128), &format!("[{}]", deep(127)),
+    ];
+    for text in cases {
+        assert_same(text);
+    }
+}
+
+/// JSON-ish text from pieces that exercise every branch, mangled by dropping or inserting bytes.
+fn mangled() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just("["), Just("]"), Just("{"), Just("}"), Just(","), Just(":"), Just(" "), Just("\n"), Just("\""), Just("\\"),
+        Just("\"k\":"), Just("\"text\""), Just("\\u"), Just("d83d"), Just("\\ude00"), Just("00e9"), Just("-"), Just("0"),
+        Just("1"), Just("9"), Just("."), Just("e"), Just("E+"), Just("-5"), Just("1844674407370955161"), Just("99999"),
+        Just("null"), Just("tru"), Just("e"), Just("\u{1}"), Just("é"), Just("中"), Just("\\n"), Just("x"),
+    ];
+    prop::collection::vec(piece, 0..40).prop_map(|parts| parts.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 20_000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn same_as_serde_json_on_mangled_text(text in mangled()) {
+        assert_same(&text);
+    }
+
+    #[test]
+    fn same_as_serde_json_on_numbers(int in "-?(0|[1-9][0-9]{0,30})", frac in "(\\.[0-9]{1,30})?", exp in "([eE][+-]?[0-9]{1,4})?") {
+        assert_same(&format!("{int}{frac}{exp}"));
+        assert_same(&format!("[{int}{frac}{exp}]"));
+    }
+}
+
+/// Valid JSON written by serde_json from generated values reads back the same.
+fn values() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        any::<f64>().prop_map(Value::from),
+        any::<String>().prop_map(Value::String),
+    ];
+    leaf.prop_recursive(4, 64, 8, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..8).prop_map(Value::Array),
+            prop::collection::btree_map(any::<String>(), inner, 0..8).prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 5_000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn same_as_serde_json_on_written_values(value in values()) {
+        assert_same(&serde_json::to_string(&value).unwrap());
+        assert_same(&serde_json::to_string_pretty(&value).unwrap());
+    }
+}
+
+#[test]
+fn powers_of_ten_are_the_nearest_f64() {
+    for n in 0..=308u32 {
+        let nearest: f64 = format!("1e{n}").parse().unwrap();
+        assert_eq!(json::power_of_ten(n).map(f64::to_bits), Some(nearest.to_bits()), "10^{n}");
+    }
+    assert_eq!(json::power_of_ten(309), None);
+}
