@@ -109,6 +109,19 @@ for (const [name, label] of Object.entries(LABELS)) {
   });
 }
 
+test("Chromium: images its own encoders made (PNG, JPEG, WebP; data URLs and bytes) cost what OpenAI bills for their size", async () => {
+  const { images } = await runSite("plain");
+  const expected = {};
+  for (const format of ["png", "jpeg", "webp"]) {
+    for (const how of ["data URL", "bytes"]) {
+      // 1920 × 1080 scales to 1365 × 768: 3 × 2 tiles of 512, 85 + 6 × 170. 300 × 200: one tile.
+      expected[`${format} 1920x1080 ${how}`] = 1105;
+      expected[`${format} 300x200 ${how}`] = 255;
+    }
+  }
+  assert.deepEqual(images, expected);
+});
+
 for (const [name, dir] of [["vite", "assets"], ["webpack", "."]]) {
   test(`the ${LABELS[name]} took the package's browser entry and emitted the .wasm as an asset`, async () => {
     const run = await runSite(name);

@@ -54,7 +54,10 @@ impl PlanRef {
         let field = |k: &str| obj.get(k).ok_or_else(|| Error::plan(subpath("plan", k), "missing; pass the plan object plan_compaction returned"));
         let needed = field("needed")?.as_bool().ok_or_else(|| Error::plan("plan.needed", "expected a boolean"))?;
         let format = Format::from_name(str_of(field("format")?, "plan.format")?, "plan.format").map_err(as_plan_error)?;
-        let profile = Profile::from_name(str_of(field("tokenizer")?, "plan.tokenizer")?, "plan.tokenizer").map_err(as_plan_error)?;
+        let mut profile = Profile::from_name(str_of(field("tokenizer")?, "plan.tokenizer")?, "plan.tokenizer").map_err(as_plan_error)?;
+        if let Some(model) = obj.get("imageModel") {
+            profile = profile.with_images_of(str_of(model, "plan.imageModel")?);
+        }
         let limit = index_of(field("limit")?, "plan.limit")? as u64;
         let message_count = index_of(field("messageCount")?, "plan.messageCount")?;
         // Loops rather than `collect::<Result<Vec<_>>>()`: each such collect is its own iterator

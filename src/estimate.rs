@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 pub use crate::calibration::{calibrate, Calibration};
 use crate::format::{self, Conversation, Format};
 use crate::input::Input;
-use crate::message::Message;
+use crate::message::{Image, Message};
 use crate::options::Options;
 use crate::tokens::{Counts, Profile};
 use crate::to_json::{ToJson, Writer};
@@ -107,11 +107,12 @@ pub struct MessageSize {
     pub named: bool,
     pub attachments: u32,
     pub low_detail: u32,
+    pub images: Vec<Image>,
 }
 
 impl MessageSize {
     pub fn of(m: &Message) -> MessageSize {
-        let has_body = !m.text.is_empty() || !m.hidden.is_empty() || m.attachments > 0 || (m.tool_calls.is_empty() && m.tool_results.is_empty());
+        let has_body = !m.text.is_empty() || !m.hidden.is_empty() || m.attachment_count() > 0 || (m.tool_calls.is_empty() && m.tool_results.is_empty());
         let body = (has_body || m.name.is_some()).then(|| {
             let mut c = Counts::of(&m.text);
             c.add_text(&m.hidden);
@@ -138,16 +139,22 @@ impl MessageSize {
             named: m.name.is_some(),
             attachments: m.attachments,
             low_detail: m.low_detail.min(m.attachments),
+            images: m.images.clone(),
         }
     }
 
     /// Tokens that do not depend on the text: per unit of content, name, tool call and attachment.
     pub fn framing(&self, p: &Profile) -> f64 {
+        let mut images = 0.0;
+        for image in &self.images {
+            images += p.image_tokens(image.size, image.low_detail);
+        }
         p.per_message * f64::from(self.units)
             + if self.named { p.per_name } else { 0.0 }
             + self.calls.len() as f64 * p.per_tool_call
             + f64::from(self.attachments - self.low_detail) * p.per_attachment
             + f64::from(self.low_detail) * p.per_low_detail_image
+            + images
     }
 
     /// The estimate: each piece weighed with its framing and rounded up.
@@ -265,6 +272,7 @@ fn at_path(mut e: Error, path: &str) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixtures::png_base64;
     use serde_json::{json, Value};
 
     fn msgs() -> Value {
@@ -351,6 +359,79 @@ mod tests {
                 assert_eq!(e.per_message[0] - without, cost, "{name} {}", e.format);
             }
         }
+    }
+
+    #[test]
+    fn images_of_known_size_cost_what_each_provider_bills_for_that_size() {
+        // The same image in each format that can hold its bytes, as a data URL or bare base64.
+        let in_formats = |b64: &str, low: bool| {
+            let url = format!("data:image/png;base64,{b64}");
+            let detail = if low { "low" } else { "auto" };
+            [
+                json!([{ "role": "user", "content": [{ "type": "text", "text": "what is this?" }, { "type": "image_url", "image_url": { "url": url, "detail": detail } }] }]),
+                json!([{ "role": "user", "content": [{ "type": "input_text", "text": "what is this?" }, { "type": "input_image", "image_url": url, "detail": detail }] }]),
+                json!([{ "role": "user", "content": [{ "type": "text", "text": "what is this?" }, { "type": "image", "source": { "type": "base64", "media_type": "image/png", "data": b64 } }] }]),
+                json!([{ "role": "user", "parts": [{ "text": "what is this?" }, { "inlineData": { "mimeType": "image/png", "data": b64 } }] }]),
+                json!([{ "role": "user", "content": [{ "type": "text", "text": "what is this?" }, { "type": "image", "image": b64, "mediaType": "image/png" }] }]),
+                json!([{ "role": "user", "content": [{ "type": "text", "text": "what is this?" }, { "type": "file", "data": url, "mediaType": "image/png" }] }]),
+            ]
+        };
+        let text_only = json!([{ "role": "user", "content": "what is this?" }]);
+        let cost = |m: &Value, name: &str| {
+            let o = Options::from_json(&json!({ "tokenizer": name })).unwrap();
+            let e = estimate(&Input::read(m).unwrap(), &o).unwrap();
+            (e.per_message[0] - estimate(&Input::read(&text_only).unwrap(), &o).unwrap().per_message[0], e.format)
+        };
+        // OpenAI's documented examples (1024 × 1024: 765; 2048 × 4096: 1105), a 1080p screenshot (6 tiles),
+        // an icon (1 tile); Anthropic's width × height / 750 up to about 1 600; Gemini 3's fixed budget.
+        for (w, h, o200k, claude) in [(1024, 1024, 765, 1399), (2048, 4096, 1105, 1600), (1920, 1080, 1105, 1600), (300, 200, 255, 80)] {
+            for m in in_formats(&png_base64(w, h), false) {
+                for (name, want) in [("o200k", o200k), ("cl100k", o200k), ("claude", claude), ("gemini", 1120)] {
+                    let (got, format) = cost(&m, name);
+                    assert_eq!(got, want, "{w}×{h} {name} {format}");
+                }
+            }
+        }
+        // At low detail, OpenAI bills 85 whatever the size (where the format can say it).
+        for m in &in_formats(&png_base64(1920, 1080), true)[..2] {
+            assert_eq!(cost(m, "o200k").0, 85);
+            assert_eq!(cost(m, "claude").0, 1600);
+        }
+    }
+
+    #[test]
+    fn openai_models_that_bill_images_their_own_way() {
+        let image = |w, h| json!([{ "role": "user", "content": [{ "type": "text", "text": "what is this?" }, { "type": "image_url", "image_url": { "url": format!("data:image/png;base64,{}", png_base64(w, h)) } }] }]);
+        let by_url = json!([{ "role": "user", "content": [{ "type": "text", "text": "what is this?" }, { "type": "image_url", "image_url": { "url": "https://example.com/a.png" } }] }]);
+        let text_only = json!([{ "role": "user", "content": "what is this?" }]);
+        let cost = |m: &Value, options: Value| {
+            let o = Options::from_json(&options).unwrap();
+            estimate(&Input::read(m).unwrap(), &o).unwrap().per_message[0] - estimate(&Input::read(&text_only).unwrap(), &o).unwrap().per_message[0]
+        };
+        // OpenAI's documented examples: for tiles, both sizes scale to 768 × 768 and 768 × 1024, 4 tiles;
+        // for patches, 1024 × 1024 is 1024 patches and 1800 × 2400 is 1452 (scaled to 33 × 44).
+        for (model, square, tall) in [
+            ("gpt-4o", 765, 765),
+            ("openai/gpt-4o-mini-2024-07-18", 2833 + 4 * 5667, 2833 + 4 * 5667),
+            ("gpt-4.1-mini", 1659, 2353),
+            ("gpt-4.1-nano", 2520, 3572),
+            ("o4-mini", 1762, 2498),
+            ("o3", 75 + 4 * 150, 75 + 4 * 150),
+        ] {
+            assert_eq!(cost(&image(1024, 1024), json!({ "model": model })), square, "{model}");
+            assert_eq!(cost(&image(1800, 2400), json!({ "model": model })), tall, "{model}");
+            // An image of unknown size costs what a 1024 × 1024 one does, under the model's billing.
+            assert_eq!(cost(&by_url, json!({ "model": model })), square, "{model}");
+            // The tokenizer says what text costs; the model still says what images do.
+            assert_eq!(cost(&image(1024, 1024), json!({ "model": model, "tokenizer": "cl100k" })), square, "{model}");
+        }
+        // Another provider's profile keeps its own billing.
+        assert_eq!(cost(&image(1024, 1024), json!({ "model": "gpt-4o-mini", "tokenizer": "claude" })), 1399);
+        // A plan carries the billing to apply_summary.
+        let o = Options::from_json(&json!({ "model": "gpt-4o-mini" })).unwrap();
+        let plan = serde_json::to_value(crate::plan::plan_compaction(&Input::read(&image(1024, 1024)).unwrap(), &o).unwrap()).unwrap();
+        assert_eq!(plan["imageModel"], "gpt-4o-mini");
+        assert_eq!(crate::apply::PlanRef::from_json(&plan).unwrap().profile, o.profile);
     }
 
     #[test]

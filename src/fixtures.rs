@@ -29,3 +29,25 @@ pub fn chat(turns: usize, words: usize) -> Vec<Value> {
     }
     msgs
 }
+
+/// The base64 of the first bytes of a PNG of `width` × `height` pixels: its signature and its IHDR
+/// chunk, all that the size is read from.
+pub fn png_base64(width: u32, height: u32) -> String {
+    let mut bytes = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
+    bytes.extend(width.to_be_bytes());
+    bytes.extend(height.to_be_bytes());
+    bytes.extend([8, 6, 0, 0, 0, 0, 0, 0, 0]); // depth, colour type, methods, a CRC left blank
+    base64(&bytes)
+}
+
+pub fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for group in bytes.chunks(3) {
+        let n = group.iter().enumerate().fold(0u32, |n, (k, &b)| n | u32::from(b) << (16 - 8 * k));
+        for k in 0..4 {
+            out.push(if k <= group.len() { char::from(ALPHABET[(n >> (18 - 6 * k) & 63) as usize]) } else { '=' });
+        }
+    }
+    out
+}

@@ -14,6 +14,7 @@ pub mod preset;
 // Counting: the scanner and its fitted profiles, the estimate and its calibration.
 pub mod calibration;
 pub mod estimate;
+pub mod image;
 pub mod profiles;
 pub mod tokens;
 

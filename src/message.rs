@@ -1,6 +1,7 @@
 //! The message view: what every operation needs to know about a message, whatever its format.
 //! Formats read the host's objects into this view; the operations never look at raw JSON.
 
+use crate::image::ImageSize;
 use std::borrow::Cow;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +52,13 @@ pub struct ToolResult<'a> {
     pub path: String,
 }
 
+/// An image of known size, and whether it is sent at OpenAI's low detail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Image {
+    pub size: ImageSize,
+    pub low_detail: bool,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message<'a> {
     pub role: Role,
@@ -62,10 +70,12 @@ pub struct Message<'a> {
     pub name: Option<&'a str>,
     pub tool_calls: Vec<ToolCall<'a>>,
     pub tool_results: Vec<ToolResult<'a>>,
-    /// Images, audio and files: counted at a flat cost, never read.
+    /// Images, audio and files of unknown size: counted at a flat cost, never read.
     pub attachments: u32,
     /// How many of them are images sent at OpenAI's low detail (a smaller flat cost).
     pub low_detail: u32,
+    /// Images whose bytes the message carries, so their size is known: costed by it.
+    pub images: Vec<Image>,
     /// Holds a summary that ctxfold spliced in earlier (recognized by its textual marker).
     pub is_summary: bool,
     /// Must not be separated from the next message (a Responses reasoning item and its output).
@@ -85,10 +95,16 @@ impl<'a> Message<'a> {
             tool_results: Vec::new(),
             attachments: 0,
             low_detail: 0,
+            images: Vec::new(),
             is_summary: false,
             binds_to_next: false,
             binds_to_previous: false,
         }
+    }
+
+    /// Images, audio and files, sized or not.
+    pub fn attachment_count(&self) -> u32 {
+        self.attachments.saturating_add(self.images.len() as u32)
     }
 
     /// A message the user typed: the places where a cut is cleanest.

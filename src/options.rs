@@ -247,7 +247,8 @@ impl Options {
         if let Some(f) = r.string("format") {
             o.format = r.ok(Format::from_name(f, "options.format"));
         }
-        if let Some(model) = r.string("model") {
+        let model = r.string("model");
+        if let Some(model) = model {
             o.profile = profile_for_model(model);
         }
         o.usage = r.ok(read_usage(r.get("usage"))).unwrap_or_default();
@@ -256,6 +257,10 @@ impl Options {
         o.cache = r.ok(crate::cache_cost::CachePrices::from_json(r.get("cache").unwrap_or(&Value::Null))).flatten();
         if let Some(t) = r.string("tokenizer") {
             set(&mut o.profile, r.ok(Profile::from_name(t, "options.tokenizer")));
+        }
+        // After `tokenizer`: the tokenizer says what text costs, the model what its images do.
+        if let Some(model) = model {
+            o.profile = o.profile.with_images_of(&model_name(model));
         }
         set(&mut o.context_window, r.count("contextWindow", 1).map(Some));
         let preset_reserve = o.reserved_output.take();
@@ -361,10 +366,7 @@ impl Options {
 /// `"anthropic.claude-3-5-sonnet"`, `"models/gemini-2.5-pro"`); unknown names keep the default,
 /// since new models appear faster than any table.
 pub fn profile_for_model(model: &str) -> Profile {
-    let lower = model.to_ascii_lowercase();
-    let m = lower.rsplit('/').next().unwrap_or(&lower);
-    // Bedrock and Vertex prefix the vendor: "anthropic.claude-...", "us.anthropic.claude-...".
-    let m = m.rsplit("anthropic.").next().unwrap_or(m);
+    let m = &model_name(model);
     let o_series = m.len() > 1 && m.starts_with('o') && m.as_bytes()[1].is_ascii_digit();
     if m.starts_with("claude") {
         CLAUDE
@@ -377,6 +379,14 @@ pub fn profile_for_model(model: &str) -> Profile {
     } else {
         O200K
     }
+}
+
+/// A model name without its vendor's prefix, in lower case.
+fn model_name(model: &str) -> String {
+    let lower = model.to_ascii_lowercase();
+    let m = lower.rsplit('/').next().unwrap_or(&lower);
+    // Bedrock and Vertex prefix the vendor: "anthropic.claude-...", "us.anthropic.claude-...".
+    m.rsplit("anthropic.").next().unwrap_or(m).to_string()
 }
 
 /// Overwrites `target` with an option the caller gave; leaves the default or the preset's otherwise.

@@ -78,6 +78,9 @@ pub struct Plan {
     pub detail: String,
     pub format: &'static str,
     pub tokenizer: &'static str,
+    /// The model whose own image billing the counts used (`Profile::image_model`), for `apply_summary`;
+    /// written only when there is one.
+    pub image_model: Option<&'static str>,
     pub tokens_before: u64,
     /// The soft limit: above it, compact to leave room.
     pub limit: u32,
@@ -127,6 +130,9 @@ impl ToJson for Plan {
         w.field("detail", &self.detail);
         w.field("format", &self.format);
         w.field("tokenizer", &self.tokenizer);
+        if let Some(model) = &self.image_model {
+            w.field("imageModel", model);
+        }
         w.field("tokensBefore", &self.tokens_before);
         w.field("limit", &self.limit);
         w.field("hardLimit", &self.hard_limit);
@@ -166,6 +172,7 @@ pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
         detail: format!("{total} tokens, within the limit of {limit}"),
         format: conv.format.name(),
         tokenizer: options.profile.name,
+        image_model: options.profile.image_model,
         tokens_before: total,
         limit,
         hard_limit: options.hard_limit(),

@@ -192,7 +192,7 @@ fn render_message(t: &mut String, conv: &Conversation, i: usize, nonce: &str, cu
             return;
         }
     }
-    if !text.is_empty() || !m.tool_calls.is_empty() || m.attachments > 0 || m.tool_results.is_empty() {
+    if !text.is_empty() || !m.tool_calls.is_empty() || m.attachment_count() > 0 || m.tool_results.is_empty() {
         let label = match m.name {
             Some(n) => format!("{} ({})", m.role.label(), one_line(n, 60)),
             None => m.role.label().to_string(),
@@ -202,8 +202,8 @@ fn render_message(t: &mut String, conv: &Conversation, i: usize, nonce: &str, cu
         if !text.is_empty() {
             let _ = writeln!(t, "{}", cut_middle(text, max));
         }
-        if m.attachments > 0 {
-            let _ = writeln!(t, "({} attachment(s) not shown)", m.attachments);
+        if m.attachment_count() > 0 {
+            let _ = writeln!(t, "({} attachment(s) not shown)", m.attachment_count());
         }
         for call in &m.tool_calls {
             let _ = writeln!(t, "-> calls {} {}", call.name, one_line(&call.arguments, cuts.tool_arguments));

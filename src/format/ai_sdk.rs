@@ -2,7 +2,7 @@
 //! parts: `text`, `image`, `file`, `reasoning`, `tool-call` (`toolCallId`, `toolName`, `input`, or
 //! `args` before v5), `tool-result` (`output`, or `result` before v5), and the tool approval parts.
 
-use super::common::{as_text, content, fields, is_low_detail, object, with, req_id, req_str, Content, Part};
+use super::common::{add_attachment, as_text, content, fields, object, with, req_id, req_str, Content, Part};
 use crate::edit::{FieldEdit, Key};
 use crate::error::{item_path, subpath, Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
@@ -40,10 +40,7 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
                 match kind {
                     "text" => texts.push(Cow::Borrowed(req_str(p, "text", &at)?)),
                     "reasoning" => hidden.push(Cow::Borrowed(req_str(p, "text", &at)?)),
-                    "image" | "file" => {
-                        m.attachments = m.attachments.saturating_add(1);
-                        m.low_detail = m.low_detail.saturating_add(u32::from(kind == "image" && is_low_detail(p)));
-                    }
+                    "image" | "file" => add_attachment(&mut m, p),
                     "tool-call" => m.tool_calls.push(ToolCall {
                         id: req_id(p, "toolCallId", &at)?.into(),
                         name: req_str(p, "toolName", &at)?,

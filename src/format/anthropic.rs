@@ -3,7 +3,7 @@
 //! or block content, `is_error`), `thinking` and `redacted_thinking` (signed: never edited),
 //! server tool blocks; any block may carry `cache_control`, which is left as it is.
 
-use super::common::{as_text, content, fields, object, with, req_id, req_str, text_block, text_parts, Content, Part};
+use super::common::{add_attachment, as_text, content, fields, object, with, req_id, req_str, text_block, text_parts, Content, Part};
 use crate::edit::{FieldEdit, Key, Op};
 use crate::error::{item_path, subpath, Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
@@ -41,7 +41,7 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
                     "document" if b.get("source").and_then(|s| s.get("type")).and_then(Value::as_str) == Some("text") => {
                         hidden.push(b.get("source").and_then(|s| s.get("data")).map(as_text).unwrap_or_default());
                     }
-                    "image" | "document" => m.attachments = m.attachments.saturating_add(1),
+                    "image" | "document" => add_attachment(&mut m, b),
                     "tool_use" | "server_tool_use" | "mcp_tool_use" => m.tool_calls.push(ToolCall {
                         id: req_id(b, "id", &at)?.into(),
                         name: req_str(b, "name", &at)?,
@@ -49,8 +49,7 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
                         path: subpath(&at, "id"),
                     }),
                     "tool_result" | "mcp_tool_result" => {
-                        let (text, attachments, _) = text_parts(b.get("content"), &at, &["text"])?;
-                        m.attachments = m.attachments.saturating_add(attachments);
+                        let text = text_parts(b.get("content"), &at, &["text"], &mut m)?;
                         m.tool_results.push(ToolResult {
                             id: req_id(b, "tool_use_id", &at)?.into(),
                             text,

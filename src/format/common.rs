@@ -1,7 +1,8 @@
 //! Small readers shared by the formats: typed field access that fails with the field's path.
 
 use crate::error::{expected, subpath, type_name, Error, Result};
-use crate::message::join;
+use crate::image;
+use crate::message::{join, Image, Message};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 
@@ -93,29 +94,54 @@ pub fn is_low_detail(part: &Map<String, Value>) -> bool {
         || low(part.get("providerOptions").and_then(|o| o.get("openai")).and_then(|o| o.get("imageDetail")))
 }
 
+/// A content part that is not text (an image, audio, a file), counted into `m`: by its pixel size when
+/// it is an image whose bytes it holds, else at the profile's flat cost. Never read beyond that.
+pub fn add_attachment(m: &mut Message, part: &Map<String, Value>) {
+    let low_detail = is_low_detail(part);
+    match image_data(part).and_then(image::size_of) {
+        Some(size) => m.images.push(Image { size, low_detail }),
+        None => {
+            m.attachments = m.attachments.saturating_add(1);
+            m.low_detail = m.low_detail.saturating_add(u32::from(low_detail));
+        }
+    }
+}
+
+/// Where a part of any format keeps its bytes: `image_url.url` (Chat Completions), `image_url`
+/// (Responses), `source.data` (Anthropic), `inlineData.data` (Gemini), `image` or `data` (AI SDK). A URL
+/// or a file id there is not an image's bytes, and `image::size_of` says so.
+fn image_data(part: &Map<String, Value>) -> Option<&str> {
+    fn text(v: Option<&Value>) -> Option<&str> {
+        v.and_then(Value::as_str)
+    }
+    let image_url = part.get("image_url");
+    text(image_url.and_then(|u| u.get("url")))
+        .or_else(|| text(image_url))
+        .or_else(|| text(part.get("source").and_then(|s| s.get("data"))))
+        .or_else(|| text(part.get("inlineData").and_then(|d| d.get("data"))))
+        .or_else(|| text(part.get("image")))
+        .or_else(|| text(part.get("data")))
+}
+
 /// `content` as a string, null, or an array of parts: the text of the parts whose type is one of
-/// `text_types` (read from `text`, or from `refusal` for refusals), how many other parts there are
-/// (images, audio, files: counted, never read), and how many of those are low-detail images.
-pub fn text_parts<'a>(content: Option<&'a Value>, path: &str, text_types: &[&str]) -> Result<(Cow<'a, str>, u32, u32)> {
+/// `text_types` (read from `text`, or from `refusal` for refusals); the other parts (images, audio,
+/// files) are counted into `m` (`add_attachment`).
+pub fn text_parts<'a>(content: Option<&'a Value>, path: &str, text_types: &[&str], m: &mut Message) -> Result<Cow<'a, str>> {
     match content {
-        None | Some(Value::Null) => Ok((Cow::Borrowed(""), 0, 0)),
-        Some(Value::String(s)) => Ok((Cow::Borrowed(s), 0, 0)),
+        None | Some(Value::Null) => Ok(Cow::Borrowed("")),
+        Some(Value::String(s)) => Ok(Cow::Borrowed(s)),
         Some(Value::Array(parts)) => {
             let mut texts = Vec::new();
-            let (mut others, mut low) = (0u32, 0u32);
             for (k, part) in parts.iter().enumerate() {
                 let at = format!("{path}.content[{k}]");
                 let obj = object(part, &at, "a content part")?;
                 match part_type(obj, &at)? {
                     "refusal" if text_types.contains(&"refusal") => texts.push(Cow::Borrowed(req_str(obj, "refusal", &at)?)),
                     t if text_types.contains(&t) => texts.push(Cow::Borrowed(req_str(obj, "text", &at)?)),
-                    _ => {
-                        others = others.saturating_add(1);
-                        low = low.saturating_add(u32::from(is_low_detail(obj)));
-                    }
+                    _ => add_attachment(m, obj),
                 }
             }
-            Ok((join(texts), others, low))
+            Ok(join(texts))
         }
         Some(other) => Err(Error::input(subpath(path, "content"), expected("a string, an array of parts or null", other))),
     }

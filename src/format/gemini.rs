@@ -3,7 +3,7 @@
 //! system prompt is the request's `systemInstruction`. Calls and responses pair by `id` when the
 //! API gave one, otherwise by name and order within the turn, as Gemini itself pairs them.
 
-use super::common::{as_text, fields, object, req_str, with};
+use super::common::{add_attachment, as_text, fields, object, req_str, with};
 use crate::edit::{FieldEdit, Key, Op};
 use crate::error::{expected, item_path, subpath, Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
@@ -78,7 +78,7 @@ fn read_content<'a>(v: &'a Value, i: usize, last_model: Option<usize>, path: &st
             let text = r.get("response").map(response_text).unwrap_or_default();
             m.tool_results.push(ToolResult { id, text, is_error: false, part: Some(k), clearable: true, path: subpath(&at, "name") });
         } else if p.contains_key("inlineData") || p.contains_key("fileData") {
-            m.attachments = m.attachments.saturating_add(1);
+            add_attachment(&mut m, p);
         } else {
             hidden.push(Cow::Owned(json_text(part)));
         }

@@ -40,8 +40,7 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, root: &str) -> R
     // A participant's name is part of what the model reads; on a tool or function result it only
     // repeats the tool's name, which the call already carries.
     m.name = name.filter(|_| role != Role::Tool);
-    let (text, attachments, low_detail) = text_parts(obj.get("content"), &path, &["text", "refusal"])?;
-    (m.attachments, m.low_detail) = (attachments, low_detail);
+    let text = text_parts(obj.get("content"), &path, &["text", "refusal"], &mut m)?;
     match role_name {
         "tool" => {
             let id = req_id(obj, "tool_call_id", &path)?;

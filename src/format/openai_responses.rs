@@ -3,7 +3,7 @@
 //! `reasoning` items, which stay next to the item they led to and are never edited. The system
 //! prompt is the request's `instructions` (or a system/developer message).
 
-use super::common::{as_text, content, fields, is_low_detail, object, with, opt_str, req_id, req_str, Content, Part};
+use super::common::{add_attachment, as_text, content, fields, object, with, opt_str, req_id, req_str, Content, Part};
 use crate::edit::{FieldEdit, Key};
 use crate::error::{item_path, subpath, Error, Result};
 use crate::message::{join, Message, Role, ToolCall, ToolResult};
@@ -34,8 +34,7 @@ fn read_item<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
     };
     let output = || -> Result<Message<'a>> {
         let mut m = Message::new(Role::Tool);
-        let (text, attachments) = output_text(obj.get("output"));
-        m.attachments = attachments;
+        let text = output_text(obj.get("output"), &mut m);
         m.tool_results.push(ToolResult {
             id: req_id(obj, "call_id", path)?.into(),
             text,
@@ -88,10 +87,7 @@ fn read_message<'a>(obj: &'a serde_json::Map<String, Value>, path: &str) -> Resu
                 match kind {
                     "input_text" | "output_text" | "text" => texts.push(Cow::Borrowed(req_str(p, "text", &at)?)),
                     "refusal" => texts.push(Cow::Borrowed(req_str(p, "refusal", &at)?)),
-                    _ => {
-                        m.attachments = m.attachments.saturating_add(1);
-                        m.low_detail = m.low_detail.saturating_add(u32::from(is_low_detail(p)));
-                    }
+                    _ => add_attachment(&mut m, p),
                 }
             }
         }
@@ -113,16 +109,19 @@ fn part_texts(parts: &[Value]) -> Vec<Cow<'_, str>> {
     out
 }
 
-/// A tool output: a string, or content parts (text read, images and files counted).
-fn output_text(v: Option<&Value>) -> (Cow<'_, str>, u32) {
+/// A tool output: a string, or content parts (text read, images and files counted into `m`).
+fn output_text<'a>(v: Option<&'a Value>, m: &mut Message) -> Cow<'a, str> {
     match v {
         Some(Value::Array(parts)) => {
-            let texts = part_texts(parts);
-            let others = parts.iter().filter(|p| p.get("text").is_none()).count() as u32;
-            (join(texts), others)
+            for part in parts {
+                if let Some(p) = part.as_object().filter(|p| !p.contains_key("text")) {
+                    add_attachment(m, p);
+                }
+            }
+            join(part_texts(parts))
         }
-        Some(other) => (as_text(other), 0),
-        None => (Cow::Borrowed(""), 0),
+        Some(other) => as_text(other),
+        None => Cow::Borrowed(""),
     }
 }
 

@@ -134,7 +134,10 @@ fn compaction_keeps_alternation_and_signed_blocks() {
 
 #[test]
 fn thinking_blocks_that_stay_are_never_edited() {
-    let v = fixture("anthropic");
+    let mut v = fixture("anthropic");
+    // A first turn long enough to be worth a summary (its image is a single pixel: next to nothing).
+    let question = &mut v["messages"][0]["content"][1]["text"];
+    *question = format!("{} {}", question.as_str().unwrap(), "Some background on the trip. ".repeat(100)).into();
     let input = Input::read(&v).unwrap();
     // Summarize only the first user turn: the assistant turn with the signed thinking block stays.
     let plan = serde_json::to_value(plan_compaction(&input, &options(json!({ "force": true, "keepRecentTokens": 100000, "keepRecentTurns": 0 }))).unwrap()).unwrap();

@@ -2,11 +2,12 @@
 //! `ArrayBuffer` or a Node `Buffer` as readily as base64 text, and `JSON.stringify` writes a typed array
 //! as an object with one field per byte: a 1 MB image becomes 11 MB of JSON (past the input limit) and
 //! takes V8 a third of a second. So a message with a binary value in a content part is read part by part
-//! here, each binary value as a short text (its size and a hash of its bytes, so that a plan's
-//! fingerprint still changes when the bytes do) and everything else as `JSON.stringify` writes it. That
-//! text is only what ctxfold reads: outputs keep the caller's own binary values, since an edit copies
-//! only the containers on its path.
+//! here, each binary value as a short text (`image::binary_stand_in`: its length, a hash of its bytes so
+//! that a plan's fingerprint still changes when the bytes do, an image's size) and everything else as
+//! `JSON.stringify` writes it. That text is only what ctxfold reads: outputs keep the caller's own binary
+//! values, since an edit copies only the containers on its path.
 
+use crate::image;
 use js_sys::{Array, ArrayBuffer, JsString, Object, Reflect, Uint8Array, JSON};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -74,15 +75,5 @@ fn stand_in(v: &JsValue) -> Option<String> {
     } else {
         return None;
     };
-    let bytes = bytes.to_vec();
-    Some(format!("[binary data: {} bytes, hash {}]", bytes.len(), fnv1a(&bytes)))
-}
-
-/// 32-bit FNV-1a: small, and enough to tell one image's bytes from another's.
-fn fnv1a(bytes: &[u8]) -> u32 {
-    let mut h: u32 = 0x811c_9dc5;
-    for &b in bytes {
-        h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
-    }
-    h
+    Some(image::binary_stand_in(&bytes.to_vec()))
 }

@@ -24,7 +24,7 @@ export interface Options {
   format?: Format;
   /** Tokenizer profile for estimates: `"o200k"` (GPT-4o and later, the default), `"cl100k"` (GPT-4, GPT-3.5), `"claude"` or `"gemini"`. */
   tokenizer?: "o200k" | "cl100k" | "claude" | "gemini" | "o200k_base" | "cl100k_base";
-  /** A model name, used to pick the tokenizer profile when `tokenizer` is not given (`"gpt-4.1"` → o200k, `"gpt-4-turbo"` → cl100k, `"claude-…"` → claude, `"gemini-…"` → gemini; unknown names → o200k). */
+  /** A model name, used to pick the tokenizer profile when `tokenizer` is not given (`"gpt-4.1"` → o200k, `"gpt-4-turbo"` → cl100k, `"claude-…"` → claude, `"gemini-…"` → gemini; unknown names → o200k), and, with an OpenAI profile, how images are billed: OpenAI's cheaper models count many more tokens per image (`"gpt-4o-mini"`: 2 833 + 5 667 per tile; `"gpt-4.1-mini"`, `"gpt-4.1-nano"`, `"o4-mini"`: 32-pixel patches × 1.62, 2.46, 1.72; `"o3"`: 75 + 150 per tile). */
   model?: string;
   /**
    * What the provider reported for the last request(s) of this history. The estimate then takes the first
@@ -307,6 +307,8 @@ export interface Plan {
   format: string;
   /** The tokenizer profile used. */
   tokenizer: string;
+  /** Present when `model` bills images its own way (`"gpt-4o-mini"`, `"gpt-4.1-mini"`, `"gpt-4.1-nano"`, `"o4-mini"`, `"o3"`): the counts used its billing. */
+  imageModel?: string;
   /** Estimated tokens of the history now. */
   tokensBefore: number;
   /** Input tokens above which compaction is needed (the soft limit). */
