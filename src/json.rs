@@ -49,13 +49,6 @@ const TOO_DEEP: &str = "recursion limit exceeded";
 /// Containers may nest 127 deep: the 128th is refused, as by serde_json.
 const DEPTH_LIMIT: u8 = 128;
 
-/// `value` as compact JSON text (serde_json's writer). Writing ctxfold's own types and `Value`s cannot
-/// fail (every map key is a string, no type reports its own errors), so there is no error to print:
-/// printing serde_json's would keep its error messages in the wasm for a case that does not happen.
-pub fn write<T: serde::Serialize + ?Sized>(value: &T) -> String {
-    serde_json::to_string(value).unwrap_or_default()
-}
-
 /// `text` as a JSON value.
 pub fn parse(text: &str) -> Result<Value> {
     let mut reader = Reader { text, bytes: text.as_bytes(), at: 0, depth_left: DEPTH_LIMIT, scratch: String::new() };
@@ -513,7 +506,7 @@ impl<'a> Reader<'a> {
 
 /// Where the run of bytes that need no attention (not `"`, `\` or a control character) starting at
 /// `i` ends. Eight bytes at a time: strings are most of a conversation's JSON.
-fn plain_run_end(bytes: &[u8], mut i: usize) -> usize {
+pub(crate) fn plain_run_end(bytes: &[u8], mut i: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     while let Some(chunk) = bytes.get(i..i + 8) {

@@ -52,11 +52,10 @@ pub fn defuse_markers(text: &str) -> (String, bool) {
     (text.replace("ctxfold-summary", "ctxfold_summary"), true)
 }
 
-/// A value as compact JSON text, exactly what its `Display` writes. Every value is written through
-/// this one function: `Display` would compile two more copies of serde_json's writer into the wasm
-/// (compact and pretty, behind `fmt::Write`) beside the one the results are written with.
+/// A value as compact JSON text, exactly what its `Display` writes (see `to_json`). Not `Display`
+/// itself, which would compile serde_json's writer (compact and pretty) into the wasm.
 pub fn json_text(v: &serde_json::Value) -> String {
-    crate::json::write(v)
+    crate::to_json::to_text(v)
 }
 
 /// `s` in double quotes, escaped as in JSON: how errors quote a name the caller gave. Not `{:?}`,

@@ -2,14 +2,14 @@
 //!
 //! A derived `Serialize`, instantiated for serde_json's writer, compiles each field into a generic
 //! `serialize_entry` with an error check after it; these writers cannot fail and share a handful of
-//! small functions, so the wasm is smaller. Leaves (strings, numbers, `Value`s) still go through
-//! serde_json's writer, so the text is the one `serde_json::to_string` wrote for the derived impls:
-//! fields in declaration order, `null` for `None` unless the field is left out, the same escapes.
+//! small functions, so the wasm is smaller. Strings, numbers and `Value`s are written here too, as
+//! serde_json writes them (the same escapes, floats by its own shortest form), so serde_json's
+//! serializer is not in the wasm at all; the text is the one `serde_json::to_string` wrote for the
+//! derived impls: fields in declaration order, `null` for `None` unless the field is left out.
 //!
 //! Tests still call `serde_json::to_value` on results: `serialize_through_text!` gives the types a
 //! `Serialize` that reads this text back, compiled only where it is used (never in the wasm).
 
-use serde::Serialize;
 use serde_json::Value;
 
 /// JSON text being written.
@@ -39,7 +39,8 @@ impl Writer {
     }
 
     /// One member; `key` is one of our own field names (plain ASCII, nothing to escape).
-    pub fn field<T: ToJson + ?Sized>(&mut self, key: &str, value: &T) {
+    /// Not generic: one copy in the wasm whatever the field's type.
+    pub fn field(&mut self, key: &str, value: &dyn ToJson) {
         self.key(key);
         value.to_json(self);
     }
@@ -51,10 +52,63 @@ impl Writer {
         self.out.extend_from_slice(b"\":");
     }
 
-    /// A string, number or `Value` as serde_json writes it.
-    fn leaf<T: Serialize + ?Sized>(&mut self, value: &T) {
-        // Cannot fail: writing to a Vec, and leaves have no map keys.
-        let _ = serde_json::to_writer(&mut self.out, value);
+    /// A JSON string: `"`, `\\` and control characters escaped as serde_json escapes them.
+    fn string(&mut self, s: &str) {
+        let bytes = s.as_bytes();
+        self.out.push(b'"');
+        let mut start = 0;
+        loop {
+            let end = crate::json::plain_run_end(bytes, start);
+            self.out.extend_from_slice(&bytes[start..end]);
+            let Some(&b) = bytes.get(end) else { break };
+            let short = match b {
+                b'"' => b'"',
+                b'\\' => b'\\',
+                b'\n' => b'n',
+                b'\r' => b'r',
+                b'\t' => b't',
+                0x08 => b'b',
+                0x0c => b'f',
+                _ => 0,
+            };
+            if short != 0 {
+                self.out.extend_from_slice(&[b'\\', short]);
+            } else {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                self.out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[(b >> 4) as usize], HEX[(b & 0xf) as usize]]);
+            }
+            start = end + 1;
+        }
+        self.out.push(b'"');
+    }
+
+    fn unsigned(&mut self, mut n: u64) {
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        self.out.extend_from_slice(&digits[at..]);
+    }
+
+    fn signed(&mut self, n: i64) {
+        if n < 0 {
+            self.out.push(b'-');
+        }
+        self.unsigned(n.unsigned_abs());
+    }
+
+    /// serde_json's shortest form (`0.5`, `2.0`, `1e300`); `null` when not finite, as serde_json.
+    fn float(&mut self, x: f64) {
+        match serde_json::Number::from_f64(x) {
+            Some(n) => self.out.extend_from_slice(n.to_string().as_bytes()),
+            None => self.out.extend_from_slice(b"null"),
+        }
     }
 }
 
@@ -64,23 +118,70 @@ pub trait ToJson {
 }
 
 /// `value` as compact JSON text.
-pub fn to_text<T: ToJson + ?Sized>(value: &T) -> String {
+pub fn to_text(value: &dyn ToJson) -> String {
     let mut w = Writer { out: Vec::new(), first: true };
     value.to_json(&mut w);
-    // Valid UTF-8: the keys are ASCII and serde_json writes the rest from `str`s.
+    // Valid UTF-8: everything written is ASCII or copied from a `str` between ASCII bytes.
     String::from_utf8(w.out).unwrap_or_default()
 }
 
-macro_rules! leaf {
+impl ToJson for str {
+    fn to_json(&self, w: &mut Writer) {
+        w.string(self)
+    }
+}
+
+impl ToJson for String {
+    fn to_json(&self, w: &mut Writer) {
+        w.string(self)
+    }
+}
+
+impl ToJson for bool {
+    fn to_json(&self, w: &mut Writer) {
+        w.out.extend_from_slice(if *self { b"true" } else { b"false" })
+    }
+}
+
+macro_rules! unsigned {
     ($($t:ty),*) => {$(
         impl ToJson for $t {
             fn to_json(&self, w: &mut Writer) {
-                w.leaf(self)
+                w.unsigned(*self as u64)
             }
         }
     )*};
 }
-leaf!(str, String, bool, u32, u64, usize, i64, f64, Value);
+unsigned!(u32, u64, usize);
+
+impl ToJson for i64 {
+    fn to_json(&self, w: &mut Writer) {
+        w.signed(*self)
+    }
+}
+
+impl ToJson for f64 {
+    fn to_json(&self, w: &mut Writer) {
+        w.float(*self)
+    }
+}
+
+impl ToJson for Value {
+    fn to_json(&self, w: &mut Writer) {
+        match self {
+            Value::Null => w.out.extend_from_slice(b"null"),
+            Value::Bool(b) => b.to_json(w),
+            Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+                (Some(u), _) => w.unsigned(u),
+                (None, Some(i)) => w.signed(i),
+                _ => w.float(n.as_f64().unwrap_or(f64::NAN)),
+            },
+            Value::String(s) => w.string(s),
+            Value::Array(items) => items.to_json(w),
+            Value::Object(members) => members.to_json(w),
+        }
+    }
+}
 
 impl<T: ToJson + ?Sized> ToJson for &T {
     fn to_json(&self, w: &mut Writer) {
@@ -118,7 +219,14 @@ impl<T: ToJson> ToJson for Vec<T> {
 
 impl ToJson for serde_json::Map<String, Value> {
     fn to_json(&self, w: &mut Writer) {
-        w.leaf(self)
+        w.begin_object();
+        for (key, value) in self {
+            w.separate();
+            w.string(key);
+            w.out.push(b':');
+            value.to_json(w);
+        }
+        w.end_object();
     }
 }
 
@@ -139,6 +247,7 @@ macro_rules! serialize_through_text {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde::Serialize;
     use serde_json::json;
 
     /// The same shape written by a derived `Serialize` (the reference) and by a hand-written `ToJson`.

@@ -182,7 +182,7 @@ fn read_value(v: &JsValue, path: &str, code: Code, depth: usize) -> Result<Value
 }
 
 /// A core result as a plain JS object.
-pub fn to_js<T: crate::to_json::ToJson + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+pub fn to_js(value: &dyn crate::to_json::ToJson) -> Result<JsValue, JsValue> {
     JSON::parse(&crate::to_json::to_text(value))
 }
 
