@@ -11,7 +11,9 @@
 // group, to report, never to choose anything. Settings (SETTINGS below) are chosen by
 // `--select[=profile,…]`, which compares the variants of VARIANTS by 4-fold cross-validation inside the
 // training part (fit on three folds, measure on the fourth, pool the four); `--validate` prints that
-// validation for the chosen settings. The class counts come from the Rust scanner itself
+// validation for the chosen settings. Gemini's table is o200k's scaled, so an o200k setting is also
+// scored by gemini's target: per fold, gemini's scale is fitted on the training folds' reports and the
+// fourth fold's requests are estimated calibrated on their first three reports, as the benchmark does. The class counts come from the Rust scanner itself
 // (scripts/class_counts.rs), so the fit sees exactly what ships. Real token counts are cached in
 // target/fit-cache/ (the slow part); pass --fresh to recount. After adding a class to the scanner, add a
 // line for it to each table of src/profiles/fitted.rs (any cost) so that the crate builds, then refit.
@@ -411,11 +413,18 @@ function validate(data, profile, settings) {
   const training = data.convs.filter((c) => !c.holdout);
   const pooled = {};
   for (let f = 0; f < FOLDS; f++) {
-    const { beta } = fitProfile(data, profile, settings, training.filter((c) => c.fold !== f));
+    const fit = training.filter((c) => c.fold !== f);
+    const { beta } = fitProfile(data, profile, settings, fit);
     const errs = errorsByGroup(data, profile, beta, training.filter((c) => c.fold === f));
     for (const [g, e] of Object.entries(errs)) (pooled[g] ??= []).push(...e);
+    // Gemini's table is o200k's scaled: an o200k setting is also judged by gemini's target, with the
+    // scale fitted on the same folds and the fold's requests calibrated as the package calibrates them.
+    if (profile.name === "o200k") {
+      const gemini = fitGemini(data, beta, fit);
+      (pooled[GEMINI_GROUP] ??= []).push(...geminiCalibratedErrors(data, gemini, training.filter((c) => c.fold === f)));
+    }
   }
-  const stats = Object.fromEntries(GROUPS.filter((g) => pooled[g]).map((g) => [g, errorStats(pooled[g])]));
+  const stats = Object.fromEntries([...GROUPS, GEMINI_GROUP].filter((g) => pooled[g]).map((g) => [g, errorStats(pooled[g])]));
   const ratios = Object.values(stats).map(targetRatio);
   return {
     stats,
@@ -423,6 +432,72 @@ function validate(data, profile, settings) {
     mean: ratios.reduce((a, b) => a + b, 0) / ratios.length,
     worst: Math.max(...ratios),
   };
+}
+
+// ---- Gemini: o200k's table scaled, judged against the prompt tokens Gemini reported ----
+
+/** The row name under which validation and reports show gemini's calibrated accuracy. */
+const GEMINI_GROUP = "gemini (calibrated)";
+
+/** Every reported usage `[n messages, tokens]` of the given conversations, with o200k's text estimate. */
+const geminiPoints = (convs, o200k) =>
+  convs.filter((c) => c.labels?.gemini_prompt_tokens).flatMap((c) =>
+    c.labels.gemini_prompt_tokens.map(([n, tokens]) => ({ c, n, tokens, text: o200k ? dot(c.prefix[n], o200k) : 0 })));
+
+/**
+ * Gemini's table: tokens ≈ s · (o200k text estimate) + c · messages, fitted on every reported usage of
+ * the conversations `fit` (mini-swe-agent-text's labels); the scale is never below 1.
+ */
+function fitGemini(data, o200k, fit) {
+  const rows = geminiPoints(fit, o200k).map(({ n, tokens, text }) => ({ x: [text, n], y: tokens, w: 1 / tokens ** 2 }));
+  const [fittedScale, perMessage] = fitAsymmetric(rows, 2, GEMINI_UNDER_WEIGHT);
+  const scale = Math.max(1, fittedScale);
+  return { fittedScale, scale, perMessage, table: o200k.map((v) => v * scale) };
+}
+
+// src/calibration.rs's constants, mirrored by `calibratedTotal`.
+const MIN_SCALE_SPAN = 30;
+const DOWN_NOISE = 1.0;
+const SCALE_RANGE = [0.5, 2.0];
+
+/**
+ * The package's calibrated total (src/calibration.rs, mirrored): the last report's tokens, plus the
+ * messages after it times a scale read from the reports. `perMessage` holds the rounded per-message
+ * estimates, `overhead` the request's tokens outside them, `reports` `[messageCount, promptTokens]`.
+ */
+function calibratedTotal(perMessage, overhead, reports, n) {
+  const sum = (a, b) => perMessage.slice(a, b).reduce((s, v) => s + v, 0);
+  const correction = (reported, estimated) => {
+    if (estimated < MIN_SCALE_SPAN) return null;
+    const d = reported / estimated - 1;
+    return d >= 0 ? d : Math.min(d + DOWN_NOISE / Math.sqrt(estimated), 0);
+  };
+  const [first, last] = [reports[0], reports[reports.length - 1]];
+  const prefix = overhead + sum(0, last[0]);
+  const request = correction(last[1], prefix);
+  let growth = null;
+  if (first[0] < last[0]) growth = last[1] >= first[1] ? correction(last[1] - first[1], sum(first[0], last[0])) : 0;
+  let moved = 0;
+  if (request !== null && growth === null) moved = request;
+  else if (request !== null && request * growth > 0) moved = Math.abs(request) < Math.abs(growth) ? request : growth;
+  const scale = Math.min(SCALE_RANGE[1], Math.max(SCALE_RANGE[0], 1 + moved));
+  return last[1] + Math.ceil(sum(last[0], n) * scale);
+}
+
+/**
+ * Gemini's errors as the benchmark measures them: every request after the first three of a conversation
+ * with more than three reports, estimated with those three reports as calibration.
+ */
+function geminiCalibratedErrors(data, gemini, convs) {
+  const errors = [];
+  for (const c of convs) {
+    const points = c.labels?.gemini_prompt_tokens;
+    if (!points || points.length <= 3) continue;
+    const perMessage = c.pieces.map((pieces) => estimatePieces([pieces], data.counts, gemini.table, gemini.perMessage));
+    const reports = points.slice(0, 3);
+    for (const [n, tokens] of points.slice(3)) errors.push((calibratedTotal(perMessage, 0, reports, n) - tokens) / tokens);
+  }
+  return errors;
 }
 
 const describe = (s) =>
@@ -477,20 +552,14 @@ async function main() {
     report.push({ name, margin, stats: Object.fromEntries(GROUPS.filter((g) => held[g]).map((g) => [g, errorStats(held[g])])) });
   }
 
-  // Gemini: tokens ≈ s · (o200k text estimate) + c · messages, on every reported usage of the training
-  // conversations of mini-swe-agent-text; then held-out accuracy, uncalibrated.
-  const points = (holdout) =>
-    convs.filter((c) => c.labels?.gemini_prompt_tokens && c.holdout === holdout).flatMap((c) =>
-      c.labels.gemini_prompt_tokens.map(([n, tokens]) => ({ c, n, tokens, text: dot(c.prefix[n], tables.o200k) })));
-  const train = points(false);
-  const gem = fitAsymmetric(train.map(({ n, tokens, text }) => ({ x: [text, n], y: tokens, w: 1 / tokens ** 2 })), 2, GEMINI_UNDER_WEIGHT);
-  const geminiScale = Math.max(1, gem[0]);
-  const geminiPerMessage = gem[1];
-  tables.gemini = tables.o200k.map((v) => v * geminiScale);
-  const gemErr = points(true).map(({ c, n, tokens }) => {
+  const gemini = fitGemini(data, tables.o200k, training);
+  tables.gemini = gemini.table;
+  const geminiPerMessage = gemini.perMessage;
+  const gemErr = geminiPoints(convs.filter((c) => c.holdout)).map(({ c, n, tokens }) => {
     const est = estimatePieces(c.pieces.slice(0, n), data.counts, tables.gemini, geminiPerMessage);
     return (est - tokens) / tokens;
   });
+  const gemCalibrated = geminiCalibratedErrors(data, gemini, convs.filter((c) => c.holdout));
 
   console.log("\nheld-out accuracy (every third conversation of each group), |error| median / p90, share under by >5%:");
   for (const { name, margin, stats } of report) {
@@ -498,8 +567,9 @@ async function main() {
     for (const [g, s] of Object.entries(stats)) console.log(statsLine(g, s));
   }
   const gs = errorStats(gemErr);
-  console.log(`\ngemini: scale ${gem[0].toFixed(3)} of o200k (used ${geminiScale.toFixed(3)}), ${geminiPerMessage.toFixed(2)} tokens per message`);
+  console.log(`\ngemini: scale ${gemini.fittedScale.toFixed(3)} of o200k (used ${gemini.scale.toFixed(3)}), ${geminiPerMessage.toFixed(2)} tokens per message`);
   console.log(`  held-out requests n=${gs.n}  ${pct(gs.median)} / ${pct(gs.p90)}  under>5%: ${pct(gs.under5)} (uncalibrated)`);
+  console.log(statsLine(GEMINI_GROUP, errorStats(gemCalibrated)));
 
   writeTables(data.names, tables, geminiPerMessage);
 }
