@@ -94,7 +94,10 @@ const SUPPLEMENT = [
 //           one at a time (l1, textRows 1): spacedDigit 9, 1.367; punctAfterSpace 7, 1.117;
 //           newlineAfterPunct 9, 1.153 (6, 0.992 with l2, textRows 0).
 //   claude  (5th session) unchanged: still first of the 40 variants with l1, textRows 1, underWeight 6
-//           (`"--variants=textRows 1; underWeight 6&loss l1"`), 4 misses, 1.064; next 5, 1.056. Earlier (4th session):
+//           (`"--variants=textRows 1; underWeight 6&loss l1"`), 4 misses, 1.064; next 5, 1.056. The 80
+//           with textRows 2, underWeight 6 or textRows 1, underWeight 3 (l1) do no better: 5, 1.092 at
+//           best (`"--variants=textRows 2; underWeight 6&loss l1|textRows 1; underWeight 3&loss l1"`).
+//           Earlier (4th session):
 //           l1, textRows 1, underWeight 6, spacedDigit apart: 4 misses, 1.064 (swe-agent median 3.0%
 //           instead of 3.1%, the only change of note), against 5, 1.056 with all tied; the other split
 //           classes apart miss more (newlineAfterPunct 5, 1.108; with punctAfterSpace 6, 1.125; all
