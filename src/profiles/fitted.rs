@@ -2,38 +2,38 @@
 // Costs per class, in the order of `crate::tokens::Class`.
 
 pub const O200K: [f32; 32] = [
-    1.0873, // word
-    1.0873, // identWord
+    1.0905, // word
+    1.0905, // identWord
     0.0, // letter
     0.0, // midLetter
     0.0, // longLetter
-    0.4279, // longIdentLetter
-    0.2812, // hump
-    0.0205, // upper
-    0.1342, // digit
-    0.979, // digitGroup
-    0.979, // spacedDigit
-    0.1069, // punct
-    1.1878, // punctRun
-    0.1079, // punctGlued
-    0.1079, // punctAfterSpace
-    0.704, // punctSpaced
-    1.2146, // spaceRun
+    0.4336, // longIdentLetter
+    0.2042, // hump
+    0.0091, // upper
+    0.0735, // digit
+    1.1331, // digitGroup
+    1.1331, // spacedDigit
+    0.1055, // punct
+    1.1452, // punctRun
+    0.1434, // punctGlued
+    0.1434, // punctAfterSpace
+    0.5404, // punctSpaced
+    0.9854, // spaceRun
     0.0, // extraSpace
-    1.5607, // newlineRun
-    0.0, // newlineAfterPunct
+    0.7839, // newlineRun
+    0.7839, // newlineAfterPunct
     0.0, // newline
-    0.5999, // han
-    0.9896, // hanCommon
-    2.9147, // hanRare
-    0.3534, // hanRun
-    0.4802, // kana
-    0.0043, // kanaRun
-    0.6558, // hangul
-    0.6979, // cjkPunct
-    1.7608, // emoji
-    0.3153, // otherLetter
-    0.8115, // other
+    0.6189, // han
+    0.9904, // hanCommon
+    3.0011, // hanRare
+    0.332, // hanRun
+    0.4852, // kana
+    0.0103, // kanaRun
+    0.6583, // hangul
+    0.5984, // cjkPunct
+    1.7612, // emoji
+    0.3176, // otherLetter
+    0.8552, // other
 ];
 
 pub const CL100K: [f32; 32] = [
@@ -107,38 +107,38 @@ pub const CLAUDE: [f32; 32] = [
 ];
 
 pub const GEMINI: [f32; 32] = [
-    1.24, // word
-    1.24, // identWord
+    1.2689, // word
+    1.2689, // identWord
     0.0, // letter
     0.0, // midLetter
     0.0, // longLetter
-    0.488, // longIdentLetter
-    0.3207, // hump
-    0.0234, // upper
-    0.1531, // digit
-    1.1165, // digitGroup
-    1.1165, // spacedDigit
-    0.1219, // punct
-    1.3546, // punctRun
-    0.123, // punctGlued
-    0.123, // punctAfterSpace
-    0.8029, // punctSpaced
-    1.3852, // spaceRun
+    0.5045, // longIdentLetter
+    0.2376, // hump
+    0.0106, // upper
+    0.0855, // digit
+    1.3184, // digitGroup
+    1.3184, // spacedDigit
+    0.1228, // punct
+    1.3325, // punctRun
+    0.1669, // punctGlued
+    0.1669, // punctAfterSpace
+    0.6287, // punctSpaced
+    1.1465, // spaceRun
     0.0, // extraSpace
-    1.7799, // newlineRun
-    0.0, // newlineAfterPunct
+    0.9121, // newlineRun
+    0.9121, // newlineAfterPunct
     0.0, // newline
-    0.6841, // han
-    1.1286, // hanCommon
-    3.3241, // hanRare
-    0.403, // hanRun
-    0.5477, // kana
-    0.0049, // kanaRun
-    0.748, // hangul
-    0.7959, // cjkPunct
-    2.0081, // emoji
-    0.3596, // otherLetter
-    0.9254, // other
+    0.7202, // han
+    1.1524, // hanCommon
+    3.492, // hanRare
+    0.3863, // hanRun
+    0.5645, // kana
+    0.0119, // kanaRun
+    0.766, // hangul
+    0.6962, // cjkPunct
+    2.0493, // emoji
+    0.3695, // otherLetter
+    0.9951, // other
 ];
 
-pub const GEMINI_PER_MESSAGE: f64 = 5.7507;
+pub const GEMINI_PER_MESSAGE: f64 = 2.9668;

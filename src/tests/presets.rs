@@ -344,7 +344,7 @@ fn every_preset_on_the_corpus() {
                 // The smallest window (in steps of 5%) whose limit the conversation passes by a quarter,
                 // with room left for the system prompt, a summary and a recent tail.
                 let window = |w: u64| options(json!({ "preset": preset, "contextWindow": w }));
-                let room = |w: u64| u64::from(window(w).limit()) >= 2 * system + 1600;
+                let room = |w: u64| u64::from(window(w).limit()) >= 2 * system + 1500;
                 let mut w = total * 4;
                 while room(w * 19 / 20) && u64::from(window(w).limit()) * 5 / 4 > total {
                     w = w * 19 / 20;
