@@ -86,6 +86,19 @@ impl Profile {
             ImageRule::Flat => self.per_attachment,
         }
     }
+
+    /// This profile with the image billing of `model` (in lower case without a vendor prefix, as options.rs
+    /// reads it, or a `MODEL_IMAGES` key from a plan) when it is an OpenAI profile and the model bills
+    /// images its own way; images of unknown size then cost what a 1024×1024 one does under that billing.
+    pub fn with_images_of(self, model: &str) -> Profile {
+        let Some(&(name, image)) = MODEL_IMAGES.iter().find(|(name, _)| model.starts_with(name)) else { return self };
+        if !matches!(self.image, ImageRule::Tiles { .. }) {
+            return self;
+        }
+        let p = Profile { image, image_model: Some(name), ..self };
+        let square = ImageSize { width: 1024, height: 1024 };
+        Profile { per_attachment: p.image_tokens(square, false), per_low_detail_image: p.image_tokens(square, true), ..p }
+    }
 }
 
 /// How many 32-pixel patches cover a `w` × `h` image after OpenAI's scaling: when more than 1536 would,
@@ -114,20 +127,6 @@ const MODEL_IMAGES: [(&str, ImageRule); 5] = [
     ("o3", ImageRule::Tiles { base: 75, per_tile: 150 }),
 ];
 
-impl Profile {
-    /// This profile with the image billing of `model` (a name as `profile_for_model` takes it, or a
-    /// `MODEL_IMAGES` key from a plan) when it is an OpenAI profile and the model bills images its own
-    /// way; images of unknown size then cost what a 1024×1024 one does under that billing.
-    pub fn with_images_of(self, model: &str) -> Profile {
-        let Some(&(name, image)) = MODEL_IMAGES.iter().find(|(name, _)| model.starts_with(name)) else { return self };
-        if !matches!(self.image, ImageRule::Tiles { .. }) {
-            return self;
-        }
-        let p = Profile { image, image_model: Some(name), ..self };
-        let square = ImageSize { width: 1024, height: 1024 };
-        Profile { per_attachment: p.image_tokens(square, false), per_low_detail_image: p.image_tokens(square, true), ..p }
-    }
-}
 
 /// `w` × `h` scaled so that `side` (one of them) is at most `limit`, aspect ratio kept.
 fn scale_down(w: u64, h: u64, side: u64, limit: u64) -> (u64, u64) {
