@@ -22,6 +22,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { calibratedTotal } from "./calibrated-total.mjs";
 import { GROUPS, errorStats, messagePieces, pct, readGroup, truthCount } from "./corpus-texts.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -480,35 +481,6 @@ function fitGemini(data, o200k, fit) {
   const [fittedScale, perMessage] = fitAsymmetric(rows, 2, GEMINI_UNDER_WEIGHT);
   const scale = Math.max(1, fittedScale);
   return { fittedScale, scale, perMessage, table: o200k.map((v) => v * scale) };
-}
-
-// src/calibration.rs's constants, mirrored by `calibratedTotal`.
-const MIN_SCALE_SPAN = 30;
-const DOWN_NOISE = 1.0;
-const SCALE_RANGE = [0.5, 2.0];
-
-/**
- * The package's calibrated total (src/calibration.rs, mirrored): the last report's tokens, plus the
- * messages after it times a scale read from the reports. `perMessage` holds the rounded per-message
- * estimates, `overhead` the request's tokens outside them, `reports` `[messageCount, promptTokens]`.
- */
-function calibratedTotal(perMessage, overhead, reports, n) {
-  const sum = (a, b) => perMessage.slice(a, b).reduce((s, v) => s + v, 0);
-  const correction = (reported, estimated) => {
-    if (estimated < MIN_SCALE_SPAN) return null;
-    const d = reported / estimated - 1;
-    return d >= 0 ? d : Math.min(d + DOWN_NOISE / Math.sqrt(estimated), 0);
-  };
-  const [first, last] = [reports[0], reports[reports.length - 1]];
-  const prefix = overhead + sum(0, last[0]);
-  const request = correction(last[1], prefix);
-  let growth = null;
-  if (first[0] < last[0]) growth = last[1] >= first[1] ? correction(last[1] - first[1], sum(first[0], last[0])) : 0;
-  let moved = 0;
-  if (request !== null && growth === null) moved = request;
-  else if (request !== null && request * growth > 0) moved = Math.abs(request) < Math.abs(growth) ? request : growth;
-  const scale = Math.min(SCALE_RANGE[1], Math.max(SCALE_RANGE[0], 1 + moved));
-  return last[1] + Math.ceil(sum(last[0], n) * scale);
 }
 
 /**
