@@ -61,7 +61,7 @@ pub fn json_text(v: &serde_json::Value) -> String {
 /// `s` in double quotes, escaped as in JSON: how errors quote a name the caller gave. Not `{:?}`,
 /// whose escaping code and Unicode tables would be in the wasm for these messages alone.
 pub fn quoted(s: &str) -> String {
-    json_text(&serde_json::Value::String(s.to_string()))
+    crate::to_json::to_text(&s)
 }
 
 /// A number as JavaScript would print it (`5`, `0.25`, `NaN`, `Infinity`). Written without Rust's float
