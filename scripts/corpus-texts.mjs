@@ -33,7 +33,7 @@ export function messageTexts(m) {
 }
 
 /**
- * The pieces of one message as the estimator weighs them (src/estimate.rs, `MessageSize`), each rounded up
+ * The pieces of one message as the estimator weighs them (src/counting/estimate.rs, `MessageSize`), each rounded up
  * on its own: the body (content and name; absent from a tool result, and from an assistant message that
  * only calls tools), each tool call (name and arguments), the tool result. `framing(perMessage)` is the
  * piece's fixed cost under a profile with that per-message cost (a name 1, a call 8, as in every profile).

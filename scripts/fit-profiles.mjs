@@ -1,5 +1,5 @@
 // `node scripts/fit-profiles.mjs`: refits the class costs of the tokenizer profiles and writes
-// src/profiles/fitted.rs. Only that table ships; the tokenizers stay dev dependencies.
+// src/counting/profiles/fitted.rs. Only that table ships; the tokenizers stay dev dependencies.
 //
 //   o200k, cl100k  against gpt-tokenizer's o200k_base and cl100k_base
 //   claude         against @anthropic-ai/tokenizer (the only public Claude tokenizer; older models)
@@ -16,7 +16,7 @@
 // fourth fold's requests are estimated calibrated on their first three reports, as the benchmark does. The class counts come from the Rust scanner itself
 // (scripts/class_counts.rs), so the fit sees exactly what ships. Real token counts are cached in
 // target/fit-cache/ (the slow part); pass --fresh to recount. After adding a class to the scanner, add a
-// line for it to each table of src/profiles/fitted.rs (any cost) so that the crate builds, then refit.
+// line for it to each table of src/counting/profiles/fitted.rs (any cost) so that the crate builds, then refit.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -167,7 +167,7 @@ function classCounts(texts) {
 }
 
 /**
- * src/profiles/common_han.bin: two bitmaps over the ideographs of U+4E00–U+9FFF, one bit each, set when
+ * src/counting/common_han.bin: two bitmaps over the ideographs of U+4E00–U+9FFF, one bit each, set when
  * o200k (then cl100k) encodes the ideograph as one token. The scanner tells the most common, common and
  * rare ideographs apart (rare ones take two or three tokens), which is most of what separates one Chinese
  * text's cost per character from another's. Written before the class counts, which depend on it.
@@ -181,7 +181,7 @@ async function writeCommonHan() {
       if (countTokens(String.fromCodePoint(cp)) === 1) bits[k * size + ((cp - 0x4e00) >> 3)] |= 1 << ((cp - 0x4e00) & 7);
     }
   }
-  writeFileSync(join(root, "src", "profiles", "common_han.bin"), bits);
+  writeFileSync(join(root, "src", "counting", "common_han.bin"), bits);
 }
 
 async function tokenizers() {
@@ -588,7 +588,7 @@ function writeTables(names, tables, geminiPerMessage) {
     `pub const GEMINI_PER_MESSAGE: f64 = ${fmt(geminiPerMessage)};`,
     "",
   ].join("\n");
-  const out = join(root, "src", "profiles", "fitted.rs");
+  const out = join(root, "src", "counting", "profiles", "fitted.rs");
   writeFileSync(out, body);
   console.log(`\nwrote ${out}`);
 }

@@ -1,7 +1,7 @@
 //! `cargo run --release --example scan_speed`: the scanner's speed natively, over the texts the
 //! benchmark weighs (every message's content, name, tool-call names and arguments in ../shared/corpus),
 //! best of several passes. Prints numbers, asserts nothing.
-use ctxfold::tokens::Counts;
+use ctxfold::counting::scanner::Counts;
 use serde_json::Value;
 use std::time::Instant;
 

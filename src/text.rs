@@ -55,13 +55,13 @@ pub fn defuse_markers(text: &str) -> (String, bool) {
 /// A value as compact JSON text, exactly what its `Display` writes (see `to_json`). Not `Display`
 /// itself, which would compile serde_json's writer (compact and pretty) into the wasm.
 pub fn json_text(v: &serde_json::Value) -> String {
-    crate::to_json::to_text(v)
+    crate::json::to_text(v)
 }
 
 /// `s` in double quotes, escaped as in JSON: how errors quote a name the caller gave. Not `{:?}`,
 /// whose escaping code and Unicode tables would be in the wasm for these messages alone.
 pub fn quoted(s: &str) -> String {
-    crate::to_json::to_text(&s)
+    crate::json::to_text(&s)
 }
 
 /// A number as JavaScript would print it (`5`, `0.25`, `NaN`, `Infinity`). Written without Rust's float

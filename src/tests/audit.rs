@@ -6,13 +6,14 @@
 mod corpus_files;
 
 use corpus_files::corpus;
-use ctxfold::apply::{offline_summaries, PlanRef};
-use ctxfold::audit::{check, Kind};
-use ctxfold::estimate::estimate;
-use ctxfold::format;
-use ctxfold::input::Input;
+use ctxfold::compaction::apply::offline_summaries;
+use ctxfold::compaction::types::{summarized_indices, PlanRef};
+use ctxfold::compaction::audit::{check, Kind};
+use ctxfold::counting::estimate::estimate;
+use ctxfold::reading::format;
+use ctxfold::reading::input::Input;
 use ctxfold::options::Options;
-use ctxfold::plan::{plan_compaction, summarized_indices};
+use ctxfold::compaction::plan::plan_compaction;
 use serde_json::json;
 use std::collections::BTreeMap;
 

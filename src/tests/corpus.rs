@@ -7,15 +7,15 @@ mod corpus_files;
 
 use convert::{convert, FORMATS};
 use corpus_files::corpus;
-use ctxfold::apply::{apply_summary, offline_summaries};
+use ctxfold::compaction::apply::{apply_summary, offline_summaries};
 use ctxfold::edit::{materialize, Slot};
-use ctxfold::estimate::estimate;
-use ctxfold::format::{self, Format};
-use ctxfold::input::Input;
+use ctxfold::counting::estimate::estimate;
+use ctxfold::reading::format::{self, Format};
+use ctxfold::reading::input::Input;
 use ctxfold::options::Options;
-use ctxfold::plan::plan_compaction;
-use ctxfold::prune::prune;
-use ctxfold::validate::problems;
+use ctxfold::compaction::plan::plan_compaction;
+use ctxfold::pruning::prune::prune;
+use ctxfold::checking::validate::problems;
 use serde_json::{json, Value};
 
 const TOOL_FILES: &[&str] = &["tau-bench-airline.jsonl", "mini-swe-agent-tools.jsonl", "swe-agent.jsonl", "toolbench.jsonl"];

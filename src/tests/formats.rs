@@ -2,15 +2,15 @@
 //! (pkg-tests/formats/): detection, validation, prune in the format's own shape, compaction that
 //! respects alternation, thinking and signatures untouched, and validate/repair on broken copies.
 
-use ctxfold::apply::{apply_summary, offline_summaries};
+use ctxfold::compaction::apply::{apply_summary, offline_summaries};
 use ctxfold::edit::{materialize, Slot};
-use ctxfold::estimate::estimate;
-use ctxfold::input::Input;
+use ctxfold::counting::estimate::estimate;
+use ctxfold::reading::input::Input;
 use ctxfold::options::{Options, DEFAULT_PLACEHOLDER};
-use ctxfold::plan::plan_compaction;
-use ctxfold::prune::prune;
-use ctxfold::repair::repair;
-use ctxfold::validate::validate;
+use ctxfold::compaction::plan::plan_compaction;
+use ctxfold::pruning::prune::prune;
+use ctxfold::checking::repair::repair;
+use ctxfold::checking::validate::validate;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
@@ -52,7 +52,7 @@ fn each_example_is_detected_valid_and_counted() {
         assert_eq!(e.format, name);
         assert_eq!(problems(&v), Vec::<String>::new(), "{name}");
         assert!(e.per_message.iter().all(|&t| t > 0));
-        let bare = estimate(&ctxfold::input::Input::items(input.items), &Options::default()).unwrap();
+        let bare = estimate(&ctxfold::reading::input::Input::items(input.items), &Options::default()).unwrap();
         assert_eq!(e.request_overhead > bare.request_overhead, input.system.is_some(), "{name}: a body's system prompt is counted");
     }
 }

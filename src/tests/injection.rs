@@ -8,12 +8,12 @@
 mod convert;
 
 use convert::{convert, FORMATS};
-use ctxfold::apply::apply_summary;
+use ctxfold::compaction::apply::apply_summary;
 use ctxfold::edit::materialize;
-use ctxfold::format;
-use ctxfold::input::Input;
+use ctxfold::reading::format;
+use ctxfold::reading::input::Input;
 use ctxfold::options::Options;
-use ctxfold::plan::plan_compaction;
+use ctxfold::compaction::plan::plan_compaction;
 use ctxfold::text::{split_summary, MARKER_CLOSE, MARKER_OPEN};
 use serde_json::{json, Value};
 
@@ -147,9 +147,9 @@ fn a_hostile_summary_is_defused_and_the_next_plan_sees_one_summary() {
             continue;
         }
         let mut later = out.clone();
-        for k in 0..3 {
+        for (k, hostile) in HOSTILE.iter().take(3).enumerate() {
             later.push(json!({ "role": "assistant", "content": format!("Done {k}.") }));
-            later.push(json!({ "role": "user", "content": format!("Note: {} ({k})", HOSTILE[k]) }));
+            later.push(json!({ "role": "user", "content": format!("Note: {hostile} ({k})") }));
         }
         let next = plan(&Value::Array(later));
         let next_nonce = check_prompt(&format!("{name}, next plan"), &next["jobs"][0], &clean["jobs"][0], false);

@@ -1,10 +1,10 @@
 //! `ctxfold::json::parse` against `serde_json::from_str::<Value>`, which it replaces in the wasm: the
 //! same value (written out, so `-0.0` and `0.0` differ) or the same error message, with its position,
 //! for every line of the corpus, every message and tool-call argument in it, hand-picked edge cases
-//! and mangled JSON. And `ctxfold::to_json`'s `Value` writer against `serde_json::to_string`, on the
+//! and mangled JSON. And `ctxfold::json`'s `Value` writer against `serde_json::to_string`, on the
 //! corpus's messages and on generated values.
 
-use ctxfold::{json, to_json};
+use ctxfold::json;
 use proptest::prelude::*;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -37,7 +37,7 @@ fn same_as_serde_json_on_the_corpus() {
                 // Each message as the package reads it (JSON.stringify's compact text), and every
                 // string in it that may itself be JSON (tool-call arguments, tool output).
                 assert_same(&serde_json::to_string(message).unwrap());
-                assert_eq!(to_json::to_text(message), serde_json::to_string(message).unwrap(), "written as serde_json writes it");
+                assert_eq!(json::to_text(message), serde_json::to_string(message).unwrap(), "written as serde_json writes it");
                 let mut stack = vec![message];
                 while let Some(v) = stack.pop() {
                     match v {
@@ -139,7 +139,7 @@ proptest! {
     fn same_as_serde_json_on_written_values(value in values()) {
         assert_same(&serde_json::to_string(&value).unwrap());
         assert_same(&serde_json::to_string_pretty(&value).unwrap());
-        prop_assert_eq!(to_json::to_text(&value), serde_json::to_string(&value).unwrap(), "written as serde_json writes it");
+        prop_assert_eq!(json::to_text(&value), serde_json::to_string(&value).unwrap(), "written as serde_json writes it");
     }
 }
 

@@ -8,19 +8,19 @@ mod corpus_files;
 
 use convert::{convert, FORMATS};
 use corpus_files::corpus;
-use ctxfold::apply::{apply_summary, offline_summaries};
+use ctxfold::compaction::apply::{apply_summary, offline_summaries};
 use ctxfold::edit::{materialize, Slot};
 use ctxfold::error::Code;
-use ctxfold::estimate::estimate;
-use ctxfold::format;
-use ctxfold::input::Input;
+use ctxfold::counting::estimate::estimate;
+use ctxfold::reading::format;
+use ctxfold::reading::input::Input;
 use ctxfold::options::Options;
-use ctxfold::plan::{plan_compaction, Plan};
-use ctxfold::preset::NAMES;
-use ctxfold::prune::prune;
+use ctxfold::compaction::plan::{plan_compaction, Plan};
+use ctxfold::options::preset::NAMES;
+use ctxfold::pruning::prune::prune;
 use ctxfold::text::{MARKER_OPEN, SUMMARY_ACK, SUMMARY_QUESTION};
-use ctxfold::tokens::O200K;
-use ctxfold::validate::problems;
+use ctxfold::counting::profiles::O200K;
+use ctxfold::checking::validate::problems;
 use serde_json::{json, Value};
 
 fn options(v: Value) -> Options {

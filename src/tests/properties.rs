@@ -6,14 +6,14 @@
 mod convert;
 
 use convert::{convert, FORMATS};
-use ctxfold::apply::{apply_summary, offline_summaries};
+use ctxfold::compaction::apply::{apply_summary, offline_summaries};
 use ctxfold::edit::{materialize, Slot};
-use ctxfold::format;
-use ctxfold::input::Input;
+use ctxfold::reading::format;
+use ctxfold::reading::input::Input;
 use ctxfold::options::Options;
-use ctxfold::plan::plan_compaction;
-use ctxfold::prune::prune;
-use ctxfold::validate::problems;
+use ctxfold::compaction::plan::plan_compaction;
+use ctxfold::pruning::prune::prune;
+use ctxfold::checking::validate::problems;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 

@@ -15,12 +15,12 @@
 mod corpus_files;
 
 use corpus_files::corpus;
-use ctxfold::apply::offline_summaries;
+use ctxfold::compaction::apply::offline_summaries;
 use ctxfold::edit::materialize;
-use ctxfold::estimate::estimate;
-use ctxfold::input::Input;
+use ctxfold::counting::estimate::estimate;
+use ctxfold::reading::input::Input;
 use ctxfold::options::Options;
-use ctxfold::session::{SessionCore, SessionOptions, Usage};
+use ctxfold::prompt_cache::session::{SessionCore, SessionOptions, Usage};
 use serde_json::{json, Value};
 
 const FILES: &[&str] = &["mini-swe-agent-tools.jsonl", "swe-agent.jsonl", "tau-bench-airline.jsonl", "toolbench.jsonl"];

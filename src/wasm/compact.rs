@@ -1,22 +1,22 @@
 //! The Rust half of `compact(messages, { summarize, fallback, ...options })`: synchronous steps that the
 //! JS half (`scripts/entries/async.js`) drives, awaiting the host's `summarize` between them. Planning,
 //! which summary each job gets (the model's, or the offline digest when the model failed or its summary
-//! was refused) and applying are decided here and in `crate::compact`; JS only calls and awaits.
+//! was refused) and applying are decided here and in `crate::compaction::compact`; JS only calls and awaits.
 //!
 //! The awaiting is in JS because an `async fn` export needs wasm-bindgen-futures and compiles to a large
 //! state machine; see `src/wasm/summarizer.rs`. The exports are prefixed `__`: the entries do not
 //! re-export them.
 
-use super::convert::{error_to_js, messages_from_js, output_to_js, snapshot, to_js, value_from_js, with_messages};
-use crate::compact::{compact_with, Fallback, Outcome, Source};
+use super::convert::{messages_from_js, output_to_js, snapshot, to_js, value_from_js, with_messages};
+use crate::compaction::compact::{compact_with, Fallback, Outcome, Source};
 use crate::edit::materialize;
-use crate::prune::PruneReport;
+use crate::pruning::prune::PruneReport;
 use crate::error::{subpath, Code, Error};
-use crate::input::Input;
+use crate::reading::input::Input;
 use crate::options::Options;
-use crate::plan::Plan;
+use crate::compaction::plan::Plan;
 use js_sys::{Array, Function, Object, Reflect, JSON};
-use crate::format::{fields, obj, with};
+use crate::reading::format::{fields, obj, with};
 use serde_json::Value;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
@@ -49,19 +49,18 @@ thread_local! {
 /// for `summarize`.
 #[wasm_bindgen(js_name = __compact_begin)]
 pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-    let (own, core_options) = split_options(&options).map_err(error_to_js)?;
+    let (own, core_options) = split_options(&options)?;
     let options = value_from_js(&core_options, "options", Code::InvalidOption)
-        .and_then(|o| Options::from_json(&o))
-        .map_err(error_to_js)?;
-    let value = messages_from_js(&messages).map_err(error_to_js)?;
+        .and_then(|o| Options::from_json(&o))?;
+    let value = messages_from_js(&messages)?;
     // The first rung of the ladder: prune (it may be enough), then plan on what is left.
     let (value, messages, pruned) = match own.prune {
         true => prune_first(value, &messages, &options)?,
         false => (value, messages, None),
     };
-    let input = Input::read(&value).map_err(error_to_js)?;
+    let input = Input::read(&value)?;
     let snapshot = snapshot(&messages, input.key)?;
-    let plan = crate::plan::plan_compaction(&input, &options).map_err(error_to_js)?;
+    let plan = crate::compaction::plan::plan_compaction(&input, &options)?;
     let (pruned_list, pruned_tokens) = match &pruned {
         Some(report) => (to_js(&report.pruned)?, report.tokens_before - report.tokens_after),
         None => (Array::new().into(), 0),
@@ -75,7 +74,7 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
     };
     // The plan's JSON text once, parsed by JS for the result and by `crate::json` for `compact_with`:
     // `serde_json::to_value` would compile a second serializer for every plan type into the wasm.
-    let plan_text = crate::to_json::to_text(&plan);
+    let plan_text = crate::json::to_text(&plan);
     let plan_js = JSON::parse(&plan_text)?;
     let out = Object::new();
 
@@ -122,7 +121,7 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
 pub fn compact_text(job_id: &str, settled: JsValue) -> Result<String, JsValue> {
     settled.as_string().ok_or_else(|| {
         let what = settled.js_typeof().as_string().unwrap_or_default();
-        error_to_js(Error::new(Code::InvalidInput, format!("summarize({job_id})"), format!("returned a {what}, not the summary text")))
+        JsValue::from(Error::new(Code::InvalidInput, format!("summarize({job_id})"), format!("returned a {what}, not the summary text")))
     })
 }
 
@@ -131,15 +130,15 @@ pub fn compact_text(job_id: &str, settled: JsValue) -> Result<String, JsValue> {
 #[wasm_bindgen(js_name = __compact_finish)]
 pub fn compact_finish(run: u32, texts: Array, failures: Array) -> Result<JsValue, JsValue> {
     let Some(Run { value, plan, plan_value, plan_js, snapshot, fallback, pruned_list, pruned_tokens }) = take(run) else {
-        return Err(error_to_js(Error::new(Code::InvalidInput, "run", "this compaction is already finished")));
+        return Err(JsValue::from(Error::new(Code::InvalidInput, "run", "this compaction is already finished")));
     };
-    let input = Input::read(&value).map_err(error_to_js)?;
+    let input = Input::read(&value)?;
     let mut outcomes = Vec::with_capacity(plan.jobs.len());
     for i in 0..plan.jobs.len() as u32 {
         outcomes.push(texts.get(i).as_string().map_or(Outcome::Failed, Outcome::Text));
     }
-    let done = compact_with(&input, &plan_value, &outcomes, fallback).map_err(error_to_js)?;
-    let rejected = done.llm_rejected.map(error_to_js);
+    let done = compact_with(&input, &plan_value, &outcomes, fallback)?;
+    let rejected = done.llm_rejected.map(JsValue::from);
     let jobs = Array::new();
     for (i, job) in plan.jobs.iter().enumerate() {
         let entry = to_js(&Value::Object(fields(&[("id", &job.id), ("source", done.sources[i].as_str())])))?;
@@ -180,8 +179,8 @@ fn take(run: u32) -> Option<Run> {
 /// and copies, and what was cleared; the same history and no report when nothing was.
 fn prune_first(value: Value, messages: &JsValue, options: &Options) -> Result<(Value, JsValue, Option<PruneReport>), JsValue> {
     let (pruned, key, items) = {
-        let input = Input::read(&value).map_err(error_to_js)?;
-        let pruned = crate::prune::prune(&input, options).map_err(error_to_js)?;
+        let input = Input::read(&value)?;
+        let pruned = crate::pruning::prune::prune(&input, options)?;
         let changed = !pruned.report.pruned.is_empty() || !pruned.report.cut_arguments.is_empty();
         let items = changed.then(|| Value::Array(materialize(&pruned.slots, input.items)));
         (pruned, input.key, items)
@@ -228,7 +227,7 @@ fn split_options(options: &JsValue) -> Result<(CompactOptions, JsValue), Error> 
     let concurrency = field("concurrency")?;
     let concurrency = match concurrency.as_f64() {
         _ if concurrency.is_undefined() => 4,
-        Some(n) if n >= 1.0 && n <= 64.0 && n.fract() == 0.0 => n as u32,
+        Some(n) if (1.0..=64.0).contains(&n) && n.fract() == 0.0 => n as u32,
         _ => return Err(Error::option("options.concurrency", "expected a whole number from 1 to 64")),
     };
     let on_progress = field("onProgress")?;

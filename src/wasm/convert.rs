@@ -9,7 +9,7 @@
 use super::binary;
 use crate::edit::{FieldEdit, Key, Op, Slot};
 use crate::error::{item_path, subpath, Code, Error};
-use crate::input::MAX_INPUT_CHARS;
+use crate::reading::input::MAX_INPUT_CHARS;
 use js_sys::{Array, Object, Reflect, JSON};
 use serde_json::{Map, Number, Value};
 use wasm_bindgen::{JsCast, JsValue};
@@ -124,7 +124,7 @@ fn is_plain_object(v: &JsValue) -> bool {
 pub fn options_from_js(options: &JsValue) -> Result<crate::options::Options, JsValue> {
     value_from_js(options, "options", Code::InvalidOption)
         .and_then(|o| crate::options::Options::from_json(&o))
-        .map_err(error_to_js)
+        .map_err(JsValue::from)
 }
 
 /// A small JS value (options, plan, summary) as JSON; `undefined` reads as null.
@@ -182,8 +182,8 @@ fn read_value(v: &JsValue, path: &str, code: Code, depth: usize) -> Result<Value
 }
 
 /// A core result as a plain JS object.
-pub fn to_js(value: &dyn crate::to_json::ToJson) -> Result<JsValue, JsValue> {
-    JSON::parse(&crate::to_json::to_text(value))
+pub fn to_js(value: &dyn crate::json::ToJson) -> Result<JsValue, JsValue> {
+    JSON::parse(&crate::json::to_text(value))
 }
 
 /// The output: the caller's own objects where kept, copies where edited (only the containers on an
@@ -301,12 +301,15 @@ pub fn with_messages(result: JsValue, messages: JsValue) -> Result<JsValue, JsVa
 }
 
 /// A thrown `Error` carrying the stable `code` and the `path` of the offending field.
-pub fn error_to_js(e: Error) -> JsValue {
+/// Every core error reaches JavaScript as one kind of `Error`: `?` converts it.
+impl From<Error> for JsValue {
+    fn from(e: Error) -> JsValue {
     let err = js_sys::Error::new(&format!("ctxfold: {} at {}: {}", e.code.as_str(), e.path, e.message));
     err.set_name("CtxfoldError");
     let _ = Reflect::set(&err, &JsValue::from_str("code"), &JsValue::from_str(e.code.as_str()));
     let _ = Reflect::set(&err, &JsValue::from_str("path"), &JsValue::from_str(&e.path));
     err.into()
+    }
 }
 
 fn error_text(e: &JsValue) -> String {

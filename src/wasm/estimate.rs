@@ -16,14 +16,14 @@
 mod cache;
 
 use super::binary;
-use super::convert::{error_to_js, messages_from_js, to_js, value_from_js};
+use super::convert::{messages_from_js, to_js, value_from_js};
 use crate::error::{Code, Error};
-use crate::estimate::{self, Estimate, MessageSize};
-use crate::format::{self, Format, FormatSet};
-use crate::input::{Input, MAX_INPUT_CHARS};
-use crate::message::Message;
+use crate::counting::estimate::{self, Estimate, MessageSize};
+use crate::reading::format::{self, Format, FormatSet};
+use crate::reading::input::{Input, MAX_INPUT_CHARS};
+use crate::reading::message::Message;
 use crate::options::Options;
-use crate::tokens::PROFILES;
+use crate::counting::profiles::PROFILES;
 use cache::Entry;
 use js_sys::{Array, Function, Object, Reflect, Uint32Array, JSON};
 use serde_json::Value;
@@ -68,7 +68,7 @@ pub fn estimate_js(
     walked_items: Option<Array>,
 ) -> Result<Array, JsValue> {
     let mut lookup = Lookup { generation, ids, missing, lengths: lengths.unwrap_or_default(), body, walked: walked.unwrap_or_default(), walked_items };
-    let (counter, options) = read_options(&options).map_err(error_to_js)?;
+    let (counter, options) = read_options(&options)?;
     let mut counter = counter.map(|f| Counter { serial: cache::with(|c| c.counter_serial(&f)), f, thrown: None });
     let (result, first) = match warm(&mut lookup, &options, counter.as_mut()) {
         Ok((result, first)) => (Some(result), first),
@@ -287,9 +287,9 @@ fn remember(fresh: Vec<Entry>) -> i32 {
 
 /// The cold path: the whole input read at once, as every other export reads it.
 fn cold(messages: &JsValue, options: &Options, mut counter: Option<&mut Counter>) -> Result<Estimate, JsValue> {
-    let value = messages_from_js(messages).map_err(error_to_js)?;
-    let input = Input::read(&value).map_err(error_to_js)?;
-    let conv = format::read(&input, options.format).map_err(error_to_js)?;
+    let value = messages_from_js(messages)?;
+    let input = Input::read(&value)?;
+    let conv = format::read(&input, options.format)?;
     let mut per_message = Vec::with_capacity(conv.len());
     for (i, m) in conv.messages.iter().enumerate() {
         let size = MessageSize::of(m);
@@ -306,11 +306,11 @@ fn cold(messages: &JsValue, options: &Options, mut counter: Option<&mut Counter>
 fn finish(per_message: Vec<u32>, format: Format, options: &Options, input: &Input, counter: Option<&mut Counter>) -> Result<Estimate, JsValue> {
     let profile = options.profile;
     match counter {
-        None => estimate::finish(per_message, format, options, input, false, &mut |t| Ok(profile.text(t))).map_err(error_to_js),
+        None => Ok(estimate::finish(per_message, format, options, input, false, &mut |t| Ok(profile.text(t)))?),
         Some(c) => {
             let result = estimate::finish(per_message, format, options, input, true, &mut |t| c.count(t, "the system prompt or tools"));
             // What the counter threw goes back to the host as it was.
-            result.map_err(|e| c.thrown.take().unwrap_or_else(|| error_to_js(e)))
+            result.map_err(|e| c.thrown.take().unwrap_or_else(|| e.into()))
         }
     }
 }
@@ -365,7 +365,7 @@ impl Counter {
     fn count_message(&mut self, m: &Message, index: usize) -> Result<f64, JsValue> {
         let mut total = 0.0;
         for text in estimate::texts(m) {
-            total += self.count(text, &format!("messages[{index}]")).map_err(|e| self.thrown.take().unwrap_or_else(|| error_to_js(e)))?;
+            total += self.count(text, &format!("messages[{index}]")).map_err(|e| self.thrown.take().unwrap_or_else(|| e.into()))?;
         }
         Ok(total)
     }

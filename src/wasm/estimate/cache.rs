@@ -11,10 +11,10 @@
 //! over in a new generation, and the JavaScript half with a new map, so memory stays bounded on a server
 //! that sees many conversations, and an id is never read from the wrong generation.
 
-use crate::estimate::MessageSize;
-use crate::tokens::PROFILES;
-use crate::format::{Format, FormatSet};
-use crate::message::Message;
+use crate::counting::estimate::MessageSize;
+use crate::counting::profiles::PROFILES;
+use crate::reading::format::{Format, FormatSet};
+use crate::reading::message::Message;
 use js_sys::{Function, WeakMap};
 use std::cell::RefCell;
 use wasm_bindgen::JsValue;
