@@ -1,6 +1,6 @@
 // The two corpus conversations every runtime is tested on. The corpus lives beside the repo
 // (../shared/corpus from the repo root, the same place in CI), so it is read, never copied in.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const corpusDir = fileURLToPath(new URL("../../shared/corpus/", import.meta.url));
@@ -24,4 +24,14 @@ function readConversation({ file, id }) {
 /** `{ tau: { id, messages }, swe: { id, messages } }`: the input every runtime's scenario gets. */
 export function loadConversations() {
   return Object.fromEntries(Object.entries(CHOSEN).map(([key, where]) => [key, readConversation(where)]));
+}
+
+/** The corpus files' names. */
+export function corpusFiles() {
+  return readdirSync(corpusDir).filter((f) => f.endsWith(".jsonl")).sort();
+}
+
+/** Every conversation of one corpus file: `{ id, messages, ... }`. */
+export function readCorpus(file) {
+  return readFileSync(corpusDir + file, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
 }

@@ -4,5 +4,6 @@
 
 pub mod calibration;
 pub mod estimate;
+pub mod estimate_cache;
 pub mod profiles;
 pub mod scanner;
