@@ -2,15 +2,15 @@
 //! that answers no call (or a call a second time) is dropped, and a call whose result is missing gets
 //! a clearly marked stand-in result. Misplaced results and broken alternation are reported, not moved.
 
+use crate::checking::validate::{problems, Problem};
 use crate::edit::{materialize, FieldEdit, Key, Op, Slot};
 use crate::error::Result;
+use crate::json::{ToJson, Writer};
+use crate::options::Options;
 use crate::reading::format::{self, Conversation, ResultPlacement};
 use crate::reading::input::Input;
 use crate::reading::message::Role;
-use crate::options::Options;
-use crate::checking::validate::{problems, Problem};
 use serde_json::Value;
-use crate::json::{ToJson, Writer};
 
 /// The text of a stand-in result.
 pub const MISSING_RESULT: &str = "[ctxfold: the result of this tool call is missing from the history]";
@@ -80,7 +80,11 @@ pub fn repair(input: &Input, options: &Options) -> Result<Repair> {
                 let m = &conv.messages[p.index];
                 if let Some(k) = m.tool_results.iter().position(|r| r.path == p.path) {
                     dropped[p.index].push(k);
-                    repairs.push(Repaired { action: "dropped_result", path: p.path.clone(), message: p.message.clone() });
+                    repairs.push(Repaired {
+                        action: "dropped_result",
+                        path: p.path.clone(),
+                        message: p.message.clone(),
+                    });
                 }
             }
             "missing_result" => {
@@ -95,7 +99,11 @@ pub fn repair(input: &Input, options: &Options) -> Result<Repair> {
                         inserted[after].push(conv.format.missing_result_message(&call.id, call.name, MISSING_RESULT));
                     }
                 }
-                repairs.push(Repaired { action: "inserted_missing_result", path: p.path.clone(), message: p.message.clone() });
+                repairs.push(Repaired {
+                    action: "inserted_missing_result",
+                    path: p.path.clone(),
+                    message: p.message.clone(),
+                });
             }
             _ => {}
         }
@@ -123,9 +131,9 @@ pub fn repair(input: &Input, options: &Options) -> Result<Repair> {
 
 /// The last message holding a result of message `i`'s calls (or `i` itself): where stand-ins go.
 fn last_result_of(conv: &Conversation, i: usize) -> usize {
-    conv.links.last_result[i].unwrap_or(i).max(
-        (i + 1..conv.len()).take_while(|&j| conv.messages[j].role == Role::Tool).last().unwrap_or(i),
-    )
+    conv.links.last_result[i]
+        .unwrap_or(i)
+        .max((i + 1..conv.len()).take_while(|&j| conv.messages[j].role == Role::Tool).last().unwrap_or(i))
 }
 
 /// Removes result parts `drops` and adds `adds` after the message's existing results.
@@ -144,9 +152,13 @@ fn part_edits(conv: &Conversation, i: usize, drops: &[usize], adds: &[Value]) ->
     for &p in &parts {
         edits.push(FieldEdit { path: vec![Key::field(field), Key::Index(p)], op: Op::Remove });
     }
-    let kept_results = m.tool_results.iter().enumerate().filter(|(k, r)| !drops.contains(k) && r.part.is_some()).count();
+    let kept_results =
+        m.tool_results.iter().enumerate().filter(|(k, r)| !drops.contains(k) && r.part.is_some()).count();
     for (n, part) in adds.iter().enumerate() {
-        edits.push(FieldEdit { path: vec![Key::field(field), Key::Index(kept_results + n)], op: Op::Insert(part.clone()) });
+        edits.push(FieldEdit {
+            path: vec![Key::field(field), Key::Index(kept_results + n)],
+            op: Op::Insert(part.clone()),
+        });
     }
     edits
 }

@@ -3,12 +3,12 @@
 //! them, and broken role alternation where the format requires it.
 
 use crate::error::Result;
+use crate::json::{ToJson, Writer};
+use crate::options::Options;
 use crate::reading::format::{self, Conversation, ResultPlacement};
 use crate::reading::input::Input;
 use crate::reading::message::Role;
-use crate::options::Options;
 use crate::text::quoted;
-use crate::json::{ToJson, Writer};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
@@ -78,7 +78,9 @@ fn placement(conv: &Conversation, out: &mut Vec<Problem>) {
         }
         // Where results may be: the run of tool messages after it, the next turn, or anywhere after.
         let allowed_end = match placement {
-            ResultPlacement::FollowingMessages => (i + 1..n).find(|&j| conv.messages[j].role != Role::Tool).unwrap_or(n),
+            ResultPlacement::FollowingMessages => {
+                (i + 1..n).find(|&j| conv.messages[j].role != Role::Tool).unwrap_or(n)
+            }
             ResultPlacement::NextTurn => (i + 2).min(n),
             ResultPlacement::AnywhereAfter => n,
         };
@@ -99,7 +101,11 @@ fn placement(conv: &Conversation, out: &mut Vec<Problem>) {
                         kind: "misplaced_result",
                         index: j,
                         path: result.path.clone(),
-                        message: format!("the result of tool call {} must be {}", quoted(&result.id), where_results_go(placement, i)),
+                        message: format!(
+                            "the result of tool call {} must be {}",
+                            quoted(&result.id),
+                            where_results_go(placement, i)
+                        ),
                     });
                 }
             }
@@ -108,7 +114,9 @@ fn placement(conv: &Conversation, out: &mut Vec<Problem>) {
         let went_on = match placement {
             ResultPlacement::FollowingMessages => allowed_end < n,
             ResultPlacement::NextTurn => i + 1 < n,
-            ResultPlacement::AnywhereAfter => conv.messages[i + 1..].iter().any(|x| x.role == Role::User || (x.role == Role::Assistant && !x.text.is_empty())),
+            ResultPlacement::AnywhereAfter => conv.messages[i + 1..]
+                .iter()
+                .any(|x| x.role == Role::User || (x.role == Role::Assistant && !x.text.is_empty())),
         };
         if went_on {
             for (call, done) in m.tool_calls.iter().zip(&answered) {
@@ -117,7 +125,11 @@ fn placement(conv: &Conversation, out: &mut Vec<Problem>) {
                         kind: "missing_result",
                         index: i,
                         path: call.path.clone(),
-                        message: format!("tool call {} ({}) has no result, but the conversation goes on", quoted(&call.id), call.name),
+                        message: format!(
+                            "tool call {} ({}) has no result, but the conversation goes on",
+                            quoted(&call.id),
+                            call.name
+                        ),
                     });
                 }
             }
@@ -140,7 +152,9 @@ fn alternation(conv: &Conversation, out: &mut Vec<Problem>) {
         let problem = match i {
             0 if turn(m.role) != Role::User => Some("the first turn must be a user turn".to_string()),
             0 => None,
-            _ if turn(conv.messages[i - 1].role) == turn(m.role) => Some(format!("two {} turns in a row", turn(m.role).label())),
+            _ if turn(conv.messages[i - 1].role) == turn(m.role) => {
+                Some(format!("two {} turns in a row", turn(m.role).label()))
+            }
             _ => None,
         };
         if let Some(message) = problem {

@@ -4,19 +4,19 @@
 
 pub use crate::compaction::audit::Audit;
 use crate::compaction::digest::digest;
+use crate::compaction::template::{Template, SNAPSHOT_TAG};
+use crate::compaction::types::{JobRef, PlanRef};
+use crate::counting::estimate::{message_tokens, per_message, request_overhead, sum};
 use crate::edit::Slot;
 use crate::error::{expected, item_path, subpath, Code, Error, Result};
-use crate::counting::estimate::{message_tokens, per_message, request_overhead, sum};
-use crate::reading::input::Input;
-use crate::reading::format::{self, Conversation, Format};
-use crate::reading::message::Role;
 use crate::options::{Options, Shape};
-use crate::compaction::types::{JobRef, PlanRef};
-use crate::compaction::template::{Template, SNAPSHOT_TAG};
+use crate::reading::format::{self, Conversation, Format};
+use crate::reading::input::Input;
+use crate::reading::message::Role;
 use crate::text::{defuse_markers, wrap_summary, SUMMARY_ACK, SUMMARY_QUESTION};
 
-use serde_json::{Map, Value};
 use crate::json::{ToJson, Writer};
+use serde_json::{Map, Value};
 
 /// A saving below this fraction is reported as a stall, so hosts do not compact in a loop.
 const STALL_RATIO: f64 = 0.05;
@@ -32,9 +32,10 @@ pub fn summaries_for(summary: &Value, plan: &PlanRef) -> Result<Vec<String>> {
     };
     match summary {
         Value::String(s) if plan.jobs.len() == 1 => Ok(vec![s.clone()]),
-        Value::String(_) => Err(Error::input("summary", format!(
-            "the plan has {} jobs: pass an array or an object keyed by job id", plan.jobs.len()
-        ))),
+        Value::String(_) => Err(Error::input(
+            "summary",
+            format!("the plan has {} jobs: pass an array or an object keyed by job id", plan.jobs.len()),
+        )),
         // Loops, not `collect::<Result<Vec<_>>>()` (see `PlanRef::from_json`).
         Value::Array(items) => {
             let mut out = Vec::with_capacity(plan.jobs.len());
@@ -82,7 +83,11 @@ impl ToJson for ApplyReport {
 pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<Applied> {
     let plan = PlanRef::from_json(plan)?;
     if !plan.needed || plan.jobs.is_empty() {
-        return Err(Error::new(Code::NothingToApply, "plan.jobs", "the plan has no summary job: check plan.needed and plan.reason before asking for a summary"));
+        return Err(Error::new(
+            Code::NothingToApply,
+            "plan.jobs",
+            "the plan has no summary job: check plan.needed and plan.reason before asking for a summary",
+        ));
     }
     plan.check(input.items)?;
     let conv = format::read(input, Some(plan.format))?;
@@ -95,9 +100,13 @@ pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<App
             return Err(Error::new(Code::SummaryEmpty, format!("summary.{}", job.id), "the summary is empty"));
         }
         let text = match plan.template {
-            Template::Snapshot => snapshot_of(text).ok_or_else(|| Error::new(Code::SummaryMalformed, format!("summary.{}", job.id), format!(
-                "the plan asked for a <{SNAPSHOT_TAG}> element and the summary has none"
-            )))?,
+            Template::Snapshot => snapshot_of(text).ok_or_else(|| {
+                Error::new(
+                    Code::SummaryMalformed,
+                    format!("summary.{}", job.id),
+                    format!("the plan asked for a <{SNAPSHOT_TAG}> element and the summary has none"),
+                )
+            })?,
             _ => text,
         };
         let (text, defused) = defuse_markers(text);
@@ -126,14 +135,18 @@ pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<App
     }
     let saved = (tokens_before - tokens_after) as f64 / tokens_before.max(1) as f64;
     if saved < STALL_RATIO {
-        warnings.push(format!("compaction saved only {}% of the history: compacting again soon will not help", crate::text::percent(saved, 1.0)));
+        warnings.push(format!(
+            "compaction saved only {}% of the history: compacting again soon will not help",
+            crate::text::percent(saved, 1.0)
+        ));
     }
     if tokens_after > plan.limit {
         warnings.push(format!("the history is still over the limit ({tokens_after} > {} tokens)", plan.limit));
     }
 
     // Each job's summary as it went in (cleaned, not yet joined or wrapped).
-    let audit = crate::compaction::audit::audit(&conv, &plan.jobs, &summarized, summarized_tokens, summary_tokens, &cleaned);
+    let audit =
+        crate::compaction::audit::audit(&conv, &plan.jobs, &summarized, summarized_tokens, summary_tokens, &cleaned);
     Ok(Applied { slots, report: ApplyReport { tokens_before, tokens_after, audit, warnings } })
 }
 
@@ -192,7 +205,11 @@ fn splice(plan: &PlanRef, conv: &Conversation, items: &[Value], summaries: &[Str
             let follower = pinned.first().copied().unwrap_or(r.end);
             let user_follows = conv.messages.get(follower).is_some_and(|m| m.is_real_user());
             let shape = match plan.summary_shape {
-                Shape::Exchange | Shape::Acknowledged if format.alternates() && follower < conv.len() && !user_follows => Shape::Message,
+                Shape::Exchange | Shape::Acknowledged
+                    if format.alternates() && follower < conv.len() && !user_follows =>
+                {
+                    Shape::Message
+                }
                 Shape::System if format.alternates() => Shape::Message,
                 shape => shape,
             };
@@ -307,15 +324,16 @@ pub fn offline_summaries(input: &Input, plan: &Value) -> Result<Map<String, Valu
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compaction::plan::plan_compaction;
     use crate::edit::materialize;
     use crate::fixtures::{agent_run, chat};
     use crate::options::Options;
-    use crate::compaction::plan::plan_compaction;
     use crate::text::MARKER_OPEN;
     use serde_json::json;
 
     fn planned(msgs: &[Value], options: Value) -> Value {
-        serde_json::to_value(plan_compaction(&Input::items(msgs), &Options::from_json(&options).unwrap()).unwrap()).unwrap()
+        serde_json::to_value(plan_compaction(&Input::items(msgs), &Options::from_json(&options).unwrap()).unwrap())
+            .unwrap()
     }
 
     fn offline(msgs: &[Value], plan: &Value) -> Value {
@@ -388,7 +406,8 @@ mod tests {
     fn model_answers_are_cleaned_and_markers_defused() {
         let msgs = chat(40, 300);
         let plan = planned(&msgs, json!({ "contextWindow": 8000 }));
-        let raw = "<analysis>thinking aloud</analysis>\n<summary>The user asked questions. </ctxfold-summary> fake</summary>";
+        let raw =
+            "<analysis>thinking aloud</analysis>\n<summary>The user asked questions. </ctxfold-summary> fake</summary>";
         let applied = apply_summary(&msgs, &plan, &json!({ "summary-1": raw })).unwrap();
         let out = materialize(&applied.slots, &msgs);
         let text = out[1]["content"].as_str().unwrap();
@@ -410,15 +429,24 @@ mod tests {
         let answer = "Here it is:\n<state_snapshot><overall_goal>Fix src/app.py</overall_goal></state_snapshot>\nDone.";
         let applied = apply_summary(&msgs, &plan, &json!(answer)).unwrap();
         let text = materialize(&applied.slots, &msgs)[1]["content"].as_str().unwrap().to_string();
-        assert!(text.contains("<state_snapshot><overall_goal>Fix src/app.py</overall_goal></state_snapshot>") && !text.contains("Here it is"));
-        assert!(apply_summary(&msgs, &plan, &offline(&msgs, &plan)).is_ok(), "the offline digest comes as a snapshot too");
+        assert!(
+            text.contains("<state_snapshot><overall_goal>Fix src/app.py</overall_goal></state_snapshot>")
+                && !text.contains("Here it is")
+        );
+        assert!(
+            apply_summary(&msgs, &plan, &offline(&msgs, &plan)).is_ok(),
+            "the offline digest comes as a snapshot too"
+        );
     }
 
     #[test]
     fn the_next_plan_merges_the_earlier_summary() {
         let msgs = chat(40, 300);
         let plan = planned(&msgs, json!({ "contextWindow": 8000 }));
-        let mut out = materialize(&apply_summary(&msgs, &plan, &json!("Earlier: questions 0 to 30 about more.")).unwrap().slots, &msgs);
+        let mut out = materialize(
+            &apply_summary(&msgs, &plan, &json!("Earlier: questions 0 to 30 about more.")).unwrap().slots,
+            &msgs,
+        );
         out.extend(chat(30, 300).into_iter().skip(1));
         let next = planned(&out, json!({ "contextWindow": 8000 }));
         assert_eq!(next["previousSummary"], json!(1));

@@ -3,10 +3,10 @@
 //! and apply. The binding (`src/wasm/compact.rs`) calls the summarizer and reports what this decided.
 
 use crate::compaction::apply::{apply_summary, offline_summaries, Applied};
+use crate::compaction::template::{Template, SNAPSHOT_TAG};
 use crate::compaction::types::{PlanRef, Range};
 use crate::error::{Code, Error, Result};
 use crate::reading::input::Input;
-use crate::compaction::template::{Template, SNAPSHOT_TAG};
 use serde_json::{Map, Value};
 
 /// What the summarizer gave for one job.
@@ -76,7 +76,11 @@ pub fn compact_with(input: &Input, plan: &Value, outcomes: &[Outcome], fallback:
         job_ids.push(j.id.clone());
     }
     if outcomes.len() != job_ids.len() {
-        return Err(Error::new(Code::InvalidInput, "summary", format!("{} summaries for {} jobs", outcomes.len(), job_ids.len())));
+        return Err(Error::new(
+            Code::InvalidInput,
+            "summary",
+            format!("{} summaries for {} jobs", outcomes.len(), job_ids.len()),
+        ));
     }
     let mut offline: Option<Map<String, Value>> = None;
     let mut digest = |id: &str| -> Result<(Value, Source)> {
@@ -101,7 +105,10 @@ pub fn compact_with(input: &Input, plan: &Value, outcomes: &[Outcome], fallback:
     }
     match apply_summary(input, plan, &Value::Object(summaries)) {
         Ok(applied) => Ok(Compacted { applied, sources, llm_rejected: None }),
-        Err(e) if matches!(e.code, Code::SummaryNotSmaller | Code::SummaryEmpty | Code::SummaryMalformed) && sources.contains(&Source::Llm) => {
+        Err(e)
+            if matches!(e.code, Code::SummaryNotSmaller | Code::SummaryEmpty | Code::SummaryMalformed)
+                && sources.contains(&Source::Llm) =>
+        {
             let mut all_offline = Map::new();
             let mut sources = Vec::with_capacity(job_ids.len());
             for id in &job_ids {
@@ -119,9 +126,9 @@ pub fn compact_with(input: &Input, plan: &Value, outcomes: &[Outcome], fallback:
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compaction::plan::plan_compaction;
     use crate::fixtures::agent_run;
     use crate::options::Options;
-    use crate::compaction::plan::plan_compaction;
     use serde_json::json;
 
     fn planned() -> (Vec<Value>, Value) {
@@ -135,7 +142,13 @@ mod tests {
     #[test]
     fn the_model_summary_is_used_when_it_fits() {
         let (msgs, plan) = planned();
-        let done = compact_with(&Input::items(&msgs), &plan, &[Outcome::Text("We fixed src/app.py.".into())], Fallback::Digest).unwrap();
+        let done = compact_with(
+            &Input::items(&msgs),
+            &plan,
+            &[Outcome::Text("We fixed src/app.py.".into())],
+            Fallback::Digest,
+        )
+        .unwrap();
         assert_eq!(done.sources, vec![Source::Llm]);
         assert!(done.llm_rejected.is_none());
         assert!(done.applied.report.tokens_after < done.applied.report.tokens_before);
@@ -177,6 +190,9 @@ mod tests {
     #[test]
     fn outcomes_must_match_the_jobs() {
         let (msgs, plan) = planned();
-        assert_eq!(compact_with(&Input::items(&msgs), &plan, &[], Fallback::Digest).unwrap_err().code, Code::InvalidInput);
+        assert_eq!(
+            compact_with(&Input::items(&msgs), &plan, &[], Fallback::Digest).unwrap_err().code,
+            Code::InvalidInput
+        );
     }
 }

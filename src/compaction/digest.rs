@@ -4,9 +4,9 @@
 
 use crate::compaction::audit::{self, Kind};
 use crate::compaction::facts::{command_line, error_lines, paths};
+use crate::compaction::template::SNAPSHOT_TAG;
 use crate::reading::format::Conversation;
 use crate::reading::message::Role;
-use crate::compaction::template::SNAPSHOT_TAG;
 use crate::text::{cut_middle, one_line, opens_summary, split_summary};
 use std::fmt::Write;
 
@@ -167,7 +167,13 @@ impl Sections {
             knowledge.extend_from_slice(&self.mentions);
             knowledge.extend_from_slice(&self.errors);
             let mut body = String::new();
-            for (tag, lines) in [("overall_goal", &self.requests), ("key_knowledge", &knowledge), ("file_system_state", &self.files), ("recent_actions", &self.commands), ("current_plan", &self.state)] {
+            for (tag, lines) in [
+                ("overall_goal", &self.requests),
+                ("key_knowledge", &knowledge),
+                ("file_system_state", &self.files),
+                ("recent_actions", &self.commands),
+                ("current_plan", &self.state),
+            ] {
                 if !lines.is_empty() {
                     let _ = writeln!(body, "<{tag}>\n{}\n</{tag}>", lines.join("\n"));
                 }
@@ -224,8 +230,13 @@ mod tests {
         ]);
         let conv = format::read_items(msgs.as_array().unwrap(), None).unwrap();
         let d = digest(&conv, &[0, 1, 2, 3], 4000, false);
-        for needle in ["never touch setup.py", "src/io/registry.py", "bash: python repro.py",
-                       "IndexError: tuple index out of range", "I will guard it"] {
+        for needle in [
+            "never touch setup.py",
+            "src/io/registry.py",
+            "bash: python repro.py",
+            "IndexError: tuple index out of range",
+            "I will guard it",
+        ] {
             assert!(d.contains(needle), "missing {needle:?} in\n{d}");
         }
         assert_eq!(d, digest(&conv, &[0, 1, 2, 3], 4000, false), "deterministic");
@@ -236,7 +247,10 @@ mod tests {
 
     #[test]
     fn a_constraint_deep_in_a_long_request_is_kept() {
-        let request = format!("{} Never change the public API of parse_config. Use Python 3.11.4 only.", "Background text. ".repeat(60));
+        let request = format!(
+            "{} Never change the public API of parse_config. Use Python 3.11.4 only.",
+            "Background text. ".repeat(60)
+        );
         let msgs = json!([
             { "role": "user", "content": request },
             { "role": "assistant", "content": "Reading." },

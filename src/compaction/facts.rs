@@ -6,9 +6,9 @@ use crate::text::one_line;
 use serde_json::Value;
 
 const EXTENSIONS: &[&str] = &[
-    "py", "rs", "js", "mjs", "cjs", "ts", "tsx", "jsx", "json", "md", "txt", "toml", "yaml", "yml", "cfg",
-    "ini", "c", "h", "cc", "cpp", "hpp", "go", "java", "kt", "rb", "php", "sh", "html", "css", "scss", "sql",
-    "lock", "xml", "csv", "rst", "ipynb", "swift", "vue", "svelte", "log", "env", "pyi", "pyx",
+    "py", "rs", "js", "mjs", "cjs", "ts", "tsx", "jsx", "json", "md", "txt", "toml", "yaml", "yml", "cfg", "ini", "c",
+    "h", "cc", "cpp", "hpp", "go", "java", "kt", "rb", "php", "sh", "html", "css", "scss", "sql", "lock", "xml", "csv",
+    "rst", "ipynb", "swift", "vue", "svelte", "log", "env", "pyi", "pyx",
 ];
 
 /// File paths mentioned in `text`, in order of first appearance, without duplicates.
@@ -56,7 +56,19 @@ pub fn has_error_line(text: &str) -> bool {
 
 fn is_error_line(line: &str) -> bool {
     // Specific enough that imports and identifiers (`from x import ShapeError`) do not match.
-    const SIGNS: &[&str] = &["Error:", "error:", "ERROR", "Exception:", "Traceback", "FAILED", "fatal:", "panicked", "command not found", "No such file", "Permission denied"];
+    const SIGNS: &[&str] = &[
+        "Error:",
+        "error:",
+        "ERROR",
+        "Exception:",
+        "Traceback",
+        "FAILED",
+        "fatal:",
+        "panicked",
+        "command not found",
+        "No such file",
+        "Permission denied",
+    ];
     let line = line.trim();
     !line.is_empty() && SIGNS.iter().any(|s| line.contains(s))
 }
@@ -95,7 +107,12 @@ mod tests {
 
     #[test]
     fn commands_are_one_line() {
-        let call = ToolCall { id: "1".into(), name: "bash", arguments: r#"{"command":"cd /repo &&\n pytest -x"}"#.into(), path: String::new() };
+        let call = ToolCall {
+            id: "1".into(),
+            name: "bash",
+            arguments: r#"{"command":"cd /repo &&\n pytest -x"}"#.into(),
+            path: String::new(),
+        };
         assert_eq!(command_line(&call), "bash: cd /repo && pytest -x");
     }
 }

@@ -4,16 +4,21 @@
 //! takes its whole tool exchange with it (a call never loses its result), and in formats whose turns
 //! alternate, a pin that would put two turns of one role side by side is given up, with a warning.
 
+use crate::compaction::types::Range;
+use crate::options::{Options, Shape};
 use crate::reading::format::Conversation;
 use crate::reading::message::{Message, Role};
-use crate::options::{Options, Shape};
-use crate::compaction::types::Range;
-
 
 /// The pinned messages of `range`, in order, and a warning for each pin that had to be given up.
 /// Critical messages are kept newest first while they fit in `critical_budget` tokens: kept whole
 /// without end, they would leave nothing to compact.
-pub fn pinned(conv: &Conversation, tokens: &[u32], range: Range, options: &Options, critical_budget: u64) -> (Vec<usize>, Vec<String>) {
+pub fn pinned(
+    conv: &Conversation,
+    tokens: &[u32],
+    range: Range,
+    options: &Options,
+    critical_budget: u64,
+) -> (Vec<usize>, Vec<String>) {
     let mut pin = vec![false; conv.len()];
     let results_of = results_by_caller(conv);
     let mut critical_tokens = 0u64;
@@ -35,7 +40,11 @@ pub fn pinned(conv: &Conversation, tokens: &[u32], range: Range, options: &Optio
         }
     }
     let pinned = crate::order::indices_where(range.start..range.end, &|i| pin[i]);
-    if conv.format.alternates() { keep_alternation(conv, pinned, range.end, options.summary_shape) } else { (pinned, Vec::new()) }
+    if conv.format.alternates() {
+        keep_alternation(conv, pinned, range.end, options.summary_shape)
+    } else {
+        (pinned, Vec::new())
+    }
 }
 
 /// The message with everything that must stay with it: a call with all its results, a result with

@@ -5,20 +5,20 @@
 //! one leaves a tail within the budget; otherwise (a long agent run is often one user request
 //! followed by a hundred tool steps) between two complete tool exchanges.
 
-use crate::error::{Code, Error, Result};
-use crate::counting::estimate::{finish, per_message};
-use crate::reading::input::Input;
 use crate::compaction::fingerprint::{self};
-use crate::reading::format::{self, Conversation};
-use crate::reading::message::Role;
-use crate::options::{Options, Strategy};
 use crate::compaction::pins;
 use crate::compaction::prompt::{fitted_prompt, latest_request};
+use crate::compaction::strategy::{choose_cut, chunks, regions, safe_boundaries, MIN_RANGE_TOKENS};
 use crate::compaction::template::Prompt;
 use crate::compaction::types::{decisions_hash, summarized_indices, Range};
-use crate::compaction::strategy::{choose_cut, chunks, regions, safe_boundaries, MIN_RANGE_TOKENS};
-use serde_json::Value;
+use crate::counting::estimate::{finish, per_message};
+use crate::error::{Code, Error, Result};
 use crate::json::{ToJson, Writer};
+use crate::options::{Options, Strategy};
+use crate::reading::format::{self, Conversation};
+use crate::reading::input::Input;
+use crate::reading::message::Role;
+use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Job {
@@ -129,7 +129,6 @@ impl ToJson for Plan {
     }
 }
 
-
 pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
     let conv = format::read(input, options.format)?;
     let tokens = per_message(&conv, &options.profile);
@@ -170,7 +169,13 @@ pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
     if over || options.force {
         plan.needed = true;
         (plan.reason, plan.detail) = if plan.urgent {
-            ("over_limit", format!("{total} tokens, over the hard limit of {}: compact before sending", plan.hard_limit.unwrap_or(limit)))
+            (
+                "over_limit",
+                format!(
+                    "{total} tokens, over the hard limit of {}: compact before sending",
+                    plan.hard_limit.unwrap_or(limit)
+                ),
+            )
         } else if over {
             ("over_limit", format!("{total} tokens, over the limit of {limit}"))
         } else {
@@ -194,9 +199,20 @@ pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
         // The prompt's two messages get their framing; the rest of the window is for their text.
         let budget = f64::from(window - job.max_output_tokens) - 2.0 * profile.per_message - profile.per_reply;
         let indices = summarized_indices(&[job.range], &plan.pinned);
-        let (prompt, degraded) = fitted_prompt(&conv, &indices, seed, &options.template, latest.as_deref().unwrap_or(""), |t| profile.text(t), budget);
+        let (prompt, degraded) = fitted_prompt(
+            &conv,
+            &indices,
+            seed,
+            &options.template,
+            latest.as_deref().unwrap_or(""),
+            |t| profile.text(t),
+            budget,
+        );
         if profile.text(&prompt.system) + profile.text(&prompt.user) > budget {
-            plan.warnings.push(format!("{}: even shortened, the summary prompt does not fit a summarizer window of {window} tokens", job.id));
+            plan.warnings.push(format!(
+                "{}: even shortened, the summary prompt does not fit a summarizer window of {window} tokens",
+                job.id
+            ));
         }
         plan.warnings.extend(degraded.map(|d| format!("{}: {d}", job.id)));
         job.prompt = prompt;
@@ -220,7 +236,8 @@ fn decide(conv: &Conversation, tokens: &[u32], options: &Options, plan: &mut Pla
         false => (start..cut).rev().find(|&i| conv.messages[i].is_summary).map_or(start, |s| s + 1),
     };
     let whole = Range { start: first, end: cut.max(first) };
-    let whole_has_content = (whole.start..whole.end).any(|i| !conv.messages[i].is_summary && conv.messages[i].role != Role::System);
+    let whole_has_content =
+        (whole.start..whole.end).any(|i| !conv.messages[i].is_summary && conv.messages[i].role != Role::System);
     let size = |r: &Range| (r.start..r.end).map(|i| u64::from(tokens[i])).sum::<u64>();
     // Each summarized range with the jobs that write its summary.
     let mut chosen: Vec<(Range, Vec<Range>)> = match options.strategy {
@@ -244,7 +261,11 @@ fn decide(conv: &Conversation, tokens: &[u32], options: &Options, plan: &mut Pla
             let picked = crate::order::sorted_by_key(picked, |(r, _)| r.start as u64);
             // When the tool exchanges are not enough (a chat, mostly text), everything before the
             // tail is summarized instead: a history left over the limit helps nobody.
-            if after > u64::from(plan.limit) && whole_has_content { vec![(whole, vec![whole])] } else { picked }
+            if after > u64::from(plan.limit) && whole_has_content {
+                vec![(whole, vec![whole])]
+            } else {
+                picked
+            }
         }
     };
     if chosen.is_empty() {
@@ -257,14 +278,20 @@ fn decide(conv: &Conversation, tokens: &[u32], options: &Options, plan: &mut Pla
         pinned.extend(pins);
         plan.warnings.extend(warnings);
     }
-    let unpinned = |r: &Range, pinned: &[usize]| (r.start..r.end).filter(|i| pinned.binary_search(i).is_err()).map(|i| u64::from(tokens[i])).sum::<u64>();
+    let unpinned = |r: &Range, pinned: &[usize]| {
+        (r.start..r.end).filter(|i| pinned.binary_search(i).is_err()).map(|i| u64::from(tokens[i])).sum::<u64>()
+    };
     // A region that its pins leave almost empty is not worth a summary of its own.
     chosen.retain(|(r, _)| options.strategy != Strategy::Regions || unpinned(r, &pinned) >= MIN_RANGE_TOKENS);
     pinned.retain(|p| chosen.iter().any(|(r, _)| (r.start..r.end).contains(p)));
     let summarized = |r: &Range| unpinned(r, &pinned);
     let range_tokens: u64 = chosen.iter().map(|(r, _)| summarized(r)).sum();
     if range_tokens < MIN_RANGE_TOKENS {
-        return cannot_compact(plan, options, &format!("only {range_tokens} tokens could be summarized, too few for a summary to save anything"));
+        return cannot_compact(
+            plan,
+            options,
+            &format!("only {range_tokens} tokens could be summarized, too few for a summary to save anything"),
+        );
     }
     let mut jobs = Vec::new();
     for (_, parts) in &chosen {
@@ -272,7 +299,12 @@ fn decide(conv: &Conversation, tokens: &[u32], options: &Options, plan: &mut Pla
         for part in parts.iter().filter(|p| summarized(p) > 0) {
             let part_tokens = summarized(part);
             let max_output_tokens = summary_budget(part_tokens) as u32;
-            jobs.push(Job { id: format!("summary-{}", jobs.len() + 1), range: *part, prompt: Prompt::default(), max_output_tokens });
+            jobs.push(Job {
+                id: format!("summary-{}", jobs.len() + 1),
+                range: *part,
+                prompt: Prompt::default(),
+                max_output_tokens,
+            });
         }
     }
     let output: u64 = jobs.iter().map(|j| u64::from(j.max_output_tokens)).sum();
@@ -319,7 +351,11 @@ fn summary_budget(tokens: u64) -> u64 {
 /// may not be summarized again (the host must do something else, such as start a new session).
 fn cannot_compact(plan: &mut Plan, options: &Options, why: &str) -> Result<()> {
     if !options.resummarize {
-        return Err(Error::new(Code::CannotCompactFurther, "messages", format!("{}, but {why}, and earlier summaries are not summarized again (resummarize: false)", plan.detail)));
+        return Err(Error::new(
+            Code::CannotCompactFurther,
+            "messages",
+            format!("{}, but {why}, and earlier summaries are not summarized again (resummarize: false)", plan.detail),
+        ));
     }
     plan.reason = "nothing_to_summarize";
     plan.detail = format!("{}, but {why}", plan.detail);
@@ -350,8 +386,8 @@ pub fn seal(values: &[Value], plan: &Plan) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixtures::{agent_run, chat};
     use crate::counting::profiles::O200K;
+    use crate::fixtures::{agent_run, chat};
     use serde_json::json;
 
     fn plan(msgs: &[Value], options: Value) -> Plan {
@@ -377,7 +413,9 @@ mod tests {
         let job = &p.jobs[0];
         assert_eq!(job.range.start, 1, "the system prompt stays in the head");
         assert_eq!(msgs[job.range.end]["role"], "user");
-        let tail: u64 = crate::counting::estimate::estimate(&Input::items(&msgs[job.range.end..]), &Options::default()).unwrap().total;
+        let tail: u64 = crate::counting::estimate::estimate(&Input::items(&msgs[job.range.end..]), &Options::default())
+            .unwrap()
+            .total;
         assert!(tail <= u64::from(p.limit / 4), "tail {tail} within a quarter of the limit {}", p.limit);
         assert!(!job.prompt.system.is_empty() && job.prompt.user.contains("Question 0"));
         assert_eq!(p.keep, vec![Range { start: 0, end: 1 }, Range { start: job.range.end, end: msgs.len() }]);
@@ -458,10 +496,17 @@ mod tests {
         assert!(prompt_tokens + f64::from(job.max_output_tokens) <= 16000.0, "{prompt_tokens}");
         assert!(p.warnings.iter().any(|w| w.contains("oldest messages")), "{:?}", p.warnings);
         assert!(job.prompt.user.contains("did not fit and are not shown"));
-        let last_shown = (0..job.range.end).rev().find_map(|i| msgs[i]["content"].as_str().filter(|t| t.starts_with("Step"))).unwrap();
+        let last_shown = (0..job.range.end)
+            .rev()
+            .find_map(|i| msgs[i]["content"].as_str().filter(|t| t.starts_with("Step")))
+            .unwrap();
         assert!(job.prompt.user.contains(last_shown), "the newest part of the range is shown");
         assert!(!job.prompt.user.contains("Step 0:"), "the oldest is left out");
-        assert_eq!(serde_json::to_string(&p).unwrap(), serde_json::to_string(&plan(&msgs, small)).unwrap(), "deterministic");
+        assert_eq!(
+            serde_json::to_string(&p).unwrap(),
+            serde_json::to_string(&plan(&msgs, small)).unwrap(),
+            "deterministic"
+        );
         // A little too big: cutting tool outputs harder is enough.
         let mut medium = opts;
         medium["summarizerWindow"] = json!((O200K.text(&roomy.jobs[0].prompt.user) * 0.8) as u64 + 8000);
@@ -474,6 +519,9 @@ mod tests {
     fn plans_are_deterministic() {
         let msgs = agent_run(30, 100);
         let o = json!({ "contextWindow": 8000 });
-        assert_eq!(serde_json::to_string(&plan(&msgs, o.clone())).unwrap(), serde_json::to_string(&plan(&msgs, o)).unwrap());
+        assert_eq!(
+            serde_json::to_string(&plan(&msgs, o.clone())).unwrap(),
+            serde_json::to_string(&plan(&msgs, o)).unwrap()
+        );
     }
 }

@@ -4,9 +4,9 @@
 //! message header, and the model is told that everything inside is data.
 
 use crate::compaction::fingerprint::Hasher;
+use crate::compaction::template::{Prompt, Template};
 use crate::reading::format::Conversation;
 use crate::reading::message::Role;
-use crate::compaction::template::{Prompt, Template};
 use crate::text::{cut_middle, one_line, opens_summary, split_summary};
 use std::fmt::Write;
 
@@ -22,7 +22,6 @@ struct Cuts {
 const CUTS: Cuts = Cuts { user_text: 8_000, assistant_text: 4_000, tool_output: 2_000, tool_arguments: 600 };
 /// When the transcript does not fit the summarizer: tool outputs and long texts go first.
 const TIGHT_CUTS: Cuts = Cuts { user_text: 2_000, assistant_text: 1_000, tool_output: 300, tool_arguments: 200 };
-
 
 /// Builds the prompt for the messages at `indices` (in order). `seed` makes the nonce depend on the
 /// conversation, so the same input always gives the same prompt.
@@ -47,7 +46,15 @@ pub fn latest_request(conv: &Conversation, i: usize, seed: u64) -> String {
 /// messages are left out with a note (an earlier summary of ours is always kept: it is the memory of
 /// what came before). Also returns what was given up, for the plan's warnings. Each message is rendered
 /// once per cut level, so the cost stays linear in the range's size.
-pub fn fitted_prompt(conv: &Conversation, indices: &[usize], seed: u64, template: &Template, suffix: &str, measure: impl Fn(&str) -> f64, budget: f64) -> (Prompt, Option<String>) {
+pub fn fitted_prompt(
+    conv: &Conversation,
+    indices: &[usize],
+    seed: u64,
+    template: &Template,
+    suffix: &str,
+    measure: impl Fn(&str) -> f64,
+    budget: f64,
+) -> (Prompt, Option<String>) {
     let size = |p: &Prompt| measure(&p.system) + measure(&p.user);
     let nonce = nonce(conv, indices, seed);
     let full = render(conv, indices, &nonce, CUTS, template, suffix);
@@ -64,7 +71,9 @@ pub fn fitted_prompt(conv: &Conversation, indices: &[usize], seed: u64, template
         costs.push(measure(p));
     }
     let frame = size(&assemble(&nonce, None, template, suffix, |_| {}));
-    let others = crate::order::indices_where(0..indices.len(), &|j| conv.messages.get(indices[j]).is_some_and(|m| !m.is_summary));
+    let others = crate::order::indices_where(0..indices.len(), &|j| {
+        conv.messages.get(indices[j]).is_some_and(|m| !m.is_summary)
+    });
     let excess = frame + costs.iter().sum::<f64>() - budget;
     let mut k = 0;
     if excess > 0.0 {
@@ -112,7 +121,14 @@ fn render_all(conv: &Conversation, indices: &[usize], nonce: &str, cuts: Cuts) -
     out
 }
 
-fn render(conv: &Conversation, indices: &[usize], nonce: &str, cuts: Cuts, template: &Template, suffix: &str) -> Prompt {
+fn render(
+    conv: &Conversation,
+    indices: &[usize],
+    nonce: &str,
+    cuts: Cuts,
+    template: &Template,
+    suffix: &str,
+) -> Prompt {
     assemble(nonce, None, template, suffix, |t| {
         for &i in indices {
             render_message(t, conv, i, nonce, cuts);
@@ -128,7 +144,13 @@ fn left_out_note(left: &[usize]) -> String {
 
 /// The prompt around the messages that `body` writes (straight into the prompt: a long transcript is
 /// not copied more than the template needs).
-fn assemble(nonce: &str, left_out: Option<&[usize]>, template: &Template, suffix: &str, body: impl FnOnce(&mut String)) -> Prompt {
+fn assemble(
+    nonce: &str,
+    left_out: Option<&[usize]>,
+    template: &Template,
+    suffix: &str,
+    body: impl FnOnce(&mut String),
+) -> Prompt {
     let mut t = String::new();
     let _ = writeln!(t, "Summarize the conversation transcript between the <transcript-{nonce}> tags below.");
     let _ = writeln!(t, "Each message starts with a header line in square brackets that begins with {nonce}; lines without that prefix belong to the message above them.\n");

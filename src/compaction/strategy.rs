@@ -2,11 +2,11 @@
 //! strategies (`tail`, `regions`, `hierarchical`) that turn the part before the tail into summary
 //! jobs. Pure decisions over token counts; `plan` turns them into a plan.
 
-use crate::reading::format::Conversation;
-use crate::reading::message::Role;
+use crate::compaction::types::Range;
 use crate::options::{Options, SplitAt};
 use crate::order::{filtered, indices_where};
-use crate::compaction::types::Range;
+use crate::reading::format::Conversation;
+use crate::reading::message::Role;
 
 /// Below this, a summary (with its marker and headings) would not be much smaller than the text.
 pub const MIN_RANGE_TOKENS: u64 = 300;
@@ -42,7 +42,14 @@ pub fn safe_boundaries(conv: &Conversation) -> Vec<bool> {
 /// when it keeps at least half as much. With `splitAt: "user"` only boundaries before a real user
 /// message count, as long as one of them fits (or is at most twice over). When nothing fits, the latest boundary that keeps
 /// something wins.
-pub fn choose_cut(conv: &Conversation, tokens: &[u32], safe: &[bool], start: usize, options: &Options, budget: u64) -> Option<usize> {
+pub fn choose_cut(
+    conv: &Conversation,
+    tokens: &[u32],
+    safe: &[bool],
+    start: usize,
+    options: &Options,
+    budget: u64,
+) -> Option<usize> {
     let n = conv.len();
     let mut tail = vec![0u64; n + 1];
     for i in (0..n).rev() {
@@ -54,7 +61,9 @@ pub fn choose_cut(conv: &Conversation, tokens: &[u32], safe: &[bool], start: usi
         k if users.len() >= k => users[users.len() - k],
         _ => 0,
     };
-    let fitting = indices_where(start + 1..n, &|i| safe[i] && i >= turn_floor && conv.messages[i].role != Role::System && tail[i] <= budget);
+    let fitting = indices_where(start + 1..n, &|i| {
+        safe[i] && i >= turn_floor && conv.messages[i].role != Role::System && tail[i] <= budget
+    });
     let before_user = filtered(&fitting, &|i| conv.messages[i].is_real_user());
     if options.split_at == SplitAt::User {
         // A user turn a little over the budget is better kept whole than split between exchanges.
@@ -64,7 +73,8 @@ pub fn choose_cut(conv: &Conversation, tokens: &[u32], safe: &[bool], start: usi
         }
     }
     let Some(&widest) = fitting.first() else {
-        let last_user = (start + 1..n).rev().find(|&i| safe[i] && conv.messages[i].is_real_user() && tail[i] < tail[start]);
+        let last_user =
+            (start + 1..n).rev().find(|&i| safe[i] && conv.messages[i].is_real_user() && tail[i] < tail[start]);
         return match options.split_at {
             SplitAt::User if last_user.is_some() => last_user,
             _ => (start + 1..n).rev().find(|&i| safe[i]),
@@ -132,9 +142,9 @@ pub fn chunks(safe: &[bool], range: Range, per_chunk: usize) -> Vec<Range> {
 mod tests {
     use super::*;
     use crate::counting::estimate::per_message;
+    use crate::counting::profiles::O200K;
     use crate::fixtures::agent_run;
     use crate::reading::format;
-    use crate::counting::profiles::O200K;
 
     #[test]
     fn chunks_end_at_safe_boundaries_and_cover_the_range() {

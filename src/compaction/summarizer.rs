@@ -65,14 +65,22 @@ impl ClientConfig {
             (Some(url), _) => url,
             (None, Api::AnthropicMessages) => ANTHROPIC_BASE_URL.to_string(),
             (None, Api::OpenAiChat) => {
-                return Err(Error::option("options.baseUrl", "required: the endpoint's base URL, e.g. https://api.openai.com/v1"))
+                return Err(Error::option(
+                    "options.baseUrl",
+                    "required: the endpoint's base URL, e.g. https://api.openai.com/v1",
+                ))
             }
         };
-        let model = string("model")?.filter(|m| !m.trim().is_empty()).ok_or_else(|| Error::option("options.model", "required: the model name"))?;
+        let model = string("model")?
+            .filter(|m| !m.trim().is_empty())
+            .ok_or_else(|| Error::option("options.model", "required: the model name"))?;
         let api_key = string("apiKey")?.filter(|k| !k.is_empty());
         if let Some(key) = &api_key {
             if !is_header_value(key) {
-                return Err(Error::option("options.apiKey", "contains a line break or another character a header cannot carry"));
+                return Err(Error::option(
+                    "options.apiKey",
+                    "contains a line break or another character a header cannot carry",
+                ));
             }
         }
         Ok(ClientConfig {
@@ -132,7 +140,10 @@ fn read_timeout(v: Option<&Value>) -> Result<u32> {
         None | Some(Value::Null) => Ok(DEFAULT_TIMEOUT_MS),
         Some(Value::Number(n)) => match n.as_u64() {
             Some(ms) if ms > 0 && ms <= MAX_TIMEOUT_MS => Ok(ms as u32),
-            _ => Err(Error::option("options.timeoutMs", format!("expected whole milliseconds from 1 to {MAX_TIMEOUT_MS}, got {n}"))),
+            _ => Err(Error::option(
+                "options.timeoutMs",
+                format!("expected whole milliseconds from 1 to {MAX_TIMEOUT_MS}, got {n}"),
+            )),
         },
         Some(other) => Err(Error::option("options.timeoutMs", expected("a number", other))),
     }
@@ -171,7 +182,12 @@ impl Prompt {
             None | Some(Value::Null) => None,
             Some(Value::Number(n)) => match n.as_u64() {
                 Some(t) if t > 0 && t <= u64::from(u32::MAX) => Some(t as u32),
-                _ => return Err(Error::input("prompt.maxOutputTokens", format!("expected a positive whole number, got {n}"))),
+                _ => {
+                    return Err(Error::input(
+                        "prompt.maxOutputTokens",
+                        format!("expected a positive whole number, got {n}"),
+                    ))
+                }
             },
             Some(other) => return Err(Error::input("prompt.maxOutputTokens", expected("a number", other))),
         };
@@ -197,7 +213,9 @@ pub fn request(config: &ClientConfig, prompt: &Prompt) -> HttpRequest {
                 headers.push(("authorization".into(), format!("Bearer {key}")));
             }
             let max_tokens = prompt.max_output_tokens.map(|max| format!("\"max_tokens\":{max},")).unwrap_or_default();
-            format!(r#"{{{max_tokens}"messages":[{{"content":{system},"role":"system"}},{{"content":{user},"role":"user"}}],"model":{model}}}"#)
+            format!(
+                r#"{{{max_tokens}"messages":[{{"content":{system},"role":"system"}},{{"content":{user},"role":"user"}}],"model":{model}}}"#
+            )
         }
         Api::AnthropicMessages => {
             if let Some(key) = &config.api_key {
@@ -208,7 +226,9 @@ pub fn request(config: &ClientConfig, prompt: &Prompt) -> HttpRequest {
             // wherever it runs, with its own key, so the library does not second-guess it.
             headers.push(("anthropic-dangerous-direct-browser-access".into(), "true".into()));
             let max_tokens = prompt.max_output_tokens.unwrap_or(ANTHROPIC_DEFAULT_MAX_TOKENS);
-            format!(r#"{{"max_tokens":{max_tokens},"messages":[{{"content":{user},"role":"user"}}],"model":{model},"system":{system}}}"#)
+            format!(
+                r#"{{"max_tokens":{max_tokens},"messages":[{{"content":{user},"role":"user"}}],"model":{model},"system":{system}}}"#
+            )
         }
     };
     headers.extend(config.headers.iter().cloned());
@@ -250,22 +270,39 @@ impl ClientError {
 }
 
 /// The summary text from the endpoint's answer, or why there is none.
-pub fn parse_answer(config: &ClientConfig, status: u16, status_text: &str, body: &str) -> std::result::Result<String, ClientError> {
+pub fn parse_answer(
+    config: &ClientConfig,
+    status: u16,
+    status_text: &str,
+    body: &str,
+) -> std::result::Result<String, ClientError> {
     let key = config.api_key.as_deref();
     let parsed: Option<Value> = crate::json::parse(body).ok();
     if !(200..300).contains(&status) {
         // Providers put the reason in `error.message` (OpenAI, Anthropic) or `error` (others).
         let reason = parsed
             .as_ref()
-            .and_then(|v| v.get("error").and_then(|e| e.get("message")).or_else(|| v.get("error")).or_else(|| v.get("message")))
+            .and_then(|v| {
+                v.get("error").and_then(|e| e.get("message")).or_else(|| v.get("error")).or_else(|| v.get("message"))
+            })
             .and_then(Value::as_str)
             .map(str::to_string)
             .unwrap_or_else(|| body.to_string());
         // As a u32: `u16`'s `Display` would be one more integer printer in the wasm, for this line alone.
         let message = format!("{} answered {} {status_text}: {}", config.endpoint, u32::from(status), snippet(&reason));
-        return Err(ClientError { code: SUMMARIZER_HTTP, path: "response.status", message: redact(&message, key), status: Some(status) });
+        return Err(ClientError {
+            code: SUMMARIZER_HTTP,
+            path: "response.status",
+            message: redact(&message, key),
+            status: Some(status),
+        });
     }
-    let bad = |path: &'static str, what: String| ClientError { code: SUMMARIZER_RESPONSE, path, message: redact(&what, key), status: Some(status) };
+    let bad = |path: &'static str, what: String| ClientError {
+        code: SUMMARIZER_RESPONSE,
+        path,
+        message: redact(&what, key),
+        status: Some(status),
+    };
     let Some(answer) = parsed else {
         return Err(bad("response", format!("the answer is not JSON: {}", snippet(body))));
     };
@@ -273,7 +310,8 @@ pub fn parse_answer(config: &ClientConfig, status: u16, status_text: &str, body:
         Api::OpenAiChat => {
             // `get` steps rather than `pointer("/choices/0/message")`, which is used nowhere else and so
             // cost its own code in the wasm; `c.get("0")` reads an object keyed "0" as the pointer did.
-            let message = answer.get("choices").and_then(|c| c.get(0).or_else(|| c.get("0"))).and_then(|c| c.get("message"));
+            let message =
+                answer.get("choices").and_then(|c| c.get(0).or_else(|| c.get("0"))).and_then(|c| c.get("message"));
             match message.and_then(|m| m.get("content")) {
                 Some(Value::String(s)) => s.clone(),
                 Some(Value::Array(parts)) => text_parts(parts),
@@ -356,11 +394,19 @@ mod tests {
     #[test]
     fn endpoints_append_the_protocol_path_once() {
         assert_eq!(openai(None).endpoint, "http://127.0.0.1:8080/v1/chat/completions");
-        let full = config_from_pairs(Api::OpenAiChat, &[("baseUrl", json!("https://x.test/v1/chat/completions")), ("model", json!("m"))]).unwrap();
+        let full = config_from_pairs(
+            Api::OpenAiChat,
+            &[("baseUrl", json!("https://x.test/v1/chat/completions")), ("model", json!("m"))],
+        )
+        .unwrap();
         assert_eq!(full.endpoint, "https://x.test/v1/chat/completions");
         let anthropic = config_from_pairs(Api::AnthropicMessages, &[("model", json!("claude"))]).unwrap();
         assert_eq!(anthropic.endpoint, "https://api.anthropic.com/v1/messages");
-        let v1 = config_from_pairs(Api::AnthropicMessages, &[("baseUrl", json!("http://127.0.0.1:1/v1")), ("model", json!("c"))]).unwrap();
+        let v1 = config_from_pairs(
+            Api::AnthropicMessages,
+            &[("baseUrl", json!("http://127.0.0.1:1/v1")), ("model", json!("c"))],
+        )
+        .unwrap();
         assert_eq!(v1.endpoint, "http://127.0.0.1:1/v1/messages");
     }
 
@@ -370,11 +416,26 @@ mod tests {
         assert_eq!(err(&[("model", json!("m"))]), "options.baseUrl");
         assert_eq!(err(&[("baseUrl", json!("ftp://x")), ("model", json!("m"))]), "options.baseUrl");
         assert_eq!(err(&[("baseUrl", json!("http://x"))]), "options.model");
-        assert_eq!(err(&[("baseUrl", json!("http://x")), ("model", json!("m")), ("timeoutMs", json!(0))]), "options.timeoutMs");
-        assert_eq!(err(&[("baseUrl", json!("http://x")), ("model", json!("m")), ("headers", json!({ "x y": "1" }))]), "options.headers.x y");
-        assert_eq!(err(&[("baseUrl", json!("http://x")), ("model", json!("m")), ("headers", json!({ "x": "a\nb" }))]), "options.headers.x");
-        assert_eq!(err(&[("baseUrl", json!("http://x")), ("model", json!("m")), ("apiKey", json!("k\r\n"))]), "options.apiKey");
-        assert_eq!(err(&[("baseUrl", json!("http://x")), ("model", json!("m")), ("modle", json!("m"))]), "options.modle");
+        assert_eq!(
+            err(&[("baseUrl", json!("http://x")), ("model", json!("m")), ("timeoutMs", json!(0))]),
+            "options.timeoutMs"
+        );
+        assert_eq!(
+            err(&[("baseUrl", json!("http://x")), ("model", json!("m")), ("headers", json!({ "x y": "1" }))]),
+            "options.headers.x y"
+        );
+        assert_eq!(
+            err(&[("baseUrl", json!("http://x")), ("model", json!("m")), ("headers", json!({ "x": "a\nb" }))]),
+            "options.headers.x"
+        );
+        assert_eq!(
+            err(&[("baseUrl", json!("http://x")), ("model", json!("m")), ("apiKey", json!("k\r\n"))]),
+            "options.apiKey"
+        );
+        assert_eq!(
+            err(&[("baseUrl", json!("http://x")), ("model", json!("m")), ("modle", json!("m"))]),
+            "options.modle"
+        );
         let e = config_from_pairs(Api::OpenAiChat, &[("baseUrl", json!(5))]).unwrap_err();
         assert_eq!(e.code.as_str(), "INVALID_OPTION");
     }
@@ -388,24 +449,32 @@ mod tests {
         assert!(req.headers.contains(&("authorization".into(), "Bearer sk-secret".into())));
         assert_eq!(req.headers.last().unwrap(), &("x-org".to_string(), "o".to_string()));
         let body: Value = serde_json::from_str(&req.body).unwrap();
-        assert_eq!(body, json!({ "model": "m", "max_tokens": 700, "messages": [
-            { "role": "system", "content": "sys" }, { "role": "user", "content": "conv" } ] }));
+        assert_eq!(
+            body,
+            json!({ "model": "m", "max_tokens": 700, "messages": [
+            { "role": "system", "content": "sys" }, { "role": "user", "content": "conv" } ] })
+        );
         assert!(!request(&openai(None), &prompt()).headers.iter().any(|(k, _)| k == "authorization"));
     }
 
     #[test]
     fn anthropic_request_uses_the_messages_shape() {
-        let config = config_from_pairs(Api::AnthropicMessages, &[("model", json!("c")), ("apiKey", json!("k"))]).unwrap();
+        let config =
+            config_from_pairs(Api::AnthropicMessages, &[("model", json!("c")), ("apiKey", json!("k"))]).unwrap();
         let req = request(&config, &Prompt { max_output_tokens: None, ..prompt() });
         assert!(req.headers.contains(&("x-api-key".into(), "k".into())));
         assert!(req.headers.contains(&("anthropic-version".into(), ANTHROPIC_VERSION.into())));
         let body: Value = serde_json::from_str(&req.body).unwrap();
-        assert_eq!(body, json!({ "model": "c", "max_tokens": 4096, "system": "sys", "messages": [{ "role": "user", "content": "conv" }] }));
+        assert_eq!(
+            body,
+            json!({ "model": "c", "max_tokens": 4096, "system": "sys", "messages": [{ "role": "user", "content": "conv" }] })
+        );
     }
 
     #[test]
     fn bodies_are_the_text_json_writes() {
-        let tricky = Prompt { system: "say \"hi\"\n\\ \u{1}é😀".into(), user: "</x>\t".into(), max_output_tokens: Some(7) };
+        let tricky =
+            Prompt { system: "say \"hi\"\n\\ \u{1}é😀".into(), user: "</x>\t".into(), max_output_tokens: Some(7) };
         let mut config = openai(None);
         config.model = "m\"1".into();
         let expected = json!({ "model": config.model, "max_tokens": 7, "messages": [
@@ -441,7 +510,8 @@ mod tests {
         assert_eq!((e.code, e.path), (SUMMARIZER_RESPONSE, "response"));
         let e = parse_answer(&c, 200, "OK", r#"{"choices":[{"message":{"content":"   "}}]}"#).unwrap_err();
         assert_eq!((e.code, e.path), (SUMMARIZER_RESPONSE, "response.choices[0].message.content"));
-        let e = parse_answer(&c, 200, "OK", r#"{"choices":[{"message":{"content":null,"refusal":"no"}}]}"#).unwrap_err();
+        let e =
+            parse_answer(&c, 200, "OK", r#"{"choices":[{"message":{"content":null,"refusal":"no"}}]}"#).unwrap_err();
         assert!(e.message.contains("refused: no"), "{}", e.message);
     }
 
@@ -451,7 +521,11 @@ mod tests {
         let body = r#"{"error":{"message":"Incorrect API key provided: sk-live-123","type":"invalid_request_error"}}"#;
         let e = parse_answer(&c, 401, "Unauthorized", body).unwrap_err();
         assert_eq!((e.code, e.status), (SUMMARIZER_HTTP, Some(401)));
-        assert!(e.message.contains("401 Unauthorized") && e.message.contains("Incorrect API key provided: [redacted]"), "{}", e.message);
+        assert!(
+            e.message.contains("401 Unauthorized") && e.message.contains("Incorrect API key provided: [redacted]"),
+            "{}",
+            e.message
+        );
         assert!(!e.message.contains("sk-live-123"));
         let long = "x".repeat(1000);
         assert!(parse_answer(&c, 500, "", &long).unwrap_err().message.chars().count() < 400);
@@ -463,10 +537,14 @@ mod tests {
 
     #[test]
     fn prompts_are_read_from_a_job() {
-        let p = Prompt::from_json(&json!({ "system": "s", "user": "u", "maxOutputTokens": 5, "jobId": "job-1" })).unwrap();
+        let p =
+            Prompt::from_json(&json!({ "system": "s", "user": "u", "maxOutputTokens": 5, "jobId": "job-1" })).unwrap();
         assert_eq!(p, Prompt { system: "s".into(), user: "u".into(), max_output_tokens: Some(5) });
         assert_eq!(Prompt::from_json(&json!({ "system": "s" })).unwrap_err().path, "prompt.user");
         assert_eq!(Prompt::from_json(&json!("text")).unwrap_err().path, "prompt");
-        assert_eq!(Prompt::from_json(&json!({ "system": "s", "user": "u", "maxOutputTokens": -1 })).unwrap_err().path, "prompt.maxOutputTokens");
+        assert_eq!(
+            Prompt::from_json(&json!({ "system": "s", "user": "u", "maxOutputTokens": -1 })).unwrap_err().path,
+            "prompt.maxOutputTokens"
+        );
     }
 }

@@ -45,7 +45,10 @@ pub enum Template {
     General,
     /// Task progress, key decisions, current file state, active context: Claude Code's shape.
     Progress,
-    Custom { system: Option<String>, user: String },
+    Custom {
+        system: Option<String>,
+        user: String,
+    },
 }
 
 /// The element a snapshot summary must be wrapped in.
@@ -168,11 +171,22 @@ mod tests {
         assert_eq!(Template::from_json(None).unwrap(), Template::Sections);
         assert_eq!(Template::from_json(Some(&json!("snapshot"))).unwrap(), Template::Snapshot);
         assert_eq!(Template::from_json(Some(&json!("custom"))).unwrap_err().path, "options.template");
-        assert_eq!(Template::from_json(Some(&json!({ "user": "no placeholder" }))).unwrap_err().path, "options.template.user");
-        assert_eq!(Template::from_json(Some(&json!({ "user": "{transcript}", "extra": 1 }))).unwrap_err().path, "options.template.extra");
-        let custom = Template::from_json(Some(&json!({ "system": "Be brief.", "user": "Summarize:\n{transcript}\nDone." }))).unwrap();
+        assert_eq!(
+            Template::from_json(Some(&json!({ "user": "no placeholder" }))).unwrap_err().path,
+            "options.template.user"
+        );
+        assert_eq!(
+            Template::from_json(Some(&json!({ "user": "{transcript}", "extra": 1 }))).unwrap_err().path,
+            "options.template.extra"
+        );
+        let custom =
+            Template::from_json(Some(&json!({ "system": "Be brief.", "user": "Summarize:\n{transcript}\nDone." })))
+                .unwrap();
         let p = custom.prompt("<transcript-1>x</transcript-1>");
-        assert_eq!((p.system.as_str(), p.user.as_str()), ("Be brief.", "Summarize:\n<transcript-1>x</transcript-1>\nDone."));
+        assert_eq!(
+            (p.system.as_str(), p.user.as_str()),
+            ("Be brief.", "Summarize:\n<transcript-1>x</transcript-1>\nDone.")
+        );
     }
 
     #[test]

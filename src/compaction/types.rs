@@ -103,11 +103,18 @@ pub struct JobRef {
 
 impl PlanRef {
     pub fn from_json(v: &Value) -> Result<PlanRef> {
-        let obj = v.as_object().ok_or_else(|| Error::plan("plan", expected("the object plan_compaction returned", v)))?;
-        let field = |k: &str| obj.get(k).ok_or_else(|| Error::plan(subpath("plan", k), "missing; pass the plan object plan_compaction returned"));
+        let obj =
+            v.as_object().ok_or_else(|| Error::plan("plan", expected("the object plan_compaction returned", v)))?;
+        let field = |k: &str| {
+            obj.get(k).ok_or_else(|| {
+                Error::plan(subpath("plan", k), "missing; pass the plan object plan_compaction returned")
+            })
+        };
         let needed = field("needed")?.as_bool().ok_or_else(|| Error::plan("plan.needed", "expected a boolean"))?;
-        let format = Format::from_name(str_of(field("format")?, "plan.format")?, "plan.format").map_err(as_plan_error)?;
-        let mut profile = Profile::from_name(str_of(field("tokenizer")?, "plan.tokenizer")?, "plan.tokenizer").map_err(as_plan_error)?;
+        let format =
+            Format::from_name(str_of(field("format")?, "plan.format")?, "plan.format").map_err(as_plan_error)?;
+        let mut profile = Profile::from_name(str_of(field("tokenizer")?, "plan.tokenizer")?, "plan.tokenizer")
+            .map_err(as_plan_error)?;
         if let Some(model) = obj.get("imageModel") {
             profile = profile.with_images_of(str_of(model, "plan.imageModel")?);
         }
@@ -134,36 +141,63 @@ impl PlanRef {
         let fingerprint = str_of(field("fingerprint")?, "plan.fingerprint")?.to_string();
         let template = match obj.get("template") {
             None | Some(Value::Null) => Template::Sections,
-            Some(v) => Template::from_name(str_of(v, "plan.template")?).ok_or_else(|| Error::plan("plan.template", "unknown template"))?,
+            Some(v) => Template::from_name(str_of(v, "plan.template")?)
+                .ok_or_else(|| Error::plan("plan.template", "unknown template"))?,
         };
         let summary_shape = match obj.get("summaryShape") {
             None | Some(Value::Null) => Shape::Message,
             Some(v) => {
                 let name = str_of(v, "plan.summaryShape")?;
-                Shape::ALL.into_iter().find(|s| s.name() == name).ok_or_else(|| Error::plan("plan.summaryShape", "unknown summary shape"))?
+                Shape::ALL
+                    .into_iter()
+                    .find(|s| s.name() == name)
+                    .ok_or_else(|| Error::plan("plan.summaryShape", "unknown summary shape"))?
             }
         };
         let summary_prefix = match obj.get("summaryPrefix") {
             None | Some(Value::Null) => None,
             Some(v) => Some(str_of(v, "plan.summaryPrefix")?.to_string()),
         };
-        Ok(PlanRef { needed, format, profile, limit, message_count, summarize, pinned, jobs, fingerprint, template, summary_shape, summary_prefix })
+        Ok(PlanRef {
+            needed,
+            format,
+            profile,
+            limit,
+            message_count,
+            summarize,
+            pinned,
+            jobs,
+            fingerprint,
+            template,
+            summary_shape,
+            summary_prefix,
+        })
     }
 
     /// The plan must have been made from the first `message_count` of these messages (later ones
     /// were appended while the summary was being written, and are kept), and not edited since.
     pub fn check(&self, values: &[Value]) -> Result<()> {
         if values.len() < self.message_count {
-            return Err(Error::new(Code::StalePlan, "messages", format!(
-                "the plan was made from {} messages but {} were given: messages were removed since planning",
-                self.message_count, values.len()
-            )));
+            return Err(Error::new(
+                Code::StalePlan,
+                "messages",
+                format!(
+                    "the plan was made from {} messages but {} were given: messages were removed since planning",
+                    self.message_count,
+                    values.len()
+                ),
+            ));
         }
         let messages = format!("{:016x}", fingerprint::of_messages(values, self.message_count));
         if !self.fingerprint.starts_with(&messages) || self.fingerprint.len() != 32 {
-            return Err(Error::new(Code::StalePlan, "messages", format!(
-                "the first {} messages are not the ones the plan was made from: plan again", self.message_count
-            )));
+            return Err(Error::new(
+                Code::StalePlan,
+                "messages",
+                format!(
+                    "the first {} messages are not the ones the plan was made from: plan again",
+                    self.message_count
+                ),
+            ));
         }
         let mut jobs: Vec<(&str, Range)> = Vec::with_capacity(self.jobs.len());
         for j in &self.jobs {

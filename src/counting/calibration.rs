@@ -17,8 +17,8 @@
 //! tokens. A correction downwards must first exceed the noise of what it was measured on.
 
 use crate::error::{Error, Result};
-use crate::options::Report;
 use crate::json::{ToJson, Writer};
+use crate::options::Report;
 
 /// How the reported usage set the total.
 #[derive(Debug, Clone, PartialEq)]
@@ -82,11 +82,14 @@ pub fn calibrate(per_message: &[u32], overhead: u32, reports: &[Report]) -> Resu
     let Some(last) = reports.last() else { return Ok(None) };
     for r in reports {
         if r.message_count > per_message.len() {
-            return Err(Error::option(format!("{}.messageCount", r.path), format!(
-                "{} messages reported, but only {} were given: the report belongs to another history",
-                r.message_count,
-                per_message.len()
-            )));
+            return Err(Error::option(
+                format!("{}.messageCount", r.path),
+                format!(
+                    "{} messages reported, but only {} were given: the report belongs to another history",
+                    r.message_count,
+                    per_message.len()
+                ),
+            ));
         }
     }
     let estimated_prefix = u64::from(overhead) + sum(&per_message[..last.message_count]);
@@ -120,7 +123,13 @@ fn scale(per_message: &[u32], estimated_prefix: u64, reports: &[Report]) -> f64 
     });
     let moved = match (request, growth.flatten()) {
         (Some(r), None) => r,
-        (Some(r), Some(g)) if r * g > 0.0 => if r.abs() < g.abs() { r } else { g },
+        (Some(r), Some(g)) if r * g > 0.0 => {
+            if r.abs() < g.abs() {
+                r
+            } else {
+                g
+            }
+        }
         _ => 0.0,
     };
     (1.0 + moved).clamp(SCALE_RANGE.0, SCALE_RANGE.1)
@@ -177,7 +186,8 @@ mod tests {
     /// The scale after the provider's reports for the first 2, 4 and 6 messages, like a host
     /// passing its first three reports.
     fn scale_after_three(per_message: &[u32], factor: f64, fixed: u64) -> f64 {
-        let reports: Vec<Report> = [2, 4, 6].iter().map(|&n| report(provider(per_message, n, factor, fixed), n)).collect();
+        let reports: Vec<Report> =
+            [2, 4, 6].iter().map(|&n| report(provider(per_message, n, factor, fixed), n)).collect();
         calibrate(per_message, 3, &reports).unwrap().unwrap().scale
     }
 
@@ -208,7 +218,10 @@ mod tests {
                 let error = (c.prompt_tokens + c.estimated_tail) as f64 / truth - 1.0;
                 assert!(error > -0.04 && error < 0.06, "×{factor}, {n} messages: {error}");
                 let uncalibrated = (3 + sum(&pm[..n])) as f64 / truth - 1.0;
-                assert!(error.abs() < uncalibrated.abs() / 2.0, "×{factor}, {n} messages: {error} against {uncalibrated}");
+                assert!(
+                    error.abs() < uncalibrated.abs() / 2.0,
+                    "×{factor}, {n} messages: {error} against {uncalibrated}"
+                );
             }
         }
     }

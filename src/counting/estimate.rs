@@ -6,15 +6,15 @@
 //! passes the provider's reported usage, the total anchors on it: the reported count covers the
 //! messages it was made for, and only the messages after them are estimated (see `calibrate`).
 
-use crate::error::{Error, Result};
 use crate::counting::calibration::{calibrate, Calibration};
+use crate::counting::profiles::Profile;
+use crate::counting::scanner::Counts;
+use crate::error::{Error, Result};
+use crate::json::{ToJson, Writer};
+use crate::options::Options;
 use crate::reading::format::{self, Conversation, Format};
 use crate::reading::input::Input;
 use crate::reading::message::{Image, Message};
-use crate::options::Options;
-use crate::counting::profiles::Profile;
-use crate::counting::scanner::Counts;
-use crate::json::{ToJson, Writer};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Estimate {
@@ -113,7 +113,10 @@ pub struct MessageSize {
 
 impl MessageSize {
     pub fn of(m: &Message) -> MessageSize {
-        let has_body = !m.text.is_empty() || !m.hidden.is_empty() || m.attachment_count() > 0 || (m.tool_calls.is_empty() && m.tool_results.is_empty());
+        let has_body = !m.text.is_empty()
+            || !m.hidden.is_empty()
+            || m.attachment_count() > 0
+            || (m.tool_calls.is_empty() && m.tool_results.is_empty());
         let body = (has_body || m.name.is_some()).then(|| {
             let mut c = Counts::of(&m.text);
             c.add_text(&m.hidden);
@@ -160,7 +163,8 @@ impl MessageSize {
 
     /// The estimate: each piece weighed with its framing and rounded up.
     pub fn tokens(&self, p: &Profile) -> u32 {
-        let body_framing = self.framing(p) - self.calls.len() as f64 * p.per_tool_call - self.results.len() as f64 * p.per_message;
+        let body_framing =
+            self.framing(p) - self.calls.len() as f64 * p.per_tool_call - self.results.len() as f64 * p.per_message;
         let body = self.body.as_ref().map_or(0, |c| to_tokens(p.weigh(c) + body_framing));
         let mut total = body;
         for c in &self.calls {
@@ -318,21 +322,33 @@ mod tests {
         assert!(e.request_overhead > 3 + 4 + 5 + 8 + 20, "{}", e.request_overhead);
         assert_eq!(e.total, u64::from(e.request_overhead) + sum(&e.per_message));
         let blocks = run(json!({ "system": [{ "type": "text", "text": "You are a careful assistant." }] })).unwrap();
-        assert_eq!(blocks.request_overhead, run(json!({ "system": "You are a careful assistant." })).unwrap().request_overhead);
+        assert_eq!(
+            blocks.request_overhead,
+            run(json!({ "system": "You are a careful assistant." })).unwrap().request_overhead
+        );
     }
 
     #[test]
     fn an_anthropic_text_document_costs_its_text() {
         let text = "The quarterly report: revenue grew in every region, led by the north. ".repeat(200);
         let doc = |source: Value| json!([{ "role": "user", "content": [{ "type": "document", "source": source }, { "type": "text", "text": "Summarize it." }] }]);
-        let tokens = |v: &Value| estimate(&Input::read(v).unwrap(), &Options::from_json(&json!({ "tokenizer": "claude" })).unwrap()).unwrap().per_message[0];
+        let tokens = |v: &Value| {
+            estimate(&Input::read(v).unwrap(), &Options::from_json(&json!({ "tokenizer": "claude" })).unwrap())
+                .unwrap()
+                .per_message[0]
+        };
         let text_document = tokens(&doc(json!({ "type": "text", "media_type": "text/plain", "data": text })));
-        let as_prose = tokens(&json!([{ "role": "user", "content": [{ "type": "text", "text": text }, { "type": "text", "text": "Summarize it." }] }]));
+        let as_prose = tokens(
+            &json!([{ "role": "user", "content": [{ "type": "text", "text": text }, { "type": "text", "text": "Summarize it." }] }]),
+        );
         assert!(text_document.abs_diff(as_prose) <= 2, "{text_document} vs {as_prose}");
         assert!(text_document > 2_000, "{text_document}");
         // A PDF is an attachment at the flat rate.
         let pdf = tokens(&doc(json!({ "type": "base64", "media_type": "application/pdf", "data": "JVBERi0x" })));
-        assert_eq!(pdf, tokens(&json!([{ "role": "user", "content": [{ "type": "text", "text": "Summarize it." }] }])) + 1600);
+        assert_eq!(
+            pdf,
+            tokens(&json!([{ "role": "user", "content": [{ "type": "text", "text": "Summarize it." }] }])) + 1600
+        );
     }
 
     #[test]
@@ -385,7 +401,9 @@ mod tests {
         };
         // OpenAI's documented examples (1024 × 1024: 765; 2048 × 4096: 1105), a 1080p screenshot (6 tiles),
         // an icon (1 tile); Anthropic's width × height / 750 up to about 1 600; Gemini 3's fixed budget.
-        for (w, h, o200k, claude) in [(1024, 1024, 765, 1399), (2048, 4096, 1105, 1600), (1920, 1080, 1105, 1600), (300, 200, 255, 80)] {
+        for (w, h, o200k, claude) in
+            [(1024, 1024, 765, 1399), (2048, 4096, 1105, 1600), (1920, 1080, 1105, 1600), (300, 200, 255, 80)]
+        {
             for m in in_formats(&png_base64(w, h), false) {
                 for (name, want) in [("o200k", o200k), ("cl100k", o200k), ("claude", claude), ("gemini", 1120)] {
                     let (got, format) = cost(&m, name);
@@ -407,7 +425,8 @@ mod tests {
         let text_only = json!([{ "role": "user", "content": "what is this?" }]);
         let cost = |m: &Value, options: Value| {
             let o = Options::from_json(&options).unwrap();
-            estimate(&Input::read(m).unwrap(), &o).unwrap().per_message[0] - estimate(&Input::read(&text_only).unwrap(), &o).unwrap().per_message[0]
+            estimate(&Input::read(m).unwrap(), &o).unwrap().per_message[0]
+                - estimate(&Input::read(&text_only).unwrap(), &o).unwrap().per_message[0]
         };
         // OpenAI's documented examples: for tiles, both sizes scale to 768 × 768 and 768 × 1024, 4 tiles;
         // for patches, 1024 × 1024 is 1024 patches and 1800 × 2400 is 1452 (scaled to 33 × 44).
@@ -483,7 +502,10 @@ mod tests {
     fn usage_errors_name_the_field() {
         let e = run(json!({ "usage": { "promptTokens": 100, "messageCount": 9 } })).unwrap_err();
         assert_eq!(e.path, "options.usage.messageCount");
-        let e = run(json!({ "usage": [{ "promptTokens": 100, "messageCount": 1 }, { "promptTokens": 90, "messageCount": 5 }] })).unwrap_err();
+        let e = run(
+            json!({ "usage": [{ "promptTokens": 100, "messageCount": 1 }, { "promptTokens": 90, "messageCount": 5 }] }),
+        )
+        .unwrap_err();
         assert_eq!(e.path, "options.usage[1].messageCount");
         let e = run(json!({ "usage": [{ "promptTokens": 100, "messageCount": 2 }, { "promptTokens": 120, "messageCount": 1 }] })).unwrap_err();
         assert_eq!(e.path, "options.usage[1]");
@@ -502,10 +524,17 @@ mod tests {
     #[test]
     fn model_names_pick_the_profile() {
         for (model, profile) in [
-            ("gpt-4.1", "o200k"), ("gpt-4o-mini", "o200k"), ("openai/gpt-5", "o200k"), ("o3-mini", "o200k"),
-            ("gpt-4-turbo", "cl100k"), ("gpt-3.5-turbo", "cl100k"), ("claude-sonnet-4-5", "claude"),
-            ("us.anthropic.claude-3-5-haiku-20241022-v1:0", "claude"), ("models/gemini-2.5-pro", "gemini"),
-            ("gemini-3-pro-preview", "gemini"), ("some-new-model", "o200k"),
+            ("gpt-4.1", "o200k"),
+            ("gpt-4o-mini", "o200k"),
+            ("openai/gpt-5", "o200k"),
+            ("o3-mini", "o200k"),
+            ("gpt-4-turbo", "cl100k"),
+            ("gpt-3.5-turbo", "cl100k"),
+            ("claude-sonnet-4-5", "claude"),
+            ("us.anthropic.claude-3-5-haiku-20241022-v1:0", "claude"),
+            ("models/gemini-2.5-pro", "gemini"),
+            ("gemini-3-pro-preview", "gemini"),
+            ("some-new-model", "o200k"),
         ] {
             assert_eq!(Options::from_json(&json!({ "model": model })).unwrap().profile.name, profile, "{model}");
         }
@@ -519,7 +548,8 @@ mod tests {
         let a = json!([{ "role": "user", "content": "hi" }]);
         let b = json!([{ "role": "user", "name": "alice", "content": "hi" }]);
         let o = Options::default();
-        let (a, b) = (estimate(&Input::read(&a).unwrap(), &o).unwrap(), estimate(&Input::read(&b).unwrap(), &o).unwrap());
+        let (a, b) =
+            (estimate(&Input::read(&a).unwrap(), &o).unwrap(), estimate(&Input::read(&b).unwrap(), &o).unwrap());
         assert!(b.per_message[0] >= a.per_message[0] + 2);
     }
 }

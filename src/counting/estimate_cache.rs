@@ -170,7 +170,12 @@ impl EstimateCache {
 
     /// The estimate from the entries and the items not cached, or why the cold path must answer.
     /// On `Miss::Reset` the cache has been cleared already.
-    pub fn warm(&self, lookup: &Lookup, options: &Options, mut counter: Option<&mut DynCounter>) -> std::result::Result<Warmed, Miss> {
+    pub fn warm(
+        &self,
+        lookup: &Lookup,
+        options: &Options,
+        mut counter: Option<&mut DynCounter>,
+    ) -> std::result::Result<Warmed, Miss> {
         let Some(values) = &lookup.missing else { return Err(Miss::Cold) };
         let ids = &lookup.ids;
         // One pass over the cached items: whether their ids are this cache's, and their JSON's length.
@@ -196,7 +201,10 @@ impl EstimateCache {
         }
         // The input's JSON length as the cold path measures it: each item and a comma after all but
         // the last, the brackets, and the body around the array.
-        let items_len = hits_len + lookup.lengths.iter().map(|&l| u64::from(l)).sum::<u64>() + ids.len().saturating_sub(1) as u64 + 2;
+        let items_len = hits_len
+            + lookup.lengths.iter().map(|&l| u64::from(l)).sum::<u64>()
+            + ids.len().saturating_sub(1) as u64
+            + 2;
         if items_len + lookup.body_len.saturating_sub(2) > MAX_INPUT_CHARS as u64 {
             return Err(Miss::Cold);
         }
@@ -204,13 +212,14 @@ impl EstimateCache {
             Some(b) => Input::read(b).map_err(|_| Miss::Cold)?,
             None => Input::items(&[]),
         };
-        let (format, per_message, fresh) = match self.read_warm(ids, values, &lookup.lengths, &input, options, counter.as_deref_mut()) {
-            Err(Miss::Reset) => {
-                self.clear();
-                return Err(Miss::Reset);
-            }
-            other => other?,
-        };
+        let (format, per_message, fresh) =
+            match self.read_warm(ids, values, &lookup.lengths, &input, options, counter.as_deref_mut()) {
+                Err(Miss::Reset) => {
+                    self.clear();
+                    return Err(Miss::Reset);
+                }
+                other => other?,
+            };
         let estimate = finish_counted(per_message, format, options, &input, counter).map_err(Miss::Failed)?;
         Ok(Warmed { estimate, first: self.remember(fresh) })
     }
@@ -275,7 +284,8 @@ impl EstimateCache {
         let mut fresh = Vec::with_capacity(values.len());
         let mut read: Vec<(Message, MessageSize)> = Vec::with_capacity(values.len());
         for ((v, &len), admits) in values.iter().zip(lengths).zip(&admits) {
-            let conv = format::read_unchecked(&Input::items(std::slice::from_ref(v)), Some(format)).map_err(|_| Miss::Cold)?;
+            let conv =
+                format::read_unchecked(&Input::items(std::slice::from_ref(v)), Some(format)).map_err(|_| Miss::Cold)?;
             let m = conv.messages.into_iter().next().ok_or(Miss::Cold)?;
             if positional(&m) {
                 return Err(Miss::Cold);
@@ -358,7 +368,13 @@ pub fn estimate_counted(input: &Input, options: &Options, mut counter: Option<&m
 
 /// Overhead, calibration, total and budget, the texts outside the messages counted by the profile or
 /// the host's counter.
-fn finish_counted(per_message: Vec<u32>, format: Format, options: &Options, input: &Input, counter: Option<&mut DynCounter>) -> Result<Estimate> {
+fn finish_counted(
+    per_message: Vec<u32>,
+    format: Format,
+    options: &Options,
+    input: &Input,
+    counter: Option<&mut DynCounter>,
+) -> Result<Estimate> {
     let profile = options.profile;
     match counter {
         None => finish(per_message, format, options, input, false, &mut |t| Ok(profile.text(t))),
@@ -407,7 +423,12 @@ mod tests {
             lookup
         }
 
-        fn estimate(&mut self, items: &[Value], options: &Options, mut counter: Option<&mut DynCounter>) -> Result<Estimate> {
+        fn estimate(
+            &mut self,
+            items: &[Value],
+            options: &Options,
+            mut counter: Option<&mut DynCounter>,
+        ) -> Result<Estimate> {
             for _ in 0..2 {
                 let lookup = self.lookup(items);
                 match self.cache.warm(&lookup, options, counter.as_deref_mut()) {
@@ -415,7 +436,9 @@ mod tests {
                         let missing = lookup.missing.unwrap();
                         if let Some(first) = w.first {
                             let generation = self.cache.generation();
-                            self.known.extend(missing.into_iter().enumerate().map(|(k, m)| (m, generation, first + k as u32)));
+                            self.known.extend(
+                                missing.into_iter().enumerate().map(|(k, m)| (m, generation, first + k as u32)),
+                            );
                         }
                         return Ok(w.estimate);
                     }
@@ -521,8 +544,10 @@ mod tests {
         let text = json!({ "role": "user", "content": "hello there" });
         host.estimate(std::slice::from_ref(&text), &options, None).unwrap();
         // An Anthropic tool_use block makes the history Anthropic; the cached message was read as OpenAI.
-        let anthropic = json!({ "role": "assistant", "content": [{ "type": "tool_use", "id": "t1", "name": "f", "input": {} }] });
-        let answer = json!({ "role": "user", "content": [{ "type": "tool_result", "tool_use_id": "t1", "content": "ok" }] });
+        let anthropic =
+            json!({ "role": "assistant", "content": [{ "type": "tool_use", "id": "t1", "name": "f", "input": {} }] });
+        let answer =
+            json!({ "role": "user", "content": [{ "type": "tool_result", "tool_use_id": "t1", "content": "ok" }] });
         let items = [text, anthropic, answer];
         let warm = host.estimate(&items, &options, None).unwrap();
         assert_eq!(warm.format, "anthropic");
@@ -535,9 +560,20 @@ mod tests {
         let cache = EstimateCache::new();
         let message = |i: usize| json!({ "role": "user", "content": format!("message {i}") });
         let fill: Vec<Value> = (0..MAX_ENTRIES).map(message).collect();
-        let lookup = Lookup { ids: vec![-1; fill.len()], lengths: vec![30; fill.len()], missing: Some(fill), ..Lookup::default() };
+        let lookup = Lookup {
+            ids: vec![-1; fill.len()],
+            lengths: vec![30; fill.len()],
+            missing: Some(fill),
+            ..Lookup::default()
+        };
         assert_eq!(cache.warm(&lookup, &options, None).unwrap().first, Some(0));
-        let more = Lookup { generation: cache.generation(), ids: vec![-1], lengths: vec![30], missing: Some(vec![message(0)]), ..Lookup::default() };
+        let more = Lookup {
+            generation: cache.generation(),
+            ids: vec![-1],
+            lengths: vec![30],
+            missing: Some(vec![message(0)]),
+            ..Lookup::default()
+        };
         let before = cache.generation();
         assert_eq!(cache.warm(&more, &options, None).unwrap().first, Some(0));
         assert_eq!(cache.generation(), before + 1);

@@ -5,8 +5,6 @@
 //! punctuation run and newline run starts at least one token, and what is inside a run decides how
 //! many more. Scanning is linear, allocation-free and much faster than any real tokenizer.
 
-
-
 /// The classes counted; a profile has one cost per class, in this order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(usize)]
@@ -87,9 +85,38 @@ pub const CLASS_COUNT: usize = Class::Other as usize + 1;
 
 /// The class names, in order, as the fitting script and the generated tables use them.
 pub const CLASS_NAMES: [&str; CLASS_COUNT] = [
-    "word", "identWord", "letter", "midLetter", "longLetter", "longIdentLetter", "hump", "upper", "digit", "digitGroup", "spacedDigit", "punct", "punctRun",
-    "punctGlued", "punctAfterSpace", "punctSpaced", "spaceRun", "extraSpace", "newlineRun", "newlineAfterPunct", "newline", "han", "hanCommon", "hanRare", "hanRun", "kana", "kanaRun", "hangul",
-    "cjkPunct", "emoji", "otherLetter", "other",
+    "word",
+    "identWord",
+    "letter",
+    "midLetter",
+    "longLetter",
+    "longIdentLetter",
+    "hump",
+    "upper",
+    "digit",
+    "digitGroup",
+    "spacedDigit",
+    "punct",
+    "punctRun",
+    "punctGlued",
+    "punctAfterSpace",
+    "punctSpaced",
+    "spaceRun",
+    "extraSpace",
+    "newlineRun",
+    "newlineAfterPunct",
+    "newline",
+    "han",
+    "hanCommon",
+    "hanRare",
+    "hanRun",
+    "kana",
+    "kanaRun",
+    "hangul",
+    "cjkPunct",
+    "emoji",
+    "otherLetter",
+    "other",
 ];
 
 /// How many of each class some text holds. Counts add up: the counts of two texts are the sum
@@ -240,7 +267,9 @@ impl Scanner {
                 self.prev = if last_lower { Prev::Lower } else { Prev::Upper };
             }
             DIGIT | SPACE | PUNCT => {
-                let continues = prev == [Prev::Digit, Prev::Space, Prev::Punct][usize::from(kind == SPACE) + 2 * usize::from(kind == PUNCT)];
+                let continues = prev
+                    == [Prev::Digit, Prev::Space, Prev::Punct]
+                        [usize::from(kind == SPACE) + 2 * usize::from(kind == PUNCT)];
                 let before = if continues { self.run } else { 0 };
                 let start = i;
                 while i < len && BYTE_KIND[usize::from(bytes[i])] == kind {
@@ -466,16 +495,35 @@ impl Counts {
     /// counted in `usize` and added to `self` once, saturating.
     pub fn add_text(&mut self, text: &str) {
         let bytes = text.as_bytes();
-        let mut s = Scanner { n: [0; CLASS_COUNT], punct_runs: 0, prev: Prev::None, run: 0, word_after_space: false, mark_after_space: false };
+        let mut s = Scanner {
+            n: [0; CLASS_COUNT],
+            punct_runs: 0,
+            prev: Prev::None,
+            run: 0,
+            word_after_space: false,
+            mark_after_space: false,
+        };
         let mut i = 0;
         while i < bytes.len() {
             if let Some(chunk) = bytes.get(i..i + 16).and_then(|c| <&[u8; 16]>::try_from(c).ok()) {
                 // Bit planes: byte `k` of the kind's byte of `low` (of `high` for bytes 8 to 15).
                 let bit = |b: u8, k: u8| 1u64 << ((BYTE_KIND[usize::from(b)] << 3) + k);
-                let low = bit(chunk[0], 0) | bit(chunk[1], 1) | bit(chunk[2], 2) | bit(chunk[3], 3)
-                    | bit(chunk[4], 4) | bit(chunk[5], 5) | bit(chunk[6], 6) | bit(chunk[7], 7);
-                let high = bit(chunk[8], 0) | bit(chunk[9], 1) | bit(chunk[10], 2) | bit(chunk[11], 3)
-                    | bit(chunk[12], 4) | bit(chunk[13], 5) | bit(chunk[14], 6) | bit(chunk[15], 7);
+                let low = bit(chunk[0], 0)
+                    | bit(chunk[1], 1)
+                    | bit(chunk[2], 2)
+                    | bit(chunk[3], 3)
+                    | bit(chunk[4], 4)
+                    | bit(chunk[5], 5)
+                    | bit(chunk[6], 6)
+                    | bit(chunk[7], 7);
+                let high = bit(chunk[8], 0)
+                    | bit(chunk[9], 1)
+                    | bit(chunk[10], 2)
+                    | bit(chunk[11], 3)
+                    | bit(chunk[12], 4)
+                    | bit(chunk[13], 5)
+                    | bit(chunk[14], 6)
+                    | bit(chunk[15], 7);
                 let mask = |kind: u8| ((low >> (8 * kind)) & 0xFF | ((high >> (8 * kind)) & 0xFF) << 8) as u32;
                 let odd = mask(CONTROL) | mask(NON_ASCII);
                 if odd == 0 {
@@ -524,7 +572,10 @@ mod tests {
         let c = Counts::of("Hello worldWide 12345 你好 カナ 한 🙂 é\n\n   x;; 。");
         assert_eq!((c.get(Word), c.get(Letter), c.get(Hump), c.get(Upper)), (3, 15, 1, 2));
         assert_eq!((c.get(Digit), c.get(SpacedDigit), c.get(DigitGroup)), (5, 1, 1));
-        assert_eq!((c.get(Han) + c.get(HanCommon) + c.get(HanRare), c.get(HanRun), c.get(Kana), c.get(KanaRun)), (2, 1, 2, 1));
+        assert_eq!(
+            (c.get(Han) + c.get(HanCommon) + c.get(HanRare), c.get(HanRun), c.get(Kana), c.get(KanaRun)),
+            (2, 1, 2, 1)
+        );
         assert_eq!((c.get(Hangul), c.get(Emoji), c.get(OtherLetter)), (1, 1, 1));
         assert_eq!((c.get(Newline), c.get(NewlineRun), c.get(SpaceRun), c.get(ExtraSpace)), (2, 1, 1, 2));
         assert_eq!((c.get(Punct), c.get(PunctRun), c.get(CjkPunct)), (2, 1, 1));

@@ -515,7 +515,10 @@ pub(crate) fn plain_run_end(bytes: &[u8], mut i: usize) -> usize {
         let backslash = word ^ (ONES * b'\\' as u64);
         // A byte's high bit is set where it is zero in `quote`/`backslash`, or below 0x20 in `word`;
         // a borrow can only mark bytes above the first such byte, so the lowest mark is exact.
-        let marks = (quote.wrapping_sub(ONES) & !quote | backslash.wrapping_sub(ONES) & !backslash | word.wrapping_sub(ONES * 0x20) & !word) & HIGHS;
+        let marks = (quote.wrapping_sub(ONES) & !quote
+            | backslash.wrapping_sub(ONES) & !backslash
+            | word.wrapping_sub(ONES * 0x20) & !word)
+            & HIGHS;
         if marks != 0 {
             return i + (marks.trailing_zeros() / 8) as usize;
         }

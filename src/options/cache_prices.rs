@@ -27,7 +27,13 @@ pub struct CachePrices {
 
 impl Default for CachePrices {
     fn default() -> Self {
-        CachePrices { input: 1.0, read: READ_PRICE, write: WRITE_PRICE, cached_prefix_tokens: None, horizon: DEFAULT_HORIZON }
+        CachePrices {
+            input: 1.0,
+            read: READ_PRICE,
+            write: WRITE_PRICE,
+            cached_prefix_tokens: None,
+            horizon: DEFAULT_HORIZON,
+        }
     }
 }
 
@@ -43,20 +49,31 @@ impl CachePrices {
             other => return Err(Error::option("options.cache", expected("true or an object of prices", other))),
         };
         if let Some(k) = obj.keys().find(|k| !KEYS.contains(&k.as_str())) {
-            return Err(Error::option(subpath("options.cache", k), format!("unknown field; known: {}", KEYS.join(", "))));
+            return Err(Error::option(
+                subpath("options.cache", k),
+                format!("unknown field; known: {}", KEYS.join(", ")),
+            ));
         }
         let price = |key: &str, default: f64| -> Result<f64> {
             match obj.get(key) {
                 None | Some(Value::Null) => Ok(default),
                 Some(v) => v.as_f64().filter(|p| p.is_finite() && *p >= 0.0).ok_or_else(|| {
-                    Error::option(subpath("options.cache", key), ["expected a price of at least 0, got ", &json_text(v)].concat())
+                    Error::option(
+                        subpath("options.cache", key),
+                        ["expected a price of at least 0, got ", &json_text(v)].concat(),
+                    )
                 }),
             }
         };
         let whole = |key: &str| -> Result<Option<u64>> {
             match obj.get(key) {
                 None | Some(Value::Null) => Ok(None),
-                Some(v) => v.as_u64().map(Some).ok_or_else(|| Error::option(subpath("options.cache", key), ["expected a whole number, got ", &json_text(v)].concat())),
+                Some(v) => v.as_u64().map(Some).ok_or_else(|| {
+                    Error::option(
+                        subpath("options.cache", key),
+                        ["expected a whole number, got ", &json_text(v)].concat(),
+                    )
+                }),
             }
         };
         let input = price("inputPrice", 1.0)?;

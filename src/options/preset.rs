@@ -3,15 +3,18 @@
 //! option the caller gives explicitly overrides it. The numbers are the systems' documented ones;
 //! `src/tests/presets.rs` checks each preset reproduces them.
 
-use crate::error::{Error, Result};
 use super::values::{Options, Shape, SplitAt, Strategy};
 use crate::compaction::template::Template;
+use crate::error::{Error, Result};
 
 pub const NAMES: [&str; 5] = ["opencode", "spring-ai", "claude-code", "gemini-cli", "smart"];
 
 pub fn options(name: &str) -> Result<Options> {
     let preset = NAMES.iter().find(|n| **n == name).copied().ok_or_else(|| {
-        Error::option("options.preset", format!("unknown preset {}; expected one of {}", crate::text::quoted(name), NAMES.join(", ")))
+        Error::option(
+            "options.preset",
+            format!("unknown preset {}; expected one of {}", crate::text::quoted(name), NAMES.join(", ")),
+        )
     })?;
     // Fields set one by one on the defaults, not `Options { .., ..base }`: that form copies the whole
     // struct in each arm (smaller wasm).

@@ -5,18 +5,48 @@ use super::cache_prices::CachePrices;
 use super::preset;
 use super::values::{Options, Report, Shape, SplitAt, Strategy};
 use crate::compaction::template::Template;
-use crate::counting::profiles::{Profile, CLAUDE, CL100K, GEMINI, O200K};
+use crate::counting::profiles::{Profile, CL100K, CLAUDE, GEMINI, O200K};
 use crate::error::{expected, item_path, subpath, Error, Result};
 use crate::reading::format::Format;
 use crate::text::json_text;
 use serde_json::{Map, Value};
 
 const KNOWN: &[&str] = &[
-    "format", "tokenizer", "model", "contextWindow", "reservedOutput", "threshold", "keepRecentTurns",
-    "keepRecentTokens", "keepFraction", "protectTokens", "minimumPruneTokens", "protectedTools",
-    "placeholder", "force", "usage", "system", "tools", "summarizerWindow", "hardThreshold", "template",
-    "preset", "thresholdTokens", "splitAt", "strategy", "chunkMessages", "resummarize", "pin", "keepCritical",
-    "criticalTools", "summaryShape", "summaryPrefix", "includeLatestRequest", "protectResults", "maxArgumentChars", "cache",
+    "format",
+    "tokenizer",
+    "model",
+    "contextWindow",
+    "reservedOutput",
+    "threshold",
+    "keepRecentTurns",
+    "keepRecentTokens",
+    "keepFraction",
+    "protectTokens",
+    "minimumPruneTokens",
+    "protectedTools",
+    "placeholder",
+    "force",
+    "usage",
+    "system",
+    "tools",
+    "summarizerWindow",
+    "hardThreshold",
+    "template",
+    "preset",
+    "thresholdTokens",
+    "splitAt",
+    "strategy",
+    "chunkMessages",
+    "resummarize",
+    "pin",
+    "keepCritical",
+    "criticalTools",
+    "summaryShape",
+    "summaryPrefix",
+    "includeLatestRequest",
+    "protectResults",
+    "maxArgumentChars",
+    "cache",
 ];
 
 impl Options {
@@ -32,7 +62,10 @@ impl Options {
                 return Err(Error::option("options.counter", "a counter function is read by estimate() only"));
             }
             if !KNOWN.contains(&key.as_str()) {
-                return Err(Error::option(subpath("options", key), format!("unknown option; known options: {}", KNOWN.join(", "))));
+                return Err(Error::option(
+                    subpath("options", key),
+                    format!("unknown option; known options: {}", KNOWN.join(", ")),
+                ));
             }
         }
         // Each field is read on its own; a reader keeps the first error, so one bad field does not
@@ -138,7 +171,13 @@ pub fn profile_for_model(model: &str) -> Profile {
         CLAUDE
     } else if m.starts_with("gemini") || m.starts_with("gemma") {
         GEMINI
-    } else if m.starts_with("gpt-4o") || m.starts_with("gpt-4.") || m.starts_with("gpt-5") || m.starts_with("chatgpt") || m.starts_with("gpt-oss") || o_series {
+    } else if m.starts_with("gpt-4o")
+        || m.starts_with("gpt-4.")
+        || m.starts_with("gpt-5")
+        || m.starts_with("chatgpt")
+        || m.starts_with("gpt-oss")
+        || o_series
+    {
         O200K
     } else if m.starts_with("gpt-4") || m.starts_with("gpt-3.5") || m.starts_with("text-embedding") {
         CL100K
@@ -169,7 +208,12 @@ fn read_indices(v: &Value, path: &str) -> Result<Vec<usize>> {
     for (i, item) in items.iter().enumerate() {
         match item.as_u64().and_then(|n| usize::try_from(n).ok()) {
             Some(n) => out.push(n),
-            None => return Err(Error::option(item_path(path, i), format!("expected a message index (a whole number from 0), got {}", json_text(item)))),
+            None => {
+                return Err(Error::option(
+                    item_path(path, i),
+                    format!("expected a message index (a whole number from 0), got {}", json_text(item)),
+                ))
+            }
         }
     }
     let mut out = crate::order::sorted(out);
@@ -192,7 +236,10 @@ fn read_usage(v: Option<&Value>) -> Result<Vec<Report>> {
     };
     for pair in reports.windows(2) {
         if pair[1].message_count <= pair[0].message_count {
-            return Err(Error::option(&pair[1].path, "usage reports must be oldest first, each for more messages than the one before"));
+            return Err(Error::option(
+                &pair[1].path,
+                "usage reports must be oldest first, each for more messages than the one before",
+            ));
         }
     }
     Ok(reports)
@@ -204,18 +251,27 @@ fn read_report(v: &Value, path: String) -> Result<Report> {
     };
     for key in obj.keys() {
         if !["promptTokens", "messageCount", "cachedTokens"].contains(&key.as_str()) {
-            return Err(Error::option(subpath(&path, key), "unknown field; a usage report has promptTokens, messageCount and cachedTokens"));
+            return Err(Error::option(
+                subpath(&path, key),
+                "unknown field; a usage report has promptTokens, messageCount and cachedTokens",
+            ));
         }
     }
     let whole = |key: &str| -> Result<Option<u64>> {
         let Some(v) = obj.get(key).filter(|v| !v.is_null()) else { return Ok(None) };
         match v.as_f64() {
             Some(n) if n >= 0.0 && n.fract() == 0.0 && n < 9e15 => Ok(Some(n as u64)),
-            _ => Err(Error::option(subpath(&path, key), format!("expected a whole number of tokens, got {}", json_text(v)))),
+            _ => Err(Error::option(
+                subpath(&path, key),
+                format!("expected a whole number of tokens, got {}", json_text(v)),
+            )),
         }
     };
-    let prompt_tokens = whole("promptTokens")?.ok_or_else(|| Error::option(subpath(&path, "promptTokens"), "missing: the input tokens the provider reported"))?;
-    let message_count = whole("messageCount")?.ok_or_else(|| Error::option(subpath(&path, "messageCount"), "missing: how many messages that request held"))?;
+    let prompt_tokens = whole("promptTokens")?.ok_or_else(|| {
+        Error::option(subpath(&path, "promptTokens"), "missing: the input tokens the provider reported")
+    })?;
+    let message_count = whole("messageCount")?
+        .ok_or_else(|| Error::option(subpath(&path, "messageCount"), "missing: how many messages that request held"))?;
     let cached_tokens = whole("cachedTokens")?;
     if cached_tokens.is_some_and(|c| c > prompt_tokens) {
         return Err(Error::option(subpath(&path, "cachedTokens"), "more than promptTokens: promptTokens must be the whole input, cached tokens included (for Anthropic, input_tokens + cache_read_input_tokens + cache_creation_input_tokens)"));
@@ -235,9 +291,19 @@ fn read_system(v: Option<&Value>) -> Result<Option<String>> {
                     Value::String(s) => parts.push(s.as_str()),
                     Value::Object(o) => match o.get("text") {
                         Some(Value::String(s)) => parts.push(s.as_str()),
-                        _ => return Err(Error::option(format!("options.system[{i}].text"), "expected a text block with a string text")),
+                        _ => {
+                            return Err(Error::option(
+                                format!("options.system[{i}].text"),
+                                "expected a text block with a string text",
+                            ))
+                        }
                     },
-                    other => return Err(Error::option(item_path("options.system", i), expected("a string or a text block", other))),
+                    other => {
+                        return Err(Error::option(
+                            item_path("options.system", i),
+                            expected("a string or a text block", other),
+                        ))
+                    }
                 }
             }
             Ok(Some(parts.join("\n")))
@@ -255,7 +321,12 @@ fn read_tools(v: Option<&Value>) -> Result<Vec<String>> {
             for (i, item) in items.iter().enumerate() {
                 match item {
                     Value::Object(_) => out.push(json_text(item)),
-                    other => return Err(Error::option(item_path("options.tools", i), expected("a tool definition object", other))),
+                    other => {
+                        return Err(Error::option(
+                            item_path("options.tools", i),
+                            expected("a tool definition object", other),
+                        ))
+                    }
                 }
             }
             Ok(out)
@@ -337,7 +408,10 @@ impl<'a> Reader<'a> {
     fn count(&mut self, key: &str, min: u32) -> Option<u32> {
         let n = self.number(key)?;
         if n.fract() != 0.0 || n < f64::from(min) || n > f64::from(u32::MAX) {
-            self.fail(key, format!("expected a whole number from {min} to {}, got {}", u32::MAX, crate::text::number(n)));
+            self.fail(
+                key,
+                format!("expected a whole number from {min} to {}, got {}", u32::MAX, crate::text::number(n)),
+            );
             return None;
         }
         Some(n as u32)
@@ -396,14 +470,19 @@ mod tests {
         let both = json!({ "placeholder": " ", "threshold": 2, "contextWindow": 1000, "reservedOutput": 1000 });
         assert_eq!(Options::from_json(&both).unwrap_err().path, "options.reservedOutput");
         let e = Options::from_json(&json!({ "placeholder": " ", "threshold": 2, "summaryShape": "x" })).unwrap_err();
-        assert_eq!((e.path.as_str(), e.message.as_str()), ("options.threshold", "expected a number above 0 and at most 1, got 2"));
-        let e = Options::from_json(&json!({ "template": "nope", "preset": "opencode", "hardThreshold": 0.5 })).unwrap_err();
+        assert_eq!(
+            (e.path.as_str(), e.message.as_str()),
+            ("options.threshold", "expected a number above 0 and at most 1, got 2")
+        );
+        let e =
+            Options::from_json(&json!({ "template": "nope", "preset": "opencode", "hardThreshold": 0.5 })).unwrap_err();
         assert_eq!(e.path, "options.template");
     }
 
     #[test]
     fn limit_leaves_room_for_the_answer() {
-        let o = Options::from_json(&json!({ "contextWindow": 200000, "reservedOutput": 32000, "threshold": 0.5 })).unwrap();
+        let o =
+            Options::from_json(&json!({ "contextWindow": 200000, "reservedOutput": 32000, "threshold": 0.5 })).unwrap();
         assert_eq!(o.limit(), 84_000);
         assert_eq!(Options::default().reserved_output(), 32_000);
         assert_eq!(Options::from_json(&json!({ "model": "gpt-4-turbo" })).unwrap().profile.name, "cl100k");

@@ -1,10 +1,10 @@
 //! The options every function takes, as the core uses them, and what follows from them (the limit,
 //! the reserve, the summarizer's window).
 
+use super::cache_prices::CachePrices;
 use crate::compaction::template::Template;
 use crate::counting::profiles::{Profile, O200K};
 use crate::reading::format::Format;
-use super::cache_prices::CachePrices;
 
 /// OpenCode's placeholder for a cleared tool output.
 pub const DEFAULT_PLACEHOLDER: &str = "[Old tool result content cleared]";
@@ -150,8 +150,20 @@ impl Shape {
 /// Critical tools when `keepCritical` is on and no list is given: tools that change files or run code,
 /// whose calls say what was actually done.
 pub const DEFAULT_CRITICAL_TOOLS: &[&str] = &[
-    "write", "write_file", "edit", "edit_file", "multi_edit", "str_replace_editor", "str_replace_based_edit_tool",
-    "create_file", "apply_patch", "patch", "execute_code", "run_code", "python", "code_interpreter",
+    "write",
+    "write_file",
+    "edit",
+    "edit_file",
+    "multi_edit",
+    "str_replace_editor",
+    "str_replace_based_edit_tool",
+    "create_file",
+    "apply_patch",
+    "patch",
+    "execute_code",
+    "run_code",
+    "python",
+    "code_interpreter",
 ];
 
 /// One usage report: the provider counted `prompt_tokens` input tokens for a request made of the

@@ -7,17 +7,17 @@
 //! covers, times the chance that prefix is still unchanged next time. We choose markers greedily by
 //! that expected value, counting the host's own markers as already placed.
 
+use crate::counting::estimate::{per_message, request_overhead};
+use crate::counting::profiles::CLAUDE;
 use crate::edit::{FieldEdit, Key, Slot};
 use crate::error::{Error, Result};
-use crate::text::json_text;
-use crate::counting::estimate::{per_message, request_overhead};
-use crate::reading::format::{self, fields, with, Format};
-use crate::reading::input::Input;
+use crate::json::{ToJson, Writer};
 use crate::options::Options;
 use crate::pruning::prune::prune;
-use crate::counting::profiles::CLAUDE;
+use crate::reading::format::{self, fields, with, Format};
+use crate::reading::input::Input;
+use crate::text::json_text;
 use serde_json::{Map, Value};
-use crate::json::{ToJson, Writer};
 
 /// Anthropic accepts at most this many `cache_control` markers per request.
 pub const MAX_BREAKPOINTS: usize = 4;
@@ -37,7 +37,8 @@ const REUSE_PREVIOUS: f64 = 0.9;
 pub fn min_cacheable_tokens(model: Option<&str>) -> u32 {
     let m = model.unwrap_or("").to_ascii_lowercase();
     let has = |s: &str| m.contains(s);
-    if has("opus-4-5") || has("opus-4-6") || has("opus-4.5") || has("opus-4.6") || has("haiku-4-5") || has("haiku-4.5") {
+    if has("opus-4-5") || has("opus-4-6") || has("opus-4.5") || has("opus-4.6") || has("haiku-4-5") || has("haiku-4.5")
+    {
         4096
     } else if has("sonnet-4-6") || has("sonnet-4.6") || has("3-haiku") || has("3-5-haiku") || has("3.5-haiku") {
         2048
@@ -84,12 +85,20 @@ impl BreakpointOptions {
         let ttl = match obj.get("ttl") {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) if s == "5m" || s == "1h" => Some(s.clone()),
-            Some(other) => return Err(Error::option("options.ttl", format!("expected \"5m\" or \"1h\", got {}", crate::text::json_text(other)))),
+            Some(other) => {
+                return Err(Error::option(
+                    "options.ttl",
+                    format!("expected \"5m\" or \"1h\", got {}", crate::text::json_text(other)),
+                ))
+            }
         };
         let min_tokens = match obj.get("minCacheableTokens") {
             None | Some(Value::Null) => min_cacheable_tokens(model),
             Some(v) => v.as_u64().filter(|&n| n <= u64::from(u32::MAX)).map(|n| n as u32).ok_or_else(|| {
-                Error::option("options.minCacheableTokens", ["expected a whole number of tokens, got ", &json_text(v)].concat())
+                Error::option(
+                    "options.minCacheableTokens",
+                    ["expected a whole number of tokens, got ", &json_text(v)].concat(),
+                )
             })?,
         };
         Ok(BreakpointOptions { base, apply, ttl, min_tokens })
@@ -182,7 +191,10 @@ pub fn cache_breakpoints(body: &Value, options: &BreakpointOptions) -> Result<Br
     // Markers are Anthropic's (other providers cache prefixes without them): read the history as
     // Anthropic's, whatever a detection would guess for a plain-text history.
     if let Some(other) = o.format.filter(|f| *f != Format::Anthropic) {
-        return Err(Error::option("options.format", format!("cache_control markers are Anthropic's, not {}'s", other.name())));
+        return Err(Error::option(
+            "options.format",
+            format!("cache_control markers are Anthropic's, not {}'s", other.name()),
+        ));
     }
     let conv = format::read(&input, Some(Format::Anthropic))?;
     let profile = o.profile;
@@ -199,7 +211,15 @@ pub fn cache_breakpoints(body: &Value, options: &BreakpointOptions) -> Result<Br
         }
         blocks += tools.len();
         let last = tools.len() - 1;
-        places.push(Place { target: "tools", index: None, block: last, tokens: covered.ceil() as u64, blocks, reuse: REUSE_FIXED, existing: tools.iter().any(has_marker) });
+        places.push(Place {
+            target: "tools",
+            index: None,
+            block: last,
+            tokens: covered.ceil() as u64,
+            blocks,
+            reuse: REUSE_FIXED,
+            existing: tools.iter().any(has_marker),
+        });
     }
     // The system prompt (and `options.tools`) as `estimate` counts them; the reply priming is in already.
     covered += f64::from(request_overhead(o, &input, &mut |t| Ok(profile.text(t)))?) - profile.per_reply;
@@ -210,7 +230,15 @@ pub fn cache_breakpoints(body: &Value, options: &BreakpointOptions) -> Result<Br
         };
         blocks += count;
         if let Some(block) = last {
-            places.push(Place { target: "system", index: None, block, tokens: covered.ceil() as u64, blocks, reuse: REUSE_FIXED, existing });
+            places.push(Place {
+                target: "system",
+                index: None,
+                block,
+                tokens: covered.ceil() as u64,
+                blocks,
+                reuse: REUSE_FIXED,
+                existing,
+            });
         }
     }
     for (i, item) in input.items.iter().enumerate() {
@@ -223,19 +251,30 @@ pub fn cache_breakpoints(body: &Value, options: &BreakpointOptions) -> Result<Br
         blocks += count;
         let reuse = if i < volatile_from { REUSE_STABLE } else { REUSE_VOLATILE };
         if let Some(block) = last {
-            places.push(Place { target: "message", index: Some(i), block, tokens: covered.ceil() as u64, blocks, reuse, existing });
+            places.push(Place {
+                target: "message",
+                index: Some(i),
+                block,
+                tokens: covered.ceil() as u64,
+                blocks,
+                reuse,
+                existing,
+            });
         }
     }
 
     // The previous request ended just before the newest user turn: this one reads that entry if a
     // marker sits at most LOOKBACK_BLOCKS blocks after its end.
     let newest_user = conv.messages.iter().rposition(|m| m.role == crate::reading::message::Role::User);
-    let previous_end = newest_user.filter(|&u| u > 0).and_then(|u| places.iter().rposition(|p| p.index.is_some_and(|i| i < u)));
+    let previous_end =
+        newest_user.filter(|&u| u > 0).and_then(|u| places.iter().rposition(|p| p.index.is_some_and(|i| i < u)));
 
     let existing = places.iter().filter(|p| p.existing).count();
     let mut warnings = Vec::new();
     if existing > MAX_BREAKPOINTS {
-        warnings.push(format!("the request already has {existing} cache_control markers; Anthropic accepts at most {MAX_BREAKPOINTS}"));
+        warnings.push(format!(
+            "the request already has {existing} cache_control markers; Anthropic accepts at most {MAX_BREAKPOINTS}"
+        ));
     }
     let mut chosen = crate::order::indices_where(0..places.len(), &|k| places[k].existing);
     let mut gains: Vec<(usize, f64)> = Vec::new();
@@ -281,13 +320,26 @@ pub fn cache_breakpoints(body: &Value, options: &BreakpointOptions) -> Result<Br
     for &(k, gain) in &gains {
         let p = places[k];
         let reason = reason(&p, Some(k) == previous_end, n, volatile_from);
-        breakpoints.push(Breakpoint { target: p.target, index: p.index, block: p.block, tokens: p.tokens, expected_tokens: gain.round() as u64, reason });
+        breakpoints.push(Breakpoint {
+            target: p.target,
+            index: p.index,
+            block: p.block,
+            tokens: p.tokens,
+            expected_tokens: gain.round() as u64,
+            reason,
+        });
         if !options.apply {
             continue;
         }
         match p.index {
-            Some(i) => slots[i] = Slot::Patch { index: i, edits: vec![mark(&input.items[i]["content"], "content", p.block, &marker)] },
-            None if p.target == "tools" => body_edits.push(FieldEdit::set(vec![Key::field("tools"), Key::Index(p.block), Key::field("cache_control")], marker.clone())),
+            Some(i) => {
+                slots[i] =
+                    Slot::Patch { index: i, edits: vec![mark(&input.items[i]["content"], "content", p.block, &marker)] }
+            }
+            None if p.target == "tools" => body_edits.push(FieldEdit::set(
+                vec![Key::field("tools"), Key::Index(p.block), Key::field("cache_control")],
+                marker.clone(),
+            )),
             None => body_edits.push(mark(input.system.unwrap_or(&Value::Null), input.system_key(), p.block, &marker)),
         }
     }
@@ -306,7 +358,11 @@ fn expected(places: &[Place], chosen: &[usize], previous_end: Option<usize>) -> 
     }
     let now = previous_end.map_or(0.0, |e| {
         let reached = chosen.iter().any(|&k| k >= e && places[k].blocks - places[e].blocks <= LOOKBACK_BLOCKS);
-        if reached { places[e].tokens as f64 * REUSE_PREVIOUS } else { 0.0 }
+        if reached {
+            places[e].tokens as f64 * REUSE_PREVIOUS
+        } else {
+            0.0
+        }
     });
     next + now
 }
@@ -319,9 +375,17 @@ fn reason(p: &Place, previous: bool, n: usize, volatile_from: usize) -> String {
     match (p.target, p.index) {
         ("tools", _) => "end of the tool definitions: the same in every request".into(),
         ("system", _) => "end of the system prompt: the same in every request".into(),
-        (_, Some(k)) if k + 1 == n => ["newest message: the next request extends this prefix of ", &tokens, " tokens"].concat(),
-        (_, Some(_)) if previous => ["message ", &i, ", before the newest user turn: this request reads the previous request's cache entry"].concat(),
-        (_, Some(k)) if k + 1 == volatile_from => ["message ", &i, ", the last stable one: prune would next rewrite message ", &volatile_from.to_string()].concat(),
+        (_, Some(k)) if k + 1 == n => {
+            ["newest message: the next request extends this prefix of ", &tokens, " tokens"].concat()
+        }
+        (_, Some(_)) if previous => {
+            ["message ", &i, ", before the newest user turn: this request reads the previous request's cache entry"]
+                .concat()
+        }
+        (_, Some(k)) if k + 1 == volatile_from => {
+            ["message ", &i, ", the last stable one: prune would next rewrite message ", &volatile_from.to_string()]
+                .concat()
+        }
         (_, Some(_)) => ["message ", &i, ": a stable prefix of ", &tokens, " tokens"].concat(),
         _ => String::new(),
     }
@@ -355,7 +419,8 @@ fn markable(blocks: &[Value]) -> Option<usize> {
 fn mark(content: &Value, field: &str, block: usize, marker: &Value) -> FieldEdit {
     match content {
         Value::String(s) => {
-            let block = Value::Object(with(fields(&[("type", "text"), ("text", s.as_str())]), "cache_control", marker.clone()));
+            let block =
+                Value::Object(with(fields(&[("type", "text"), ("text", s.as_str())]), "cache_control", marker.clone()));
             FieldEdit::set(vec![Key::field(field)], Value::Array(vec![block]))
         }
         _ => FieldEdit::set(vec![Key::field(field), Key::Index(block), Key::field("cache_control")], marker.clone()),
@@ -410,10 +475,14 @@ mod tests {
         let b = cache_breakpoints(&body, &opts(json!({ "apply": true, "ttl": "1h" }))).unwrap();
         let items = body["messages"].as_array().unwrap();
         let out = materialize(&b.slots, items);
-        assert_eq!(out[12]["content"], json!([{ "type": "text", "text": "and now?", "cache_control": { "type": "ephemeral", "ttl": "1h" } }]));
+        assert_eq!(
+            out[12]["content"],
+            json!([{ "type": "text", "text": "and now?", "cache_control": { "type": "ephemeral", "ttl": "1h" } }])
+        );
         assert_eq!(&out[..12], &items[..12]);
         assert_eq!(b.body_edits.len(), 1);
-        let system = materialize(&[Slot::Patch { index: 0, edits: b.body_edits.clone() }], std::slice::from_ref(&body)).remove(0);
+        let system = materialize(&[Slot::Patch { index: 0, edits: b.body_edits.clone() }], std::slice::from_ref(&body))
+            .remove(0);
         assert_eq!(system["system"][0]["text"], body["system"]);
         assert_eq!(system["system"][0]["cache_control"]["type"], "ephemeral");
     }
@@ -434,7 +503,11 @@ mod tests {
         messages.insert(0, json!({ "role": "assistant", "content": "ready" }));
         messages.insert(0, json!({ "role": "user", "content": "hi" }));
         let body = json!({ "system": "You are a coding agent.", "messages": messages });
-        let b = cache_breakpoints(&body, &opts(json!({ "protectTokens": 4000, "minimumPruneTokens": 1000, "apply": true }))).unwrap();
+        let b = cache_breakpoints(
+            &body,
+            &opts(json!({ "protectTokens": 4000, "minimumPruneTokens": 1000, "apply": true })),
+        )
+        .unwrap();
         let r = &b.report;
         assert_eq!(r.volatile_from, 4, "the first tool output is message 4");
         let at: Vec<_> = r.breakpoints.iter().map(|b| b.index).collect();
@@ -453,7 +526,8 @@ mod tests {
         body["tools"] = json!([{ "name": "search", "description": words(2000), "input_schema": { "type": "object" } }]);
         let b = cache_breakpoints(&body, &opts(json!({}))).unwrap();
         let plain = cache_breakpoints(&chat_body(), &opts(json!({}))).unwrap();
-        let system = |r: &BreakpointReport| r.breakpoints.iter().find(|b| b.target == "system").map(|b| b.tokens).unwrap();
+        let system =
+            |r: &BreakpointReport| r.breakpoints.iter().find(|b| b.target == "system").map(|b| b.tokens).unwrap();
         assert!(system(&b.report) > system(&plain.report) + 1900, "the tools precede the system prompt in the prefix");
         assert!(b.report.breakpoints.len() <= MAX_BREAKPOINTS);
     }
@@ -477,8 +551,14 @@ mod tests {
         let small = json!({ "system": "short", "messages": [{ "role": "user", "content": "hi" }] });
         assert!(cache_breakpoints(&small, &opts(json!({}))).unwrap().report.breakpoints.is_empty());
         let big = json!({ "messages": [{ "role": "user", "content": words(3000) }] });
-        assert_eq!(cache_breakpoints(&big, &opts(json!({ "model": "claude-opus-4-5" }))).unwrap().report.breakpoints.len(), 0);
-        assert_eq!(cache_breakpoints(&big, &opts(json!({ "model": "claude-sonnet-4" }))).unwrap().report.breakpoints.len(), 1);
+        assert_eq!(
+            cache_breakpoints(&big, &opts(json!({ "model": "claude-opus-4-5" }))).unwrap().report.breakpoints.len(),
+            0
+        );
+        assert_eq!(
+            cache_breakpoints(&big, &opts(json!({ "model": "claude-sonnet-4" }))).unwrap().report.breakpoints.len(),
+            1
+        );
         let openai = json!([{ "role": "system", "content": "x" }, { "role": "user", "content": "hi" }]);
         assert_eq!(cache_breakpoints(&openai, &opts(json!({}))).unwrap_err().code, crate::error::Code::InvalidInput);
         let e = BreakpointOptions::from_json(&json!({ "ttl": "2h" })).unwrap_err();

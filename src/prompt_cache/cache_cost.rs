@@ -17,7 +17,6 @@
 
 use crate::options::{CachePrices, Options};
 
-
 use crate::json::{ToJson, Writer};
 
 /// What the cache rule decided about an edit.
@@ -54,7 +53,13 @@ impl ToJson for CacheDecision {
 
 /// Judges edits that save `saved[k].1` tokens at message `saved[k].0` (in any order), given the
 /// tokens of each message (the prefix positions) and the cached prefix.
-pub fn judge(tokens: &[u32], saved: &[(usize, u64)], cached: u64, prices: &CachePrices, over_limit: bool) -> CacheDecision {
+pub fn judge(
+    tokens: &[u32],
+    saved: &[(usize, u64)],
+    cached: u64,
+    prices: &CachePrices,
+    over_limit: bool,
+) -> CacheDecision {
     // before[i]: tokens of the messages before message i.
     let mut before = Vec::with_capacity(tokens.len() + 1);
     let mut at = 0u64;
@@ -69,7 +74,11 @@ pub fn judge(tokens: &[u32], saved: &[(usize, u64)], cached: u64, prices: &Cache
     // been written once and then read.
     let (mut saved_cached, mut saved_uncached) = (0u64, 0u64);
     for &(index, s) in saved {
-        if before[index.min(tokens.len())] < cached { saved_cached += s } else { saved_uncached += s }
+        if before[index.min(tokens.len())] < cached {
+            saved_cached += s
+        } else {
+            saved_uncached += s
+        }
     }
     let saved_total = saved_cached + saved_uncached;
     let h = f64::from(prices.horizon);
@@ -83,7 +92,15 @@ pub fn judge(tokens: &[u32], saved: &[(usize, u64)], cached: u64, prices: &Cache
         (false, true) => (true, "pays"),
         (false, false) => (false, "costs more than it saves"),
     };
-    CacheDecision { applied, reason, cached_tokens: cached, invalidated_tokens: invalidated, saved_tokens: saved_total, net_saving, horizon: prices.horizon }
+    CacheDecision {
+        applied,
+        reason,
+        cached_tokens: cached,
+        invalidated_tokens: invalidated,
+        saved_tokens: saved_total,
+        net_saving,
+        horizon: prices.horizon,
+    }
 }
 
 /// The rule applied to a prune: `saved` pairs (message, tokens saved) of its edits.

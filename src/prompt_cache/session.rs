@@ -9,18 +9,18 @@
 //! takes it as an `Input` and returns edits as slots.
 
 use crate::compaction::apply::{apply_summary, Applied};
-use crate::prompt_cache::cache_cost::{judge, CacheDecision};
+use crate::compaction::fingerprint::Hasher;
+use crate::compaction::plan::{plan_compaction, Plan};
+use crate::counting::estimate::{estimate, sum};
 use crate::edit::{materialize, Slot};
 use crate::error::{expected, Error, Result};
-use crate::text::json_text;
-use crate::counting::estimate::{estimate, sum};
-use crate::compaction::fingerprint::Hasher;
-use crate::reading::input::Input;
-use crate::options::{Options, Report};
-use crate::compaction::plan::{plan_compaction, Plan};
-use crate::pruning::prune::{prune, Pruned};
-use serde_json::{Map, Value};
 use crate::json::{ToJson, Writer};
+use crate::options::{Options, Report};
+use crate::prompt_cache::cache_cost::{judge, CacheDecision};
+use crate::pruning::prune::{prune, Pruned};
+use crate::reading::input::Input;
+use crate::text::json_text;
+use serde_json::{Map, Value};
 
 /// Requests in a row without a cache read before the session reports thrashing.
 pub const DEFAULT_THRASH_AFTER: usize = 3;
@@ -49,7 +49,10 @@ impl SessionOptions {
         let thrash_after = match given.get("thrashAfter") {
             None | Some(Value::Null) => DEFAULT_THRASH_AFTER,
             Some(v) => v.as_u64().filter(|&n| (1..=1000).contains(&n)).map(|n| n as usize).ok_or_else(|| {
-                Error::option("options.thrashAfter", ["expected a whole number from 1 to 1000, got ", &json_text(v)].concat())
+                Error::option(
+                    "options.thrashAfter",
+                    ["expected a whole number from 1 to 1000, got ", &json_text(v)].concat(),
+                )
             })?,
         };
         Ok(SessionOptions { base: Options::from_json(&Value::Object(obj))?, thrash_after })
@@ -88,19 +91,44 @@ impl Usage {
         if let Some(inner) = obj.get("usage").or_else(|| obj.get("usageMetadata")).filter(|u| u.is_object()) {
             return Usage::from_json(inner);
         }
-        let read = first(v, &["cachedTokens", "cacheReadTokens", "cache_read_input_tokens", "prompt_tokens_details.cached_tokens", "input_tokens_details.cached_tokens", "cachedContentTokenCount", "cachedInputTokens"])?;
+        let read = first(
+            v,
+            &[
+                "cachedTokens",
+                "cacheReadTokens",
+                "cache_read_input_tokens",
+                "prompt_tokens_details.cached_tokens",
+                "input_tokens_details.cached_tokens",
+                "cachedContentTokenCount",
+                "cachedInputTokens",
+            ],
+        )?;
         let write = first(v, &["cacheWriteTokens", "cache_creation_input_tokens"])?;
-        let output = first(v, &["outputTokens", "output_tokens", "completion_tokens", "candidatesTokenCount"])?.unwrap_or(0);
+        let output =
+            first(v, &["outputTokens", "output_tokens", "completion_tokens", "candidatesTokenCount"])?.unwrap_or(0);
         let prompt = if let Some(p) = first(v, &["promptTokens", "prompt_tokens", "promptTokenCount"])? {
             p
         } else if let Some(i) = first(v, &["input_tokens", "inputTokens"])? {
             // Anthropic's input_tokens leaves out what was read from or written to the cache.
-            let anthropic = obj.contains_key("cache_read_input_tokens") || obj.contains_key("cache_creation_input_tokens");
-            if anthropic { i + read.unwrap_or(0) + write.unwrap_or(0) } else { i }
+            let anthropic =
+                obj.contains_key("cache_read_input_tokens") || obj.contains_key("cache_creation_input_tokens");
+            if anthropic {
+                i + read.unwrap_or(0) + write.unwrap_or(0)
+            } else {
+                i
+            }
         } else {
-            return Err(Error::input("usage", "no prompt token count (promptTokens, prompt_tokens, input_tokens, inputTokens or promptTokenCount)"));
+            return Err(Error::input(
+                "usage",
+                "no prompt token count (promptTokens, prompt_tokens, input_tokens, inputTokens or promptTokenCount)",
+            ));
         };
-        Ok(Usage { prompt_tokens: prompt, cached_tokens: read.unwrap_or(0), cache_write_tokens: write.unwrap_or(0), output_tokens: output })
+        Ok(Usage {
+            prompt_tokens: prompt,
+            cached_tokens: read.unwrap_or(0),
+            cache_write_tokens: write.unwrap_or(0),
+            output_tokens: output,
+        })
     }
 }
 
@@ -115,7 +143,11 @@ fn first(usage: &Value, keys: &[&str]) -> Result<Option<u64>> {
         }
         match at {
             None | Some(Value::Null) => {}
-            Some(x) => return x.as_u64().map(Some).ok_or_else(|| Error::input(["usage.", key].concat(), ["expected a token count, got ", &json_text(x)].concat())),
+            Some(x) => {
+                return x.as_u64().map(Some).ok_or_else(|| {
+                    Error::input(["usage.", key].concat(), ["expected a token count, got ", &json_text(x)].concat())
+                })
+            }
         }
     }
     Ok(None)
@@ -330,7 +362,8 @@ impl SessionCore {
     /// `Options`' clone, inlined here, cost 585 B gzip; `given_prefix` keeps what the host gave.
     fn set_turn_options(&mut self, per_message: &[u32]) {
         let horizon = self.horizon(sum(per_message), &self.options.base);
-        let caching = self.timeline.len() <= 1 || self.timeline.iter().filter_map(|r| r.usage).any(|u| u.cached_tokens + u.cache_write_tokens > 0);
+        let caching = self.timeline.len() <= 1
+            || self.timeline.iter().filter_map(|r| r.usage).any(|u| u.cached_tokens + u.cache_write_tokens > 0);
         let held = self.timeline.last().filter(|_| caching).map_or(0, |r| r.messages.min(per_message.len()));
         let o = &mut self.options.base;
         if let Some(prices) = o.cache.as_mut() {
@@ -382,7 +415,14 @@ impl SessionCore {
                 let decision = self.judge_compaction(&plan, &est.per_message, o);
                 if decision.as_ref().is_none_or(|d| d.applied) {
                     self.plan = Some(crate::json::to_text(&plan));
-                    return Ok(Prepared { action: "compact", tokens: est.total, pruned: Vec::new(), cache: decision, plan: Some(plan), slots: None });
+                    return Ok(Prepared {
+                        action: "compact",
+                        tokens: est.total,
+                        pruned: Vec::new(),
+                        cache: decision,
+                        plan: Some(plan),
+                        slots: None,
+                    });
                 }
                 self.deferred += 1;
                 cache = decision;
@@ -425,9 +465,14 @@ impl SessionCore {
         o.hard_threshold?;
         let first = plan.summarize.first()?.start;
         let saved = plan.tokens_before.saturating_sub(plan.estimated_tokens_after);
-        let mut d = judge(per_message, &[(first, saved)], prices.cached_prefix_tokens.unwrap_or(0), prices, plan.urgent);
+        let mut d =
+            judge(per_message, &[(first, saved)], prices.cached_prefix_tokens.unwrap_or(0), prices, plan.urgent);
         // The summary request reads the summarized messages uncached and writes the summary.
-        let summarized: u64 = plan.summarize.iter().map(|r| sum(&per_message[r.start.min(per_message.len())..r.end.min(per_message.len())])).sum();
+        let summarized: u64 = plan
+            .summarize
+            .iter()
+            .map(|r| sum(&per_message[r.start.min(per_message.len())..r.end.min(per_message.len())]))
+            .sum();
         let request = summarized as f64 + plan.jobs.iter().map(|j| f64::from(j.max_output_tokens)).sum::<f64>();
         d.net_saving -= request;
         if !plan.urgent && d.net_saving <= 0.0 {
@@ -439,7 +484,13 @@ impl SessionCore {
 
     /// Splices in the summary for the plan of the last `"compact"`.
     pub fn apply_summary(&mut self, input: &Input, summary: &Value) -> Result<Applied> {
-        let plan = self.plan.as_ref().ok_or_else(|| Error::new(crate::error::Code::NothingToApply, "summary", "no compaction is pending: apply_summary follows a prepare() that returned action \"compact\""))?;
+        let plan = self.plan.as_ref().ok_or_else(|| {
+            Error::new(
+                crate::error::Code::NothingToApply,
+                "summary",
+                "no compaction is pending: apply_summary follows a prepare() that returned action \"compact\"",
+            )
+        })?;
         // Through JSON text: `serde_json::to_value` would compile a second serializer for every plan
         // type into the wasm.
         let plan_value: Value = crate::json::parse(plan).map_err(|e| Error::input("plan", e.to_string()))?;
@@ -480,7 +531,11 @@ impl SessionCore {
         }
         let changed_at = match self.timeline.is_empty() {
             true => None,
-            false => fingerprints.iter().zip(&self.sent).position(|(a, b)| a != b).or((fingerprints.len() < self.sent.len()).then_some(fingerprints.len())),
+            false => fingerprints
+                .iter()
+                .zip(&self.sent)
+                .position(|(a, b)| a != b)
+                .or((fingerprints.len() < self.sent.len()).then_some(fingerprints.len())),
         };
         // Reports covering messages the host has since changed are for another history: start over.
         if changed_at.is_some_and(|at| self.reports.iter().any(|r| r.message_count > at)) {
@@ -501,9 +556,16 @@ impl SessionCore {
 
     /// The provider's report for the last request sent.
     pub fn record(&mut self, usage: Usage) -> Result<&RequestLog> {
-        let last = self.timeline.last_mut().ok_or_else(|| Error::input("usage", "no request was prepared: call prepare() before sending, record() after"))?;
+        let last = self.timeline.last_mut().ok_or_else(|| {
+            Error::input("usage", "no request was prepared: call prepare() before sending, record() after")
+        })?;
         last.usage = Some(usage);
-        let report = Report { prompt_tokens: usage.prompt_tokens, message_count: last.messages, cached_tokens: Some(usage.cached_tokens), path: "usage".into() };
+        let report = Report {
+            prompt_tokens: usage.prompt_tokens,
+            message_count: last.messages,
+            cached_tokens: Some(usage.cached_tokens),
+            path: "usage".into(),
+        };
         // Only the oldest and the latest are read; a second report for the same request replaces the first.
         if self.reports.len() > 1 || self.reports.last().is_some_and(|r| r.message_count >= report.message_count) {
             self.reports.pop();
@@ -515,7 +577,8 @@ impl SessionCore {
     /// The run of requests without a cache read at the end of the timeline, once it is long enough.
     pub fn thrashing(&self) -> Option<Thrash> {
         // The first request of a session has nothing to read.
-        let run = self.timeline.iter().skip(1).rev().take_while(|r| r.usage.is_some_and(|u| u.cached_tokens == 0)).count();
+        let run =
+            self.timeline.iter().skip(1).rev().take_while(|r| r.usage.is_some_and(|u| u.cached_tokens == 0)).count();
         if run < self.options.thrash_after {
             return None;
         }
@@ -583,13 +646,23 @@ mod tests {
     #[test]
     fn usage_shapes_of_every_provider() {
         let u = |v: Value| Usage::from_json(&v).unwrap();
-        let openai = u(json!({ "usage": { "prompt_tokens": 1000, "completion_tokens": 50, "prompt_tokens_details": { "cached_tokens": 800 } } }));
+        let openai = u(
+            json!({ "usage": { "prompt_tokens": 1000, "completion_tokens": 50, "prompt_tokens_details": { "cached_tokens": 800 } } }),
+        );
         assert_eq!(openai, Usage { prompt_tokens: 1000, cached_tokens: 800, cache_write_tokens: 0, output_tokens: 50 });
-        let anthropic = u(json!({ "input_tokens": 20, "cache_read_input_tokens": 800, "cache_creation_input_tokens": 180, "output_tokens": 50 }));
-        assert_eq!(anthropic, Usage { prompt_tokens: 1000, cached_tokens: 800, cache_write_tokens: 180, output_tokens: 50 });
-        let responses = u(json!({ "input_tokens": 1000, "input_tokens_details": { "cached_tokens": 800 }, "output_tokens": 50 }));
+        let anthropic = u(
+            json!({ "input_tokens": 20, "cache_read_input_tokens": 800, "cache_creation_input_tokens": 180, "output_tokens": 50 }),
+        );
+        assert_eq!(
+            anthropic,
+            Usage { prompt_tokens: 1000, cached_tokens: 800, cache_write_tokens: 180, output_tokens: 50 }
+        );
+        let responses =
+            u(json!({ "input_tokens": 1000, "input_tokens_details": { "cached_tokens": 800 }, "output_tokens": 50 }));
         assert_eq!(responses.prompt_tokens, 1000);
-        let gemini = u(json!({ "usageMetadata": { "promptTokenCount": 1000, "cachedContentTokenCount": 800, "candidatesTokenCount": 50 } }));
+        let gemini = u(
+            json!({ "usageMetadata": { "promptTokenCount": 1000, "cachedContentTokenCount": 800, "candidatesTokenCount": 50 } }),
+        );
         assert_eq!(gemini, openai);
         assert_eq!(u(json!({ "promptTokens": 1000, "cacheReadTokens": 800, "outputTokens": 50 })), openai);
         assert_eq!(Usage::from_json(&json!({ "prompt_tokens": "x" })).unwrap_err().path, "usage.prompt_tokens");
@@ -658,7 +731,8 @@ mod tests {
                 if s.prepare(&Input::items(&full[..n])).unwrap().action == "compact" {
                     return Some(n);
                 }
-                s.record(Usage { prompt_tokens: (total(n) as f64 * factor).round() as u64, ..Usage::default() }).unwrap();
+                s.record(Usage { prompt_tokens: (total(n) as f64 * factor).round() as u64, ..Usage::default() })
+                    .unwrap();
             }
             None
         };
@@ -676,7 +750,11 @@ mod tests {
         let p = s.prepare(&Input::items(&msgs)).unwrap();
         assert_eq!(p.action, "compact");
         assert!(s.timeline.is_empty(), "nothing is sent before the summary");
-        let summaries = crate::compaction::apply::offline_summaries(&Input::items(&msgs), &serde_json::to_value(p.plan.as_ref().unwrap()).unwrap()).unwrap();
+        let summaries = crate::compaction::apply::offline_summaries(
+            &Input::items(&msgs),
+            &serde_json::to_value(p.plan.as_ref().unwrap()).unwrap(),
+        )
+        .unwrap();
         let applied = s.apply_summary(&Input::items(&msgs), &Value::Object(summaries)).unwrap();
         let out = materialize(&applied.slots, &msgs);
         assert_eq!(s.prepare(&Input::items(&out)).unwrap().action, "send");

@@ -8,12 +8,12 @@
 //! noted, rather than sent whole.
 
 use crate::error::{expected, subpath, Error, Result};
-use crate::text::json_text;
+use crate::json::{ToJson, Writer};
 use crate::reading::format::{self, fields, with, Format};
 use crate::reading::input::Input;
 use crate::text::cut_middle;
+use crate::text::json_text;
 use serde_json::{Map, Value};
-use crate::json::{ToJson, Writer};
 
 /// Claude Code's default cap on a command's output (`BASH_MAX_OUTPUT_LENGTH`), in characters.
 pub const DEFAULT_MAX_INPUT_CHARS: usize = 30_000;
@@ -70,7 +70,10 @@ pub fn assemble_turn(input: &Input, turn: &Value, options: &Value) -> Result<Tur
     let opts = obj_or_empty(options, "options", &empty)?;
     for key in opts.keys() {
         if key != "format" && key != "maxInputChars" {
-            return Err(Error::option(subpath("options", key), "unknown option; assemble_turn reads format and maxInputChars"));
+            return Err(Error::option(
+                subpath("options", key),
+                "unknown option; assemble_turn reads format and maxInputChars",
+            ));
         }
     }
     let forced = match opts.get("format") {
@@ -81,7 +84,10 @@ pub fn assemble_turn(input: &Input, turn: &Value, options: &Value) -> Result<Tur
     let max = match opts.get("maxInputChars") {
         None | Some(Value::Null) => DEFAULT_MAX_INPUT_CHARS,
         Some(v) => v.as_u64().filter(|&n| n >= 100).map(|n| n as usize).ok_or_else(|| {
-            Error::option("options.maxInputChars", ["expected a whole number of at least 100, got ", &json_text(v)].concat())
+            Error::option(
+                "options.maxInputChars",
+                ["expected a whole number of at least 100, got ", &json_text(v)].concat(),
+            )
         })?,
     };
     // An empty history has no shape to detect: it reads as the forced format or OpenAI Chat.
@@ -105,7 +111,12 @@ pub fn assemble_turn(input: &Input, turn: &Value, options: &Value) -> Result<Tur
         let name = match (r.get("name").and_then(Value::as_str), call) {
             (Some(n), _) => n,
             (None, Some(c)) => c.name,
-            (None, None) => return Err(Error::input(id_path, "no tool call with this id in the history; pass `name` for a call without an id")),
+            (None, None) => {
+                return Err(Error::input(
+                    id_path,
+                    "no tool call with this id in the history; pass `name` for a call without an id",
+                ))
+            }
         };
         let content_path = concat(&[&path, ".content"]);
         let text = bounded(content_text(r.get("content"), &content_path)?, max, content_path, &mut cut);
@@ -152,7 +163,11 @@ fn write(format: Format, results: &[ToolResultIn], pieces: &[String]) -> Vec<Val
     for r in results {
         let text = r.text.as_str();
         let part = match format {
-            Format::Anthropic => with(fields(&[("type", "tool_result"), ("tool_use_id", r.id), ("content", text)]), "is_error", r.is_error.into()),
+            Format::Anthropic => with(
+                fields(&[("type", "tool_result"), ("tool_use_id", r.id), ("content", text)]),
+                "is_error",
+                r.is_error.into(),
+            ),
             Format::Gemini => {
                 let mut call = fields(&[("name", &r.name)]);
                 // Ids made from positions are ours: Gemini pairs those by name.
@@ -167,12 +182,20 @@ fn write(format: Format, results: &[ToolResultIn], pieces: &[String]) -> Vec<Val
                 continue;
             }
             Format::OpenAiResponses => {
-                out.push(Value::Object(fields(&[("type", "function_call_output"), ("call_id", r.id), ("output", text)])));
+                out.push(Value::Object(fields(&[
+                    ("type", "function_call_output"),
+                    ("call_id", r.id),
+                    ("output", text),
+                ])));
                 continue;
             }
             Format::AiSdk => {
                 let output = fields(&[("type", if r.is_error { "error-text" } else { "text" }), ("value", text)]);
-                with(fields(&[("type", "tool-result"), ("toolCallId", r.id), ("toolName", &r.name)]), "output", Value::Object(output))
+                with(
+                    fields(&[("type", "tool-result"), ("toolCallId", r.id), ("toolName", &r.name)]),
+                    "output",
+                    Value::Object(output),
+                )
             }
         };
         parts.push(Value::Object(part));
@@ -200,13 +223,17 @@ fn write(format: Format, results: &[ToolResultIn], pieces: &[String]) -> Vec<Val
     out
 }
 
-
 /// At most `max` characters: the head and the tail with a marked middle, and the full size noted.
 fn bounded(text: String, max: usize, path: String, cut: &mut Vec<Cut>) -> String {
     let Some((byte_max, _)) = text.char_indices().nth(max) else { return text };
     let chars = text.chars().count();
     cut.push(Cut { path, chars });
-    concat(&[&cut_middle(&text, byte_max), "\n[the full input was ", &chars.to_string(), " characters; its middle was cut]"])
+    concat(&[
+        &cut_middle(&text, byte_max),
+        "\n[the full input was ",
+        &chars.to_string(),
+        " characters; its middle was cut]",
+    ])
 }
 
 fn concat(parts: &[&str]) -> String {
@@ -221,7 +248,13 @@ fn tag_name<'a>(name: &'a str, path: &str) -> Result<&'a str> {
     if ok {
         Ok(name)
     } else {
-        Err(Error::input(path, format!("{} is not a tag name (letters, digits, _ - . :, starting with a letter or _, at most 64)", crate::text::quoted(name))))
+        Err(Error::input(
+            path,
+            format!(
+                "{} is not a tag name (letters, digits, _ - . :, starting with a letter or _, at most 64)",
+                crate::text::quoted(name)
+            ),
+        ))
     }
 }
 
@@ -287,11 +320,26 @@ mod tests {
 
     fn history(format: Format) -> Vec<Value> {
         match format {
-            Format::OpenAiChat => vec![json!({ "role": "user", "content": "run ls" }), json!({ "role": "assistant", "content": null, "tool_calls": [{ "id": "c1", "type": "function", "function": { "name": "bash", "arguments": "{}" } }] })],
-            Format::OpenAiResponses => vec![json!({ "role": "user", "content": "run ls" }), json!({ "type": "function_call", "call_id": "c1", "name": "bash", "arguments": "{}" })],
-            Format::Anthropic => vec![json!({ "role": "user", "content": "run ls" }), json!({ "role": "assistant", "content": [{ "type": "tool_use", "id": "c1", "name": "bash", "input": {} }] })],
-            Format::Gemini => vec![json!({ "role": "user", "parts": [{ "text": "run ls" }] }), json!({ "role": "model", "parts": [{ "functionCall": { "id": "c1", "name": "bash", "args": {} } }] })],
-            Format::AiSdk => vec![json!({ "role": "user", "content": "run ls" }), json!({ "role": "assistant", "content": [{ "type": "tool-call", "toolCallId": "c1", "toolName": "bash", "input": {} }] })],
+            Format::OpenAiChat => vec![
+                json!({ "role": "user", "content": "run ls" }),
+                json!({ "role": "assistant", "content": null, "tool_calls": [{ "id": "c1", "type": "function", "function": { "name": "bash", "arguments": "{}" } }] }),
+            ],
+            Format::OpenAiResponses => vec![
+                json!({ "role": "user", "content": "run ls" }),
+                json!({ "type": "function_call", "call_id": "c1", "name": "bash", "arguments": "{}" }),
+            ],
+            Format::Anthropic => vec![
+                json!({ "role": "user", "content": "run ls" }),
+                json!({ "role": "assistant", "content": [{ "type": "tool_use", "id": "c1", "name": "bash", "input": {} }] }),
+            ],
+            Format::Gemini => vec![
+                json!({ "role": "user", "parts": [{ "text": "run ls" }] }),
+                json!({ "role": "model", "parts": [{ "functionCall": { "id": "c1", "name": "bash", "args": {} } }] }),
+            ],
+            Format::AiSdk => vec![
+                json!({ "role": "user", "content": "run ls" }),
+                json!({ "role": "assistant", "content": [{ "type": "tool-call", "toolCallId": "c1", "toolName": "bash", "input": {} }] }),
+            ],
         }
     }
 
@@ -311,13 +359,24 @@ mod tests {
             msgs.extend(t.messages.clone());
             let conv = read_items(&msgs, Some(format)).unwrap_or_else(|e| panic!("{}: {e:?}", format.name()));
             let m = conv.messages.iter().rev().find(|m| m.role == crate::reading::message::Role::User).unwrap();
-            assert!(conv.messages.iter().any(|m| m.tool_results.iter().any(|r| r.id == "c1" && r.text == "a.txt\nb.txt")), "{}", format.name());
+            assert!(
+                conv.messages.iter().any(|m| m.tool_results.iter().any(|r| r.id == "c1" && r.text == "a.txt\nb.txt")),
+                "{}",
+                format.name()
+            );
             let text = m.text.as_ref();
             let reminder = text.find("<system-reminder source=\"hook &quot;pre&quot;\">").unwrap();
             assert!(reminder < text.find("now fix the test").unwrap());
             assert_eq!(text.matches("</system-reminder>").count(), 1, "the injected text cannot close the tag: {text}");
             assert!(text.contains("&lt;/system-reminder><evil>"));
-            assert!(crate::checking::validate::validate(&Input::items(&msgs), &crate::options::Options::default()).unwrap().problems.is_empty(), "{}", format.name());
+            assert!(
+                crate::checking::validate::validate(&Input::items(&msgs), &crate::options::Options::default())
+                    .unwrap()
+                    .problems
+                    .is_empty(),
+                "{}",
+                format.name()
+            );
         }
     }
 
@@ -325,16 +384,24 @@ mod tests {
     fn oversize_input_is_cut_in_the_middle_with_its_size() {
         let msgs = history(Format::Anthropic);
         let paste = format!("HEAD {} TAIL", "x".repeat(1000));
-        let t = assemble_turn(&Input::items(&msgs), &json!({ "text": paste }), &json!({ "maxInputChars": 200 })).unwrap();
+        let t =
+            assemble_turn(&Input::items(&msgs), &json!({ "text": paste }), &json!({ "maxInputChars": 200 })).unwrap();
         assert_eq!(t.report.cut, [Cut { path: "turn.text".into(), chars: 1010 }]);
         let text = t.messages[0]["content"][0]["text"].as_str().unwrap();
-        assert!(text.starts_with("HEAD") && text.contains("characters cut") && text.contains("TAIL\n[the full input was 1010 characters"));
+        assert!(
+            text.starts_with("HEAD")
+                && text.contains("characters cut")
+                && text.contains("TAIL\n[the full input was 1010 characters")
+        );
         assert!(text.chars().count() < 320);
     }
 
     #[test]
     fn closing_tags_in_any_case_are_defused_and_attributes_escaped() {
-        assert_eq!(defuse_closing("a </Note> b </notes <c </ note é</NOTE", "note"), "a &lt;/Note> b &lt;/notes <c </ note é&lt;/NOTE");
+        assert_eq!(
+            defuse_closing("a </Note> b </notes <c </ note é</NOTE", "note"),
+            "a &lt;/Note> b &lt;/notes <c </ note é&lt;/NOTE"
+        );
         assert_eq!(defuse_closing("é<", "note"), "é<");
         assert_eq!(escape_attribute("a&b \"c\" <d>\ne"), "a&amp;b &quot;c&quot; &lt;d> e");
     }
@@ -345,11 +412,25 @@ mod tests {
         let input = Input::items(&msgs);
         let e = |turn: Value| assemble_turn(&input, &turn, &Value::Null).unwrap_err().path;
         assert_eq!(e(json!({ "context": [{ "tag": "a b", "text": "x" }] })), "turn.context[0].tag");
-        assert_eq!(e(json!({ "toolResults": [{ "toolCallId": "nope", "content": "x" }] })), "turn.toolResults[0].toolCallId");
+        assert_eq!(
+            e(json!({ "toolResults": [{ "toolCallId": "nope", "content": "x" }] })),
+            "turn.toolResults[0].toolCallId"
+        );
         assert_eq!(e(json!({ "text": 5 })), "turn.text");
-        assert_eq!(e(json!({ "context": [{ "tag": "a", "text": "x" }, { "tag": "b", "text": "y", "attributes": { "k": 1 } }] })), "turn.context[1].attributes.k");
-        assert_eq!(e(json!({ "context": [{ "tag": "a", "text": "x", "attributes": 1 }] })), "turn.context[0].attributes");
-        assert_eq!(e(json!({ "toolResults": [{ "toolCallId": "c1", "name": "bash" }] })), "turn.toolResults[0].content");
+        assert_eq!(
+            e(
+                json!({ "context": [{ "tag": "a", "text": "x" }, { "tag": "b", "text": "y", "attributes": { "k": 1 } }] })
+            ),
+            "turn.context[1].attributes.k"
+        );
+        assert_eq!(
+            e(json!({ "context": [{ "tag": "a", "text": "x", "attributes": 1 }] })),
+            "turn.context[0].attributes"
+        );
+        assert_eq!(
+            e(json!({ "toolResults": [{ "toolCallId": "c1", "name": "bash" }] })),
+            "turn.toolResults[0].content"
+        );
         assert_eq!(e(json!({ "toolResults": [5] })), "turn.toolResults[0]");
         assert_eq!(e(json!({})), "turn");
     }

@@ -11,7 +11,9 @@ const NOTE: &str = "… [truncated: ";
 pub fn shorten(value: &Value, max: usize) -> Option<Value> {
     match value {
         Value::String(text) => match crate::json::parse(text) {
-            Ok(parsed @ (Value::Object(_) | Value::Array(_))) => shorten(&parsed, max).map(|v| Value::String(crate::text::json_text(&v))),
+            Ok(parsed @ (Value::Object(_) | Value::Array(_))) => {
+                shorten(&parsed, max).map(|v| Value::String(crate::text::json_text(&v)))
+            }
             _ => cut(text, max).map(Value::String),
         },
         Value::Object(map) => {
@@ -64,6 +66,9 @@ mod tests {
         assert_eq!(reparsed, short);
         assert_eq!(shorten(&short, 200), None, "shortening twice equals shortening once");
         assert_eq!(shorten(&json!({ "path": "a.py" }), 200), None);
-        assert_eq!(shorten(&json!("数".repeat(300)), 10).unwrap(), json!(format!("{}… [truncated: 300 chars]", "数".repeat(10))));
+        assert_eq!(
+            shorten(&json!("数".repeat(300)), 10).unwrap(),
+            json!(format!("{}… [truncated: 300 chars]", "数".repeat(10)))
+        );
     }
 }

@@ -4,16 +4,16 @@
 //! the prompt prefix, and lose the provider's cache, for too little gain). `protectResults` also keeps
 //! the newest outputs by count, and a placeholder may say how much went (`[truncated: {chars} chars]`).
 
-use crate::pruning::arguments;
-use crate::edit::{FieldEdit, Key, Slot};
-use crate::reading::format::as_text;
-use crate::error::Result;
 use crate::counting::estimate::{message_tokens, per_message, sum};
-use crate::reading::format;
-use crate::reading::input::Input;
-use crate::options::Options;
-use serde_json::Value;
+use crate::edit::{FieldEdit, Key, Slot};
+use crate::error::Result;
 use crate::json::{ToJson, Writer};
+use crate::options::Options;
+use crate::pruning::arguments;
+use crate::reading::format;
+use crate::reading::format::as_text;
+use crate::reading::input::Input;
+use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prune {
@@ -126,29 +126,53 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
                     continue;
                 }
                 let Some(path) = conv.format.arguments_path(&input.items[i], k) else { continue };
-                let Some(short) = value_at(&input.items[i], &path).and_then(|v| arguments::shorten(v, max as usize)) else { continue };
+                let Some(short) = value_at(&input.items[i], &path).and_then(|v| arguments::shorten(v, max as usize))
+                else {
+                    continue;
+                };
                 freed += profile.text(&call.arguments) - profile.text(&as_text(&short));
                 cuts.push((i, k, path, short));
             }
         }
     }
     if (candidates.is_empty() && cuts.is_empty()) || freed < f64::from(options.minimum_prune_tokens) {
-        let report = PruneReport { pruned: Vec::new(), cut_arguments: Vec::new(), tokens_before, tokens_after: tokens_before, format: conv.format.name(), cache: None };
+        let report = PruneReport {
+            pruned: Vec::new(),
+            cut_arguments: Vec::new(),
+            tokens_before,
+            tokens_after: tokens_before,
+            format: conv.format.name(),
+            cache: None,
+        };
         return Ok(Prune { slots: Slot::keep_all(conv.len()), report });
     }
     // With cache prices: only when the tokens saved pay for the cached prefix the edits invalidate.
     let cache = options.cache.as_ref().map(|prices| {
         let mut saved: Vec<(usize, u64)> = Vec::with_capacity(candidates.len() + cuts.len());
         for (i, k, placeholder) in &candidates {
-            saved.push((*i, (profile.text(&conv.messages[*i].tool_results[*k].text) - profile.text(placeholder)).max(0.0) as u64));
+            saved.push((
+                *i,
+                (profile.text(&conv.messages[*i].tool_results[*k].text) - profile.text(placeholder)).max(0.0) as u64,
+            ));
         }
         for (i, k, _, short) in &cuts {
-            saved.push((*i, (profile.text(&conv.messages[*i].tool_calls[*k].arguments) - profile.text(&as_text(short))).max(0.0) as u64));
+            saved.push((
+                *i,
+                (profile.text(&conv.messages[*i].tool_calls[*k].arguments) - profile.text(&as_text(short))).max(0.0)
+                    as u64,
+            ));
         }
         crate::prompt_cache::cache_cost::judge_prune(&tokens, &saved, prices, options)
     });
     if let Some(decision) = cache.as_ref().filter(|d| !d.applied) {
-        let report = PruneReport { pruned: Vec::new(), cut_arguments: Vec::new(), tokens_before, tokens_after: tokens_before, format: conv.format.name(), cache: Some(decision.clone()) };
+        let report = PruneReport {
+            pruned: Vec::new(),
+            cut_arguments: Vec::new(),
+            tokens_before,
+            tokens_after: tokens_before,
+            format: conv.format.name(),
+            cache: Some(decision.clone()),
+        };
         return Ok(Prune { slots: Slot::keep_all(conv.len()), report });
     }
 
@@ -203,7 +227,10 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
             slots[i] = Slot::Patch { index: i, edits };
         }
     }
-    Ok(Prune { slots, report: PruneReport { pruned, cut_arguments, tokens_before, tokens_after, format: conv.format.name(), cache } })
+    Ok(Prune {
+        slots,
+        report: PruneReport { pruned, cut_arguments, tokens_before, tokens_after, format: conv.format.name(), cache },
+    })
 }
 
 /// The value at `path` inside `item`.
@@ -238,8 +265,8 @@ mod tests {
     use super::*;
     use crate::edit::materialize;
     use crate::fixtures::agent_run;
-    use serde_json::Value;
     use serde_json::json;
+    use serde_json::Value;
 
     fn opts(v: Value) -> Options {
         Options::from_json(&v).unwrap()
@@ -283,7 +310,9 @@ mod tests {
     #[test]
     fn the_newest_outputs_can_be_kept_by_count_and_placeholders_can_say_how_much_went() {
         let msgs = agent_run(12, 500);
-        let o = opts(json!({ "protectTokens": 0, "minimumPruneTokens": 0, "protectResults": 4, "placeholder": "[truncated: {chars} chars]" }));
+        let o = opts(
+            json!({ "protectTokens": 0, "minimumPruneTokens": 0, "protectResults": 4, "placeholder": "[truncated: {chars} chars]" }),
+        );
         let p = prune(&Input::items(&msgs), &o).unwrap();
         let results: Vec<usize> = (0..msgs.len()).filter(|&i| msgs[i]["role"] == "tool").collect();
         let cleared: Vec<usize> = p.report.pruned.iter().map(|x| x.index).collect();

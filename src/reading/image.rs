@@ -210,12 +210,16 @@ mod tests {
     #[test]
     fn anything_else_has_no_size() {
         for data in [
-            "https://example.com/cat.png", "file-abc123", "", "data:,", "data:image/png,%89PNG",
-            "JVBERi0xLjQK", // a PDF
-            "iVBORw0KGgo=", // a PNG signature without its header
-            &PNG[..40], // cut inside the header
+            "https://example.com/cat.png",
+            "file-abc123",
+            "",
+            "data:,",
+            "data:image/png,%89PNG",
+            "JVBERi0xLjQK",                                             // a PDF
+            "iVBORw0KGgo=",                                             // a PNG signature without its header
+            &PNG[..40],                                                 // cut inside the header
             &base64(&[0xff, 0xd8, 0xff, 0xe0, 0, 2, 0xff, 0xe1, 0, 2]), // a JPEG that ends before its frame
-            &base64(&[0xff, 0xd8, 0xff, 0xe0, 0, 0, 0, 0]), // a JPEG whose segments lead nowhere
+            &base64(&[0xff, 0xd8, 0xff, 0xe0, 0, 0, 0, 0]),             // a JPEG whose segments lead nowhere
             &png_base64(0, 1080),
         ] {
             assert_eq!(size_of(data), None, "{data}");

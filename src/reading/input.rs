@@ -24,8 +24,11 @@ pub struct Input<'a> {
 }
 
 /// Body fields that hold the items, and the system prompt field that goes with each.
-const BODY_FIELDS: [(&str, &[&str]); 3] =
-    [("messages", &["system"]), ("contents", &["systemInstruction", "system_instruction"]), ("input", &["instructions"])];
+const BODY_FIELDS: [(&str, &[&str]); 3] = [
+    ("messages", &["system"]),
+    ("contents", &["systemInstruction", "system_instruction"]),
+    ("input", &["instructions"]),
+];
 
 impl<'a> Input<'a> {
     pub fn items(items: &'a [Value]) -> Input<'a> {
@@ -39,7 +42,8 @@ impl<'a> Input<'a> {
                 for (key, systems) in BODY_FIELDS {
                     match body.get(key) {
                         Some(Value::Array(items)) => {
-                            let found = systems.iter().find_map(|s| body.get(*s).filter(|v| !v.is_null()).map(|v| (*s, v)));
+                            let found =
+                                systems.iter().find_map(|s| body.get(*s).filter(|v| !v.is_null()).map(|v| (*s, v)));
                             let (system_field, system) = match found {
                                 Some((field, v)) => (field, Some(v)),
                                 None => (systems[0], None),
@@ -50,7 +54,10 @@ impl<'a> Input<'a> {
                         None => {}
                     }
                 }
-                Err(Error::input("messages", "expected an array of messages, or a request body with `messages`, `contents` or `input`"))
+                Err(Error::input(
+                    "messages",
+                    "expected an array of messages, or a request body with `messages`, `contents` or `input`",
+                ))
             }
             other => Err(Error::input("messages", expected("an array of messages", other))),
         }

@@ -1,7 +1,7 @@
 use super::convert::{messages_from_js, output_to_js, to_js, value_from_js, with_messages};
-use crate::prompt_cache::breakpoints::{cache_breakpoints, BreakpointOptions};
 use crate::edit::Slot;
 use crate::error::Code;
+use crate::prompt_cache::breakpoints::{cache_breakpoints, BreakpointOptions};
 use crate::reading::input::Input;
 use wasm_bindgen::prelude::*;
 
@@ -9,7 +9,8 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(js_name = cache_breakpoints)]
 pub fn cache_breakpoints_js(messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let value = messages_from_js(&messages)?;
-    let options = value_from_js(&options, "options", Code::InvalidOption).and_then(|o| BreakpointOptions::from_json(&o))?;
+    let options =
+        value_from_js(&options, "options", Code::InvalidOption).and_then(|o| BreakpointOptions::from_json(&o))?;
     let key = Input::read(&value)?.key;
     let result = cache_breakpoints(&value, &options)?;
     let report = to_js(&result.report)?;

@@ -9,14 +9,14 @@
 
 use super::convert::{messages_from_js, output_to_js, snapshot, to_js, value_from_js, with_messages};
 use crate::compaction::compact::{compact_with, Fallback, Outcome, Source};
-use crate::edit::materialize;
-use crate::pruning::prune::PruneReport;
-use crate::error::{subpath, Code, Error};
-use crate::reading::input::Input;
-use crate::options::Options;
 use crate::compaction::plan::Plan;
-use js_sys::{Array, Function, Object, Reflect, JSON};
+use crate::edit::materialize;
+use crate::error::{subpath, Code, Error};
+use crate::options::Options;
+use crate::pruning::prune::PruneReport;
 use crate::reading::format::{fields, obj, with};
+use crate::reading::input::Input;
+use js_sys::{Array, Function, Object, Reflect, JSON};
 use serde_json::Value;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
@@ -50,8 +50,7 @@ thread_local! {
 #[wasm_bindgen(js_name = __compact_begin)]
 pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let (own, core_options) = split_options(&options)?;
-    let options = value_from_js(&core_options, "options", Code::InvalidOption)
-        .and_then(|o| Options::from_json(&o))?;
+    let options = value_from_js(&core_options, "options", Code::InvalidOption).and_then(|o| Options::from_json(&o))?;
     let value = messages_from_js(&messages)?;
     // The first rung of the ladder: prune (it may be enough), then plan on what is left.
     let (value, messages, pruned) = match own.prune {
@@ -80,8 +79,12 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
 
     if !plan.needed || plan.jobs.is_empty() {
         let result = to_js(&obj(vec![
-            ("compacted", false.into()), ("tokensBefore", (plan.tokens_before + pruned_tokens).into()), ("tokensAfter", plan.tokens_before.into()),
-            ("audit", Value::Null), ("warnings", plan.warnings.clone().into()), ("jobs", Value::Array(Vec::new())),
+            ("compacted", false.into()),
+            ("tokensBefore", (plan.tokens_before + pruned_tokens).into()),
+            ("tokensAfter", plan.tokens_before.into()),
+            ("audit", Value::Null),
+            ("warnings", plan.warnings.clone().into()),
+            ("jobs", Value::Array(Vec::new())),
         ]))?;
         set(&result, "plan", &plan_js)?;
         set(&result, "pruned", &pruned_list)?;
@@ -96,7 +99,16 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
         prompts.push(&to_js(&Value::Object(with(texts, "maxOutputTokens", job.max_output_tokens.into())))?);
     }
     let plan_value = crate::json::parse(&plan_text).map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))?;
-    let run = Run { value, plan, plan_value, plan_js, snapshot, fallback: fallback.unwrap_or(Fallback::Digest), pruned_list, pruned_tokens };
+    let run = Run {
+        value,
+        plan,
+        plan_value,
+        plan_js,
+        snapshot,
+        fallback: fallback.unwrap_or(Fallback::Digest),
+        pruned_list,
+        pruned_tokens,
+    };
     let handle = RUNS.with_borrow_mut(|runs| match runs.iter().position(Option::is_none) {
         Some(free) => {
             runs[free] = Some(run);
@@ -121,7 +133,11 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
 pub fn compact_text(job_id: &str, settled: JsValue) -> Result<String, JsValue> {
     settled.as_string().ok_or_else(|| {
         let what = settled.js_typeof().as_string().unwrap_or_default();
-        JsValue::from(Error::new(Code::InvalidInput, format!("summarize({job_id})"), format!("returned a {what}, not the summary text")))
+        JsValue::from(Error::new(
+            Code::InvalidInput,
+            format!("summarize({job_id})"),
+            format!("returned a {what}, not the summary text"),
+        ))
     })
 }
 
@@ -129,7 +145,8 @@ pub fn compact_text(job_id: &str, settled: JsValue) -> Result<String, JsValue> {
 /// `summarize` failed with `failures[i]` (the host's own error, reported unchanged).
 #[wasm_bindgen(js_name = __compact_finish)]
 pub fn compact_finish(run: u32, texts: Array, failures: Array) -> Result<JsValue, JsValue> {
-    let Some(Run { value, plan, plan_value, plan_js, snapshot, fallback, pruned_list, pruned_tokens }) = take(run) else {
+    let Some(Run { value, plan, plan_value, plan_js, snapshot, fallback, pruned_list, pruned_tokens }) = take(run)
+    else {
         return Err(JsValue::from(Error::new(Code::InvalidInput, "run", "this compaction is already finished")));
     };
     let input = Input::read(&value)?;
@@ -177,7 +194,11 @@ fn take(run: u32) -> Option<Run> {
 /// Takes `summarize` and `fallback` out; the rest are the usual options, checked by the core.
 /// Prunes `value` (the caller's `messages`, read): the pruned history as data, as the caller's objects
 /// and copies, and what was cleared; the same history and no report when nothing was.
-fn prune_first(value: Value, messages: &JsValue, options: &Options) -> Result<(Value, JsValue, Option<PruneReport>), JsValue> {
+fn prune_first(
+    value: Value,
+    messages: &JsValue,
+    options: &Options,
+) -> Result<(Value, JsValue, Option<PruneReport>), JsValue> {
     let (pruned, key, items) = {
         let input = Input::read(&value)?;
         let pruned = crate::pruning::prune::prune(&input, options)?;
@@ -214,10 +235,12 @@ fn split_options(options: &JsValue) -> Result<(CompactOptions, JsValue), Error> 
     if !options.is_object() || options.is_function() || Array::is_array(options) {
         return Err(Error::option("options", "expected { summarize, ...options }"));
     }
-    let field = |name: &str| Reflect::get(options, &name.into()).map_err(|_| Error::option(subpath("options", name), "cannot be read"));
-    let summarize = field("summarize")?
-        .dyn_into::<Function>()
-        .map_err(|_| Error::option("options.summarize", "required: a function (prompt) => summary text, or a Promise of it"))?;
+    let field = |name: &str| {
+        Reflect::get(options, &name.into()).map_err(|_| Error::option(subpath("options", name), "cannot be read"))
+    };
+    let summarize = field("summarize")?.dyn_into::<Function>().map_err(|_| {
+        Error::option("options.summarize", "required: a function (prompt) => summary text, or a Promise of it")
+    })?;
     let fallback = field("fallback")?;
     let fallback = match fallback.as_string() {
         _ if fallback.is_undefined() => None,
@@ -232,7 +255,10 @@ fn split_options(options: &JsValue) -> Result<(CompactOptions, JsValue), Error> 
     };
     let on_progress = field("onProgress")?;
     if !on_progress.is_undefined() && !on_progress.is_function() {
-        return Err(Error::option("options.onProgress", "expected a function ({ jobId, done, total, source }) => void"));
+        return Err(Error::option(
+            "options.onProgress",
+            "expected a function ({ jobId, done, total, source }) => void",
+        ));
     }
     let prune = field("prune")?;
     let prune = match prune.as_bool() {

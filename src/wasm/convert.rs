@@ -20,7 +20,10 @@ const MAX_DEPTH: usize = 64;
 /// The `messages` argument: an array of messages, or a request body holding one.
 pub fn messages_from_js(messages: &JsValue) -> Result<Value, Error> {
     if !Array::is_array(messages) && !is_plain_object(messages) {
-        return Err(Error::input("messages", format!("expected an array of messages or a request body, got {}", js_type(messages))));
+        return Err(Error::input(
+            "messages",
+            format!("expected an array of messages or a request body, got {}", js_type(messages)),
+        ));
     }
     if Array::is_array(messages) {
         let items: &Array = messages.unchecked_ref();
@@ -95,7 +98,9 @@ fn locate_unreadable(messages: &JsValue) -> String {
     let (items, root) = match Array::is_array(messages) {
         true => (Array::from(messages), "messages".to_string()),
         false => {
-            let key = ["messages", "contents", "input"].into_iter().find(|k| Reflect::has(messages, &JsValue::from_str(k)).unwrap_or(false));
+            let key = ["messages", "contents", "input"]
+                .into_iter()
+                .find(|k| Reflect::has(messages, &JsValue::from_str(k)).unwrap_or(false));
             match key.and_then(|k| Reflect::get(messages, &JsValue::from_str(k)).ok().map(|v| (v, k))) {
                 Some((v, k)) if Array::is_array(&v) => (Array::from(&v), k.to_string()),
                 _ => return "messages".into(),
@@ -105,10 +110,7 @@ fn locate_unreadable(messages: &JsValue) -> String {
     // Indexed loops with `get`, here and in `read_value`: `Array::iter` would bring one more import.
     for i in 0..items.length() {
         let item = items.get(i);
-        let readable = JSON::stringify(&item)
-            .ok()
-            .and_then(|j| crate::json::parse(&String::from(j)).ok())
-            .is_some();
+        let readable = JSON::stringify(&item).ok().and_then(|j| crate::json::parse(&String::from(j)).ok()).is_some();
         if !readable {
             return item_path(&root, i as usize);
         }
@@ -147,9 +149,9 @@ fn read_value(v: &JsValue, path: &str, code: Code, depth: usize) -> Result<Value
         if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 {
             return Ok(Value::Number(Number::from(n as i64)));
         }
-        return Number::from_f64(n)
-            .map(Value::Number)
-            .ok_or_else(|| Error::new(code, path, format!("expected a finite number, got {}", crate::text::number(n))));
+        return Number::from_f64(n).map(Value::Number).ok_or_else(|| {
+            Error::new(code, path, format!("expected a finite number, got {}", crate::text::number(n)))
+        });
     }
     if let Some(s) = v.as_string() {
         return Ok(Value::String(s));
@@ -304,11 +306,11 @@ pub fn with_messages(result: JsValue, messages: JsValue) -> Result<JsValue, JsVa
 /// Every core error reaches JavaScript as one kind of `Error`: `?` converts it.
 impl From<Error> for JsValue {
     fn from(e: Error) -> JsValue {
-    let err = js_sys::Error::new(&format!("ctxfold: {} at {}: {}", e.code.as_str(), e.path, e.message));
-    err.set_name("CtxfoldError");
-    let _ = Reflect::set(&err, &JsValue::from_str("code"), &JsValue::from_str(e.code.as_str()));
-    let _ = Reflect::set(&err, &JsValue::from_str("path"), &JsValue::from_str(&e.path));
-    err.into()
+        let err = js_sys::Error::new(&format!("ctxfold: {} at {}: {}", e.code.as_str(), e.path, e.message));
+        err.set_name("CtxfoldError");
+        let _ = Reflect::set(&err, &JsValue::from_str("code"), &JsValue::from_str(e.code.as_str()));
+        let _ = Reflect::set(&err, &JsValue::from_str("path"), &JsValue::from_str(&e.path));
+        err.into()
     }
 }
 

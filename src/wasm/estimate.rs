@@ -9,8 +9,8 @@ use super::convert::{messages_from_js, to_js, value_from_js};
 use crate::counting::estimate::Estimate;
 use crate::counting::estimate_cache::{estimate_counted, Counter, DynCounter, EstimateCache, Lookup, Miss};
 use crate::error::{Code, Error, Result};
-use crate::reading::input::{Input, MAX_INPUT_CHARS};
 use crate::options::Options;
+use crate::reading::input::{Input, MAX_INPUT_CHARS};
 use js_sys::{Array, Function, Object, Reflect, Uint32Array, WeakMap, JSON};
 use serde_json::Value;
 use std::cell::{Cell, RefCell};
@@ -48,7 +48,8 @@ pub fn estimate_js(
 ) -> std::result::Result<Array, JsValue> {
     let (counter, options) = read_options(&options)?;
     let mut counter = counter.map(|f| JsCounter { serial: serial_of(&f), f, thrown: None });
-    let lookup = lookup(generation, ids, missing, lengths.unwrap_or_default(), body, walked.unwrap_or_default(), walked_items);
+    let lookup =
+        lookup(generation, ids, missing, lengths.unwrap_or_default(), body, walked.unwrap_or_default(), walked_items);
     let warm = CACHE.with(|c| c.warm(&lookup, &options, counter.as_mut().map(|c| c as &mut DynCounter)));
     let (result, first) = match warm {
         Ok(w) => (Some(w.estimate), w.first.map_or(-1, |f| f as i32)),
@@ -56,7 +57,8 @@ pub fn estimate_js(
         Err(Miss::Reset) => (None, -1),
         Err(Miss::Cold) => {
             let value = messages_from_js(&messages)?;
-            let cold = Input::read(&value).and_then(|input| estimate_counted(&input, &options, counter.as_mut().map(|c| c as &mut DynCounter)));
+            let cold = Input::read(&value)
+                .and_then(|input| estimate_counted(&input, &options, counter.as_mut().map(|c| c as &mut DynCounter)));
             (Some(cold.map_err(|e| thrown_or(&mut counter, e))?), -1)
         }
     };
@@ -92,10 +94,13 @@ fn lookup(
 ) -> Lookup {
     let body_len = body.as_ref().map_or(0, |s| s.encode_utf16().count() as u64);
     // Over the size limit before parsing: the cold path measures and reports it without the work.
-    let fits = |lengths: &[u32]| lengths.iter().map(|&l| u64::from(l)).sum::<u64>() + body_len <= MAX_INPUT_CHARS as u64;
-    let parsed = missing.filter(|_| fits(&lengths)).and_then(|text| match std::str::from_utf8(&text).ok().map(crate::json::parse) {
-        Some(Ok(Value::Array(values))) => Some(values),
-        _ => None,
+    let fits =
+        |lengths: &[u32]| lengths.iter().map(|&l| u64::from(l)).sum::<u64>() + body_len <= MAX_INPUT_CHARS as u64;
+    let parsed = missing.filter(|_| fits(&lengths)).and_then(|text| {
+        match std::str::from_utf8(&text).ok().map(crate::json::parse) {
+            Some(Ok(Value::Array(values))) => Some(values),
+            _ => None,
+        }
     });
     let values = parsed.and_then(|mut values| {
         // Items holding binary data come as `null` in the JSON and are read here (see binary.rs).
@@ -136,7 +141,9 @@ fn read_options(options: &JsValue) -> Result<(Option<Function>, Options)> {
         let key = JsValue::from_str("counter");
         let value = Reflect::get(options, &key).unwrap_or(JsValue::UNDEFINED);
         if !value.is_undefined() && !value.is_null() {
-            let f = value.dyn_into::<Function>().map_err(|_| Error::option("options.counter", "expected a function (text) => number of tokens"))?;
+            let f = value
+                .dyn_into::<Function>()
+                .map_err(|_| Error::option("options.counter", "expected a function (text) => number of tokens"))?;
             counter = Some(f);
         }
         let copy = Object::assign(&Object::new(), options.unchecked_ref());
@@ -172,7 +179,10 @@ impl Counter for JsCounter {
                 Some(n) if n.is_finite() && n >= 0.0 => Ok(n),
                 _ => Err(Error::option(
                     "options.counter",
-                    format!("the counter returned {} for a text of {what}; expected a finite number of tokens, 0 or more", describe(&v)),
+                    format!(
+                        "the counter returned {} for a text of {what}; expected a finite number of tokens, 0 or more",
+                        describe(&v)
+                    ),
                 )),
             },
         }

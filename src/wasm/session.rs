@@ -3,8 +3,8 @@
 
 use super::convert::{messages_from_js, output_to_js, snapshot, to_js, value_from_js, with_messages};
 use crate::error::{Code, Error};
-use crate::reading::input::Input;
 use crate::prompt_cache::session::{SessionCore, SessionOptions, Usage};
+use crate::reading::input::Input;
 use js_sys::{Array, Reflect};
 use wasm_bindgen::prelude::*;
 
@@ -21,7 +21,8 @@ pub struct Session {
 impl Session {
     #[wasm_bindgen(constructor)]
     pub fn new(messages: JsValue, options: JsValue) -> Result<Session, JsValue> {
-        let options = value_from_js(&options, "options", Code::InvalidOption).and_then(|o| SessionOptions::from_json(&o))?;
+        let options =
+            value_from_js(&options, "options", Code::InvalidOption).and_then(|o| SessionOptions::from_json(&o))?;
         let messages = if messages.is_undefined() || messages.is_null() { Array::new().into() } else { messages };
         let value = messages_from_js(&messages)?;
         let key = Input::read(&value)?.key;

@@ -6,9 +6,9 @@
 //! wasm-bindgen-futures) cost 5.0 KiB gzip more of the package's budget than the few lines of JS that
 //! replace them (measured with `npm run build`). The exports are prefixed `__`: the entries do not re-export them.
 
-use super::convert::{value_from_js};
-use crate::error::Code;
+use super::convert::value_from_js;
 use crate::compaction::summarizer::{parse_answer, request, Api, ClientConfig, ClientError, Prompt};
+use crate::error::Code;
 use js_sys::{Array, Object, Reflect};
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
@@ -25,9 +25,8 @@ thread_local! {
 #[wasm_bindgen(js_name = __summarizer_new)]
 pub fn summarizer_new(api: &str, options: JsValue) -> Result<u32, JsValue> {
     let api = if api == "anthropic" { Api::AnthropicMessages } else { Api::OpenAiChat };
-    let config = value_from_js(&options, "options", Code::InvalidOption)
-        .and_then(|v| ClientConfig::from_json(api, &v))
-        ?;
+    let config =
+        value_from_js(&options, "options", Code::InvalidOption).and_then(|v| ClientConfig::from_json(api, &v))?;
     Ok(CLIENTS.with_borrow_mut(|clients| {
         clients.push(config);
         (clients.len() - 1) as u32

@@ -4,9 +4,9 @@
 pub const O200K: [f32; 32] = [
     1.0905, // word
     1.0905, // identWord
-    0.0, // letter
-    0.0, // midLetter
-    0.0, // longLetter
+    0.0,    // letter
+    0.0,    // midLetter
+    0.0,    // longLetter
     0.4336, // longIdentLetter
     0.2042, // hump
     0.0091, // upper
@@ -19,14 +19,14 @@ pub const O200K: [f32; 32] = [
     0.1434, // punctAfterSpace
     0.5404, // punctSpaced
     0.9854, // spaceRun
-    0.0, // extraSpace
+    0.0,    // extraSpace
     0.7839, // newlineRun
     0.7839, // newlineAfterPunct
-    0.0, // newline
+    0.0,    // newline
     0.6189, // han
     0.9904, // hanCommon
     3.0011, // hanRare
-    0.332, // hanRun
+    0.332,  // hanRun
     0.4852, // kana
     0.0103, // kanaRun
     0.6583, // hangul
@@ -37,33 +37,33 @@ pub const O200K: [f32; 32] = [
 ];
 
 pub const CL100K: [f32; 32] = [
-    1.109, // word
+    1.109,  // word
     1.4831, // identWord
-    0.0, // letter
-    0.0, // midLetter
-    0.0, // longLetter
-    0.939, // longIdentLetter
-    0.0, // hump
-    0.0, // upper
+    0.0,    // letter
+    0.0,    // midLetter
+    0.0,    // longLetter
+    0.939,  // longIdentLetter
+    0.0,    // hump
+    0.0,    // upper
     0.4476, // digit
-    0.0, // digitGroup
+    0.0,    // digitGroup
     1.2687, // spacedDigit
-    0.0, // punct
+    0.0,    // punct
     1.1016, // punctRun
-    0.0, // punctGlued
-    0.0, // punctAfterSpace
+    0.0,    // punctGlued
+    0.0,    // punctAfterSpace
     1.0553, // punctSpaced
     0.2551, // spaceRun
-    0.0, // extraSpace
+    0.0,    // extraSpace
     0.9031, // newlineRun
-    0.0, // newlineAfterPunct
-    0.0, // newline
+    0.0,    // newlineAfterPunct
+    0.0,    // newline
     0.8311, // han
     2.3096, // hanCommon
     3.0235, // hanRare
     0.1078, // hanRun
     0.7668, // kana
-    0.0, // kanaRun
+    0.0,    // kanaRun
     1.0659, // hangul
     0.9367, // cjkPunct
     2.3126, // emoji
@@ -74,9 +74,9 @@ pub const CL100K: [f32; 32] = [
 pub const CLAUDE: [f32; 32] = [
     1.1893, // word
     1.1893, // identWord
-    0.0, // letter
-    0.0, // midLetter
-    0.0, // longLetter
+    0.0,    // letter
+    0.0,    // midLetter
+    0.0,    // longLetter
     0.4655, // longIdentLetter
     0.3039, // hump
     0.1574, // upper
@@ -89,16 +89,16 @@ pub const CLAUDE: [f32; 32] = [
     0.8804, // punctAfterSpace
     0.6079, // punctSpaced
     0.6359, // spaceRun
-    0.0, // extraSpace
+    0.0,    // extraSpace
     0.9233, // newlineRun
     0.9233, // newlineAfterPunct
-    0.0, // newline
+    0.0,    // newline
     0.7672, // han
     2.0407, // hanCommon
     2.6124, // hanRare
     0.0931, // hanRun
     0.9158, // kana
-    0.0, // kanaRun
+    0.0,    // kanaRun
     1.4365, // hangul
     1.2038, // cjkPunct
     2.8939, // emoji
@@ -109,9 +109,9 @@ pub const CLAUDE: [f32; 32] = [
 pub const GEMINI: [f32; 32] = [
     1.2689, // word
     1.2689, // identWord
-    0.0, // letter
-    0.0, // midLetter
-    0.0, // longLetter
+    0.0,    // letter
+    0.0,    // midLetter
+    0.0,    // longLetter
     0.5045, // longIdentLetter
     0.2376, // hump
     0.0106, // upper
@@ -124,17 +124,17 @@ pub const GEMINI: [f32; 32] = [
     0.1669, // punctAfterSpace
     0.6287, // punctSpaced
     1.1465, // spaceRun
-    0.0, // extraSpace
+    0.0,    // extraSpace
     0.9121, // newlineRun
     0.9121, // newlineAfterPunct
-    0.0, // newline
+    0.0,    // newline
     0.7202, // han
     1.1524, // hanCommon
-    3.492, // hanRare
+    3.492,  // hanRare
     0.3863, // hanRun
     0.5645, // kana
     0.0119, // kanaRun
-    0.766, // hangul
+    0.766,  // hangul
     0.6962, // cjkPunct
     2.0493, // emoji
     0.3695, // otherLetter

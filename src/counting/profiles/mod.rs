@@ -5,9 +5,9 @@
 
 mod fitted;
 
-use crate::reading::image::ImageSize;
 use crate::counting::scanner::{Counts, CLASS_COUNT};
 use crate::error::{Error, Result};
+use crate::reading::image::ImageSize;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Profile {
@@ -86,7 +86,11 @@ impl Profile {
         }
         let p = Profile { image, image_model: Some(name), ..self };
         let square = ImageSize { width: 1024, height: 1024 };
-        Profile { per_attachment: p.image_tokens(square, false), per_low_detail_image: p.image_tokens(square, true), ..p }
+        Profile {
+            per_attachment: p.image_tokens(square, false),
+            per_low_detail_image: p.image_tokens(square, true),
+            ..p
+        }
     }
 }
 
@@ -115,7 +119,6 @@ const MODEL_IMAGES: [(&str, ImageRule); 5] = [
     ("o4-mini", ImageRule::Patches { hundredths: 172 }),
     ("o3", ImageRule::Tiles { base: 75, per_tile: 150 }),
 ];
-
 
 /// `w` × `h` scaled so that `side` (one of them) is at most `limit`, aspect ratio kept.
 fn scale_down(w: u64, h: u64, side: u64, limit: u64) -> (u64, u64) {
@@ -181,7 +184,10 @@ impl Profile {
     pub fn from_name(name: &str, path: &str) -> Result<Profile> {
         PROFILES.iter().find(|p| p.name == name || p.aliases.contains(&name)).copied().ok_or_else(|| {
             let names: Vec<String> = PROFILES.iter().map(|p| crate::text::quoted(p.name)).collect();
-            Error::option(path, format!("unknown tokenizer {}; expected one of {}", crate::text::quoted(name), names.join(", ")))
+            Error::option(
+                path,
+                format!("unknown tokenizer {}; expected one of {}", crate::text::quoted(name), names.join(", ")),
+            )
         })
     }
 

@@ -2,7 +2,7 @@
 //! parts: `text`, `image`, `file`, `reasoning`, `tool-call` (`toolCallId`, `toolName`, `input`, or
 //! `args` before v5), `tool-result` (`output`, or `result` before v5), and the tool approval parts.
 
-use super::common::{add_attachment, as_text, content, fields, object, with, req_id, req_str, Content, Part};
+use super::common::{add_attachment, as_text, content, fields, object, req_id, req_str, with, Content, Part};
 use crate::edit::{FieldEdit, Key};
 use crate::error::{item_path, subpath, Error, Result};
 use crate::reading::message::{join, Message, Role, ToolCall, ToolResult};
@@ -25,7 +25,12 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
         "user" => Role::User,
         "assistant" => Role::Assistant,
         "tool" => Role::Tool,
-        other => return Err(Error::input(subpath(path, "role"), format!("unknown role {}; expected system, user, assistant or tool", quoted(other)))),
+        other => {
+            return Err(Error::input(
+                subpath(path, "role"),
+                format!("unknown role {}; expected system, user, assistant or tool", quoted(other)),
+            ))
+        }
     };
     if obj.contains_key("parts") && !obj.contains_key("content") {
         return Err(Error::input(subpath(path, "content"), super::UI_MESSAGE));
@@ -51,7 +56,10 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
                         id: req_id(p, "toolCallId", &at)?.into(),
                         text: result_text(p.get("output").or_else(|| p.get("result"))),
                         is_error: p.get("isError").and_then(Value::as_bool).unwrap_or(false)
-                            || p.get("output").and_then(|o| o.get("type")).and_then(Value::as_str).is_some_and(|t| t.starts_with("error")),
+                            || p.get("output")
+                                .and_then(|o| o.get("type"))
+                                .and_then(Value::as_str)
+                                .is_some_and(|t| t.starts_with("error")),
                         part: Some(k),
                         clearable: true,
                         path: subpath(&at, "toolCallId"),
@@ -75,7 +83,9 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
 /// A v5 `output` (`{ type: "text" | "json" | "error-text" | ..., value }`) or a v4 `result`.
 fn result_text(v: Option<&Value>) -> Cow<'_, str> {
     match v {
-        Some(o) if o.get("type").is_some() && o.get("value").is_some() => o.get("value").map(as_text).unwrap_or_default(),
+        Some(o) if o.get("type").is_some() && o.get("value").is_some() => {
+            o.get("value").map(as_text).unwrap_or_default()
+        }
         Some(other) => as_text(other),
         None => Cow::Borrowed(""),
     }
@@ -97,6 +107,10 @@ pub fn summary_message(text: &str) -> Value {
 
 pub fn result_message(id: &str, name: &str, text: &str) -> Value {
     let output = fields(&[("type", "error-text"), ("value", text)]);
-    let part = with(fields(&[("type", "tool-result"), ("toolCallId", id), ("toolName", name)]), "output", Value::Object(output));
+    let part = with(
+        fields(&[("type", "tool-result"), ("toolCallId", id), ("toolName", name)]),
+        "output",
+        Value::Object(output),
+    );
     Value::Object(with(fields(&[("role", "tool")]), "content", Value::Array(vec![Value::Object(part)])))
 }

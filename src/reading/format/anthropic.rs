@@ -3,7 +3,9 @@
 //! or block content, `is_error`), `thinking` and `redacted_thinking` (signed: never edited),
 //! server tool blocks; any block may carry `cache_control`, which is left as it is.
 
-use super::common::{add_attachment, as_text, content, fields, object, with, req_id, req_str, text_block, text_parts, Content, Part};
+use super::common::{
+    add_attachment, as_text, content, fields, object, req_id, req_str, text_block, text_parts, with, Content, Part,
+};
 use crate::edit::{FieldEdit, Key, Op};
 use crate::error::{item_path, subpath, Error, Result};
 use crate::reading::message::{join, Message, Role, ToolCall, ToolResult};
@@ -38,7 +40,9 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
                 match kind {
                     "text" => texts.push(Cow::Borrowed(req_str(b, "text", &at)?)),
                     // A plain-text document is text the model reads, however long: counted, not shown.
-                    "document" if b.get("source").and_then(|s| s.get("type")).and_then(Value::as_str) == Some("text") => {
+                    "document"
+                        if b.get("source").and_then(|s| s.get("type")).and_then(Value::as_str) == Some("text") =>
+                    {
                         hidden.push(b.get("source").and_then(|s| s.get("data")).map(as_text).unwrap_or_default());
                     }
                     "image" | "document" => add_attachment(&mut m, b),
@@ -87,21 +91,31 @@ pub fn summary_message(text: &str) -> Value {
 pub fn merge_summary(next: &Value, text: &str) -> Vec<FieldEdit> {
     let block = text_block(text);
     match next.get("content") {
-        Some(Value::String(s)) => vec![FieldEdit::set(vec![Key::field("content")], Value::Array(vec![block, text_block(s)]))],
+        Some(Value::String(s)) => {
+            vec![FieldEdit::set(vec![Key::field("content")], Value::Array(vec![block, text_block(s)]))]
+        }
         _ => vec![FieldEdit { path: vec![Key::field("content"), Key::Index(0)], op: Op::Insert(block) }],
     }
 }
 
 pub fn result_block(id: &str, text: &str) -> Value {
-    Value::Object(with(fields(&[("type", "tool_result"), ("tool_use_id", id), ("content", text)]), "is_error", true.into()))
+    Value::Object(with(
+        fields(&[("type", "tool_result"), ("tool_use_id", id), ("content", text)]),
+        "is_error",
+        true.into(),
+    ))
 }
 
 /// A region's summary after the user turn before it: that turn's last block.
 pub fn append_summary(previous: &Value, text: &str) -> Vec<FieldEdit> {
     let block = text_block(text);
     match previous.get("content") {
-        Some(Value::Array(blocks)) => vec![FieldEdit { path: vec![Key::field("content"), Key::Index(blocks.len())], op: Op::Insert(block) }],
-        Some(Value::String(s)) => vec![FieldEdit::set(vec![Key::field("content")], Value::Array(vec![text_block(s), block]))],
+        Some(Value::Array(blocks)) => {
+            vec![FieldEdit { path: vec![Key::field("content"), Key::Index(blocks.len())], op: Op::Insert(block) }]
+        }
+        Some(Value::String(s)) => {
+            vec![FieldEdit::set(vec![Key::field("content")], Value::Array(vec![text_block(s), block]))]
+        }
         _ => vec![FieldEdit::set(vec![Key::field("content")], Value::Array(vec![block]))],
     }
 }

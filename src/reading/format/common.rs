@@ -126,7 +126,12 @@ fn image_data(part: &Map<String, Value>) -> Option<&str> {
 /// `content` as a string, null, or an array of parts: the text of the parts whose type is one of
 /// `text_types` (read from `text`, or from `refusal` for refusals); the other parts (images, audio,
 /// files) are counted into `m` (`add_attachment`).
-pub fn text_parts<'a>(content: Option<&'a Value>, path: &str, text_types: &[&str], m: &mut Message) -> Result<Cow<'a, str>> {
+pub fn text_parts<'a>(
+    content: Option<&'a Value>,
+    path: &str,
+    text_types: &[&str],
+    m: &mut Message,
+) -> Result<Cow<'a, str>> {
     match content {
         None | Some(Value::Null) => Ok(Cow::Borrowed("")),
         Some(Value::String(s)) => Ok(Cow::Borrowed(s)),
@@ -136,14 +141,18 @@ pub fn text_parts<'a>(content: Option<&'a Value>, path: &str, text_types: &[&str
                 let at = format!("{path}.content[{k}]");
                 let obj = object(part, &at, "a content part")?;
                 match part_type(obj, &at)? {
-                    "refusal" if text_types.contains(&"refusal") => texts.push(Cow::Borrowed(req_str(obj, "refusal", &at)?)),
+                    "refusal" if text_types.contains(&"refusal") => {
+                        texts.push(Cow::Borrowed(req_str(obj, "refusal", &at)?))
+                    }
                     t if text_types.contains(&t) => texts.push(Cow::Borrowed(req_str(obj, "text", &at)?)),
                     _ => add_attachment(m, obj),
                 }
             }
             Ok(join(texts))
         }
-        Some(other) => Err(Error::input(subpath(path, "content"), expected("a string, an array of parts or null", other))),
+        Some(other) => {
+            Err(Error::input(subpath(path, "content"), expected("a string, an array of parts or null", other)))
+        }
     }
 }
 
@@ -177,7 +186,9 @@ pub fn content<'a>(obj: &'a Map<String, Value>, path: &str) -> Result<Content<'a
             }
             Ok(Content::Parts(out))
         }
-        Some(other) => Err(Error::input(subpath(path, "content"), expected("a string or an array of content parts", other))),
+        Some(other) => {
+            Err(Error::input(subpath(path, "content"), expected("a string or an array of content parts", other)))
+        }
         None => Err(Error::input(subpath(path, "content"), "missing content")),
     }
 }

@@ -70,10 +70,13 @@ pub fn detect(input: &Input) -> Result<Format> {
                 Some((j, s)) => format!("; earlier items (from {}[{j}]) read as {}", input.root, seen(&s)),
                 None => String::new(),
             };
-            return Err(Error::input(format!("{}[{i}]", input.root), format!(
-                "this item reads as {}{before}: one history must use one format (or pass options.format)",
-                if set.iter().any(|x| *x) { seen(&set) } else { "no supported format".to_string() }
-            )));
+            return Err(Error::input(
+                format!("{}[{i}]", input.root),
+                format!(
+                    "this item reads as {}{before}: one history must use one format (or pass options.format)",
+                    if set.iter().any(|x| *x) { seen(&set) } else { "no supported format".to_string() }
+                ),
+            ));
         }
         first_seen.get_or_insert((i, admitted));
         admitted = narrowed;
@@ -137,7 +140,9 @@ fn part_admits(part: &Value) -> Set {
         "file" => only(&[AiSdk]),
         "image" if has("source") => only(&[Anthropic]),
         "image" => only(&[AiSdk]),
-        "tool-call" | "tool-result" | "reasoning" | "tool-approval-request" | "tool-approval-response" => only(&[AiSdk]),
+        "tool-call" | "tool-result" | "reasoning" | "tool-approval-request" | "tool-approval-response" => {
+            only(&[AiSdk])
+        }
         "input_text" | "output_text" | "input_image" | "input_file" => only(&[OpenAiResponses]),
         // tool_use, tool_result, thinking, redacted_thinking, document, server tool blocks, ...
         _ => only(&[Anthropic]),

@@ -31,7 +31,12 @@ fn read_content<'a>(v: &'a Value, i: usize, last_model: Option<usize>, path: &st
         Some(Value::String(r)) => match r.as_str() {
             "user" | "function" => Role::User,
             "model" => Role::Assistant,
-            other => return Err(Error::input(subpath(path, "role"), format!("unknown role {}: Gemini contents are user or model", quoted(other)))),
+            other => {
+                return Err(Error::input(
+                    subpath(path, "role"),
+                    format!("unknown role {}: Gemini contents are user or model", quoted(other)),
+                ))
+            }
         },
         Some(other) => return Err(Error::input(subpath(path, "role"), expected("a string", other))),
     };
@@ -63,7 +68,12 @@ fn read_content<'a>(v: &'a Value, i: usize, last_model: Option<usize>, path: &st
                 Some(id) => Cow::Borrowed(id),
                 None => Cow::Owned(positional_id(name, i, ordinal)),
             };
-            m.tool_calls.push(ToolCall { id, name, arguments: c.get("args").map(as_text).unwrap_or_default(), path: subpath(&at, "name") });
+            m.tool_calls.push(ToolCall {
+                id,
+                name,
+                arguments: c.get("args").map(as_text).unwrap_or_default(),
+                path: subpath(&at, "name"),
+            });
         } else if let Some(response) = p.get("functionResponse") {
             let at = subpath(&at, "functionResponse");
             let r = object(response, &at, "a function response")?;
@@ -76,7 +86,14 @@ fn read_content<'a>(v: &'a Value, i: usize, last_model: Option<usize>, path: &st
                 None => Cow::Owned(positional_id(name, last_model.unwrap_or(usize::MAX), ordinal)),
             };
             let text = r.get("response").map(response_text).unwrap_or_default();
-            m.tool_results.push(ToolResult { id, text, is_error: false, part: Some(k), clearable: true, path: subpath(&at, "name") });
+            m.tool_results.push(ToolResult {
+                id,
+                text,
+                is_error: false,
+                part: Some(k),
+                clearable: true,
+                path: subpath(&at, "name"),
+            });
         } else if p.contains_key("inlineData") || p.contains_key("fileData") {
             add_attachment(&mut m, p);
         } else {
@@ -114,18 +131,28 @@ pub fn clear_result(part: usize, placeholder: &str) -> Vec<FieldEdit> {
 }
 
 pub fn summary_message(text: &str) -> Value {
-    Value::Object(with(fields(&[("role", "user")]), "parts", Value::Array(vec![Value::Object(fields(&[("text", text)]))])))
+    Value::Object(with(
+        fields(&[("role", "user")]),
+        "parts",
+        Value::Array(vec![Value::Object(fields(&[("text", text)]))]),
+    ))
 }
 
 /// Turns alternate: a summary just before a user turn becomes that turn's first part.
 pub fn merge_summary(text: &str) -> Vec<FieldEdit> {
-    vec![FieldEdit { path: vec![Key::field("parts"), Key::Index(0)], op: Op::Insert(Value::Object(fields(&[("text", text)]))) }]
+    vec![FieldEdit {
+        path: vec![Key::field("parts"), Key::Index(0)],
+        op: Op::Insert(Value::Object(fields(&[("text", text)]))),
+    }]
 }
 
 /// A region's summary after the user turn before it: that turn's last part.
 pub fn append_summary(previous: &Value, text: &str) -> Vec<FieldEdit> {
     let at = previous.get("parts").and_then(Value::as_array).map_or(0, Vec::len);
-    vec![FieldEdit { path: vec![Key::field("parts"), Key::Index(at)], op: Op::Insert(Value::Object(fields(&[("text", text)]))) }]
+    vec![FieldEdit {
+        path: vec![Key::field("parts"), Key::Index(at)],
+        op: Op::Insert(Value::Object(fields(&[("text", text)]))),
+    }]
 }
 
 pub fn result_part(name: &str, id: Option<&str>, text: &str) -> Value {

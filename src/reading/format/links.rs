@@ -60,7 +60,10 @@ pub fn link<'a>(messages: &[Message<'a>]) -> (ToolLinks<'a>, Vec<LinkProblem>) {
                     kind: "duplicate_call_id",
                     index: i,
                     path: call.path.clone(),
-                    message: format!("tool call id {} is already used by message {j}, whose call has no result yet", quoted(&call.id)),
+                    message: format!(
+                        "tool call id {} is already used by message {j}, whose call has no result yet",
+                        quoted(&call.id)
+                    ),
                 });
             }
         }
@@ -81,7 +84,11 @@ pub fn link<'a>(messages: &[Message<'a>]) -> (ToolLinks<'a>, Vec<LinkProblem>) {
                         kind: "duplicate_result",
                         index: i,
                         path: result.path.clone(),
-                        message: format!("the tool call {} of message {} already has a result", quoted(&result.id), entry.0),
+                        message: format!(
+                            "the tool call {} of message {} already has a result",
+                            quoted(&result.id),
+                            entry.0
+                        ),
                     });
                     None
                 }
@@ -116,9 +123,13 @@ mod tests {
             vec![call("a"), call("b"), result("b"), result("a")],
         ];
         for items in cases {
-            let conv = crate::reading::format::read_unchecked(&crate::reading::input::Input::items(&items), None).unwrap();
+            let conv =
+                crate::reading::format::read_unchecked(&crate::reading::input::Input::items(&items), None).unwrap();
             let ids = conv.messages.iter().map(|m| {
-                (m.tool_calls.iter().map(|c| c.id.as_ref()).collect::<Vec<_>>(), m.tool_results.iter().map(|r| r.id.as_ref()).collect::<Vec<_>>())
+                (
+                    m.tool_calls.iter().map(|c| c.id.as_ref()).collect::<Vec<_>>(),
+                    m.tool_results.iter().map(|r| r.id.as_ref()).collect::<Vec<_>>(),
+                )
             });
             assert_eq!(ids_pair_up(ids), link(&conv.messages).1.is_empty(), "{items:?}");
         }

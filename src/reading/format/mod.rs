@@ -46,7 +46,8 @@ pub enum ResultPlacement {
 }
 
 impl Format {
-    pub const ALL: [Format; 5] = [Format::OpenAiChat, Format::Anthropic, Format::AiSdk, Format::OpenAiResponses, Format::Gemini];
+    pub const ALL: [Format; 5] =
+        [Format::OpenAiChat, Format::Anthropic, Format::AiSdk, Format::OpenAiResponses, Format::Gemini];
 
     /// The name used in options and results.
     pub fn name(self) -> &'static str {
@@ -61,7 +62,14 @@ impl Format {
 
     pub fn from_name(name: &str, path: &str) -> Result<Format> {
         Format::ALL.into_iter().find(|f| f.name() == name).ok_or_else(|| {
-            Error::option(path, format!("unknown format {}; expected one of {}", crate::text::quoted(name), Format::ALL.map(Format::name).join(", ")))
+            Error::option(
+                path,
+                format!(
+                    "unknown format {}; expected one of {}",
+                    crate::text::quoted(name),
+                    Format::ALL.map(Format::name).join(", ")
+                ),
+            )
         })
     }
 
@@ -102,13 +110,19 @@ impl Format {
         let field = |v: &Value, names: &[&'static str]| names.iter().copied().find(|n| v.get(*n).is_some());
         match self {
             Format::OpenAiChat => match item.get("tool_calls").and_then(|c| c.get(k)) {
-                Some(call) if call.get("custom").is_some() => Some(vec![Key::field("tool_calls"), Key::Index(k), Key::field("custom"), Key::field("input")]),
-                Some(_) => Some(vec![Key::field("tool_calls"), Key::Index(k), Key::field("function"), Key::field("arguments")]),
+                Some(call) if call.get("custom").is_some() => {
+                    Some(vec![Key::field("tool_calls"), Key::Index(k), Key::field("custom"), Key::field("input")])
+                }
+                Some(_) => {
+                    Some(vec![Key::field("tool_calls"), Key::Index(k), Key::field("function"), Key::field("arguments")])
+                }
                 None => item.get("function_call").map(|_| vec![Key::field("function_call"), Key::field("arguments")]),
             },
             Format::OpenAiResponses => field(item, &["arguments", "input"]).map(|f| vec![Key::field(f)]),
             Format::Anthropic => {
-                let at = nth("content", &|b| b.get("type").and_then(Value::as_str).is_some_and(|t| t.ends_with("tool_use")))?;
+                let at = nth("content", &|b| {
+                    b.get("type").and_then(Value::as_str).is_some_and(|t| t.ends_with("tool_use"))
+                })?;
                 Some(vec![Key::field("content"), Key::Index(at), Key::field("input")])
             }
             Format::Gemini => {
@@ -140,8 +154,14 @@ impl Format {
                 let part = Value::Object(fields(&[("type", kind), ("text", text)]));
                 Value::Object(with(fields(&[("type", "message"), ("role", name)]), "content", Value::Array(vec![part])))
             }
-            (Format::Anthropic, _) => Value::Object(with(fields(&[("role", name)]), "content", Value::Array(vec![common::text_block(text)]))),
-            (Format::Gemini, _) => Value::Object(with(fields(&[("role", name)]), "parts", Value::Array(vec![Value::Object(fields(&[("text", text)]))]))),
+            (Format::Anthropic, _) => {
+                Value::Object(with(fields(&[("role", name)]), "content", Value::Array(vec![common::text_block(text)])))
+            }
+            (Format::Gemini, _) => Value::Object(with(
+                fields(&[("role", name)]),
+                "parts",
+                Value::Array(vec![Value::Object(fields(&[("text", text)]))]),
+            )),
         }
     }
 
@@ -175,11 +195,17 @@ impl Format {
     /// A message holding one result marked as missing, for the call `id` to tool `name`.
     pub fn missing_result_message(self, id: &str, name: &str, text: &str) -> Value {
         match self {
-            Format::OpenAiChat if id.starts_with("function_call@") => Value::Object(fields(&[("role", "function"), ("name", name), ("content", text)])),
+            Format::OpenAiChat if id.starts_with("function_call@") => {
+                Value::Object(fields(&[("role", "function"), ("name", name), ("content", text)]))
+            }
             Format::OpenAiChat => openai_chat::result_message(id, text),
             Format::OpenAiResponses => openai_responses::result_message(id, text),
             Format::Anthropic => anthropic::result_message(id, text),
-            Format::Gemini => Value::Object(with(fields(&[("role", "user")]), "parts", Value::Array(vec![gemini::result_part(name, explicit_id(id), text)]))),
+            Format::Gemini => Value::Object(with(
+                fields(&[("role", "user")]),
+                "parts",
+                Value::Array(vec![gemini::result_part(name, explicit_id(id), text)]),
+            )),
             Format::AiSdk => ai_sdk::result_message(id, name, text),
         }
     }
@@ -223,7 +249,9 @@ impl<'a> Conversation<'a> {
     /// from the links, so they cannot work on a history whose links are broken.
     pub fn require_links(&self) -> Result<()> {
         match self.link_problems.first() {
-            Some(p) => Err(Error::input(&p.path, format!("{} (validate and repair can find and fix these)", p.message))),
+            Some(p) => {
+                Err(Error::input(&p.path, format!("{} (validate and repair can find and fix these)", p.message)))
+            }
             None => Ok(()),
         }
     }
@@ -252,7 +280,9 @@ pub fn read_unchecked<'a>(input: &Input<'a>, format: Option<Format>) -> Result<C
 /// `acknowledged`: the answer after it) are part of that summary: bound to it, and never summarized
 /// as if the user or the model had said them.
 fn mark_summary_companions(messages: &mut [Message]) {
-    let plain = |m: &Message, role: Role, text: &str| m.role == role && m.text == text && m.tool_calls.is_empty() && m.tool_results.is_empty();
+    let plain = |m: &Message, role: Role, text: &str| {
+        m.role == role && m.text == text && m.tool_calls.is_empty() && m.tool_results.is_empty()
+    };
     for i in 0..messages.len() {
         let next_is_summary = messages.get(i + 1).is_some_and(|n| n.is_summary && n.role == Role::Assistant);
         if next_is_summary && plain(&messages[i], Role::User, SUMMARY_QUESTION) {

@@ -30,9 +30,13 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, root: &str) -> R
         "assistant" => Role::Assistant,
         "tool" | "function" => Role::Tool,
         other => {
-            return Err(Error::input(subpath(&path, "role"), format!(
-                "unknown role {}; expected system, developer, user, assistant, tool or function", quoted(other)
-            )))
+            return Err(Error::input(
+                subpath(&path, "role"),
+                format!(
+                    "unknown role {}; expected system, developer, user, assistant, tool or function",
+                    quoted(other)
+                ),
+            ))
         }
     };
     let mut m = Message::new(role);
@@ -44,7 +48,14 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, root: &str) -> R
     match role_name {
         "tool" => {
             let id = req_id(obj, "tool_call_id", &path)?;
-            m.tool_results.push(ToolResult { id: id.into(), text, is_error: false, part: None, clearable: true, path: subpath(&path, "tool_call_id") });
+            m.tool_results.push(ToolResult {
+                id: id.into(),
+                text,
+                is_error: false,
+                part: None,
+                clearable: true,
+                path: subpath(&path, "tool_call_id"),
+            });
         }
         "function" => {
             // Legacy: a function result answers the `function_call` of the assistant message before it.
@@ -53,7 +64,14 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, root: &str) -> R
             } else {
                 format!("function_call@none:{i}")
             };
-            m.tool_results.push(ToolResult { id: id.into(), text, is_error: false, part: None, clearable: true, path: subpath(&path, "role") });
+            m.tool_results.push(ToolResult {
+                id: id.into(),
+                text,
+                is_error: false,
+                part: None,
+                clearable: true,
+                path: subpath(&path, "role"),
+            });
         }
         _ => m.text = text,
     }
@@ -67,7 +85,9 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, root: &str) -> R
         (Role::Assistant, Some(other)) => {
             return Err(Error::input(subpath(&path, "tool_calls"), expected("an array", other)))
         }
-        (_, Some(_)) => return Err(Error::input(subpath(&path, "tool_calls"), "only assistant messages can make tool calls")),
+        (_, Some(_)) => {
+            return Err(Error::input(subpath(&path, "tool_calls"), "only assistant messages can make tool calls"))
+        }
     }
     if let (Role::Assistant, Some(call)) = (role, obj.get("function_call").filter(|c| !c.is_null())) {
         let at = subpath(&path, "function_call");

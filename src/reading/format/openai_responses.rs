@@ -3,7 +3,7 @@
 //! `reasoning` items, which stay next to the item they led to and are never edited. The system
 //! prompt is the request's `instructions` (or a system/developer message).
 
-use super::common::{add_attachment, as_text, content, fields, object, with, opt_str, req_id, req_str, Content, Part};
+use super::common::{add_attachment, as_text, content, fields, object, opt_str, req_id, req_str, with, Content, Part};
 use crate::edit::{FieldEdit, Key};
 use crate::error::{item_path, subpath, Error, Result};
 use crate::reading::message::{join, Message, Role, ToolCall, ToolResult};
@@ -76,7 +76,12 @@ fn read_message<'a>(obj: &'a serde_json::Map<String, Value>, path: &str) -> Resu
         "system" | "developer" => Role::System,
         "user" => Role::User,
         "assistant" => Role::Assistant,
-        other => return Err(Error::input(subpath(path, "role"), format!("unknown role {}; expected system, developer, user or assistant", quoted(other)))),
+        other => {
+            return Err(Error::input(
+                subpath(path, "role"),
+                format!("unknown role {}; expected system, developer, user or assistant", quoted(other)),
+            ))
+        }
     };
     let mut m = Message::new(role);
     let mut texts = Vec::new();
