@@ -34,6 +34,7 @@ function outputs(ctxfold, messages, contextWindow) {
   };
   const options = { contextWindow };
   run("estimate", () => ctxfold.estimate(messages, options));
+  run("estimate with a counter", () => ctxfold.estimate(messages, { ...options, counter: (text) => Math.ceil(text.length / 4) }));
   run("prune", () => ctxfold.prune(messages, options));
   run("validate", () => ctxfold.validate(messages, options));
   run("repair", () => ctxfold.repair(messages, options));

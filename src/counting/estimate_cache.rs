@@ -99,8 +99,15 @@ struct Entry {
 
 impl Entry {
     fn new(m: &Message, size: &MessageSize, format: Format, admits: FormatSet, json_len: u32) -> Entry {
-        let calls: Vec<Box<str>> = m.tool_calls.iter().map(|c| Box::from(c.id.as_ref())).collect();
-        let results: Vec<Box<str>> = m.tool_results.iter().map(|r| Box::from(r.id.as_ref())).collect();
+        // Loops rather than two collected maps: each collect is its own copy of the iterator code.
+        let mut calls = Vec::with_capacity(m.tool_calls.len());
+        for c in &m.tool_calls {
+            calls.push(Box::from(c.id.as_ref()));
+        }
+        let mut results = Vec::with_capacity(m.tool_results.len());
+        for r in &m.tool_results {
+            results.push(Box::from(r.id.as_ref()));
+        }
         Entry {
             tokens: PROFILES.map(|p| size.tokens(&p)),
             format,
@@ -294,7 +301,12 @@ impl EstimateCache {
             fresh.push(Entry::new(&m, &size, format, *admits, len));
             read.push((m, size));
         }
-        let misses: Vec<usize> = (0..ids.len()).filter(|&i| ids[i] < 0).collect();
+        let mut misses: Vec<usize> = Vec::with_capacity(values.len());
+        for (i, &id) in ids.iter().enumerate() {
+            if id < 0 {
+                misses.push(i);
+            }
+        }
         if !self.links_pair_up(ids, &linking, &misses, &fresh) {
             return Err(Miss::Cold); // a pairing problem is the cold path's to report
         }
