@@ -44,6 +44,20 @@ pub enum Fallback {
     Truncate,
 }
 
+impl Fallback {
+    /// The host's `fallback` option ("offline", "truncate", "none" or absent) for options made from
+    /// `preset`: None means the summarizer's error is thrown. The offline digest unless asked
+    /// otherwise, or unless the preset is Claude Code's, which drops the range with a notice.
+    pub fn chosen(asked: Option<&str>, preset: Option<&str>) -> Option<Fallback> {
+        match asked {
+            Some("none") => None,
+            Some("truncate") => Some(Fallback::Truncate),
+            None if preset == Some("claude-code") => Some(Fallback::Truncate),
+            _ => Some(Fallback::Digest),
+        }
+    }
+}
+
 /// The notice that replaces a dropped range, in the form the plan's template asks for.
 fn truncation_notice(range: Range, template: &Template) -> String {
     let notice = format!(
@@ -125,6 +139,16 @@ pub fn compact_with(input: &Input, plan: &Value, outcomes: &[Outcome], fallback:
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_fallback_is_the_digest_unless_asked_or_claude_code() {
+        assert_eq!(Fallback::chosen(None, None), Some(Fallback::Digest));
+        assert_eq!(Fallback::chosen(None, Some("opencode")), Some(Fallback::Digest));
+        assert_eq!(Fallback::chosen(None, Some("claude-code")), Some(Fallback::Truncate));
+        assert_eq!(Fallback::chosen(Some("offline"), Some("claude-code")), Some(Fallback::Digest));
+        assert_eq!(Fallback::chosen(Some("truncate"), None), Some(Fallback::Truncate));
+        assert_eq!(Fallback::chosen(Some("none"), Some("claude-code")), None);
+    }
+
     use super::*;
     use crate::compaction::plan::plan_compaction;
     use crate::fixtures::agent_run;

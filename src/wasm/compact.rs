@@ -64,13 +64,7 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
         Some(report) => (to_js(&report.pruned)?, report.tokens_before - report.tokens_after),
         None => (Array::new().into(), 0),
     };
-    // What stands in for a failed summary: the digest, unless Claude Code's way was asked for.
-    let fallback = match own.fallback.as_deref() {
-        Some("none") => None,
-        Some("truncate") => Some(Fallback::Truncate),
-        None if options.preset == Some("claude-code") => Some(Fallback::Truncate),
-        _ => Some(Fallback::Digest),
-    };
+    let fallback = Fallback::chosen(own.fallback.as_deref(), options.preset);
     // The plan's JSON text once, parsed by JS for the result and by `crate::json` for `compact_with`:
     // `serde_json::to_value` would compile a second serializer for every plan type into the wasm.
     let plan_text = crate::json::to_text(&plan);
