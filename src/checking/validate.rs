@@ -32,11 +32,33 @@ impl ToJson for Problem {
     }
 }
 
+/// A tool call at the end of the history still waiting for its result: right while the tool runs,
+/// but a request sent as it is would be refused (OpenAI and Anthropic both want every call answered).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pending {
+    pub index: usize,
+    pub path: String,
+    pub id: String,
+    pub name: String,
+}
+
+impl ToJson for Pending {
+    fn to_json(&self, w: &mut Writer) {
+        w.begin_object();
+        w.field("index", &self.index);
+        w.field("path", &self.path);
+        w.field("id", &self.id);
+        w.field("name", &self.name);
+        w.end_object();
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Validation {
     pub valid: bool,
     pub format: &'static str,
     pub problems: Vec<Problem>,
+    pub pending: Vec<Pending>,
 }
 
 impl ToJson for Validation {
@@ -45,6 +67,7 @@ impl ToJson for Validation {
         w.field("valid", &self.valid);
         w.field("format", &self.format);
         w.field("problems", &self.problems);
+        w.field("pending", &self.pending);
         w.end_object();
     }
 }
@@ -52,7 +75,22 @@ impl ToJson for Validation {
 pub fn validate(input: &Input, options: &Options) -> Result<Validation> {
     let conv = format::read_unchecked(input, options.format)?;
     let problems = problems(&conv);
-    Ok(Validation { valid: problems.is_empty(), format: conv.format.name(), problems })
+    Ok(Validation { valid: problems.is_empty(), format: conv.format.name(), problems, pending: pending(&conv) })
+}
+
+/// The calls of the last message with calls that no later message answers, when nothing but their
+/// own results follows it (else they are `missing_result` problems).
+pub fn pending(conv: &Conversation) -> Vec<Pending> {
+    let Some(i) = conv.messages.iter().rposition(|m| !m.tool_calls.is_empty()) else { return Vec::new() };
+    if conv.messages[i + 1..].iter().any(|m| m.role != Role::Tool && m.tool_results.is_empty()) {
+        return Vec::new();
+    }
+    let answered = |id: &str| conv.messages[i + 1..].iter().any(|m| m.tool_results.iter().any(|r| r.id == id));
+    let mut out = Vec::new();
+    for call in conv.messages[i].tool_calls.iter().filter(|c| !answered(&c.id)) {
+        out.push(Pending { index: i, path: call.path.clone(), id: call.id.to_string(), name: call.name.to_string() });
+    }
+    out
 }
 
 pub fn problems(conv: &Conversation) -> Vec<Problem> {
@@ -160,5 +198,40 @@ fn alternation(conv: &Conversation, out: &mut Vec<Problem>) {
         if let Some(message) = problem {
             out.push(Problem { kind: "alternation", index: i, path: format!("{}[{i}].role", conv.root), message });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    fn check(items: Value) -> Validation {
+        validate(&Input::read(&items).unwrap(), &Options::default()).unwrap()
+    }
+
+    fn call(ids: &[&str]) -> Value {
+        let calls: Vec<Value> = ids
+            .iter()
+            .map(|id| json!({ "id": id, "type": "function", "function": { "name": "read", "arguments": "{}" } }))
+            .collect();
+        json!({ "role": "assistant", "content": null, "tool_calls": calls })
+    }
+
+    #[test]
+    fn a_trailing_call_without_its_result_is_pending_with_its_path() {
+        let user = json!({ "role": "user", "content": "read it" });
+        let answer = json!({ "role": "tool", "tool_call_id": "a", "content": "done" });
+        let v = check(json!([user, call(&["a", "b"]), answer]));
+        assert_eq!(v.pending.len(), 1);
+        assert_eq!((v.pending[0].index, v.pending[0].id.as_str()), (1, "b"));
+        assert_eq!(v.pending[0].path, "messages[1].tool_calls[1].id");
+        assert!(v.problems.is_empty());
+        // Answered, nothing is pending; gone on without the result, it is a problem instead.
+        let answered = json!({ "role": "tool", "tool_call_id": "b", "content": "done" });
+        assert!(check(json!([user, call(&["a", "b"]), answer, answered])).pending.is_empty());
+        let went_on = check(json!([user, call(&["a", "b"]), answer, { "role": "user", "content": "next" }]));
+        assert!(went_on.pending.is_empty());
+        assert_eq!(went_on.problems[0].kind, "missing_result");
     }
 }

@@ -430,6 +430,11 @@ export interface ValidateResult {
   format: string;
   /** Every problem found, in message order. */
   problems: Problem[];
+  /**
+   * Tool calls at the end still waiting for their results: right while the tools run, but a request sent as it is
+   * would be refused (OpenAI and Anthropic want every call answered first). `path` is the call's id field.
+   */
+  pending: { index: number; path: string; id: string; name: string }[];
 }
 
 /** One fix `repair` made. */
