@@ -1,6 +1,9 @@
 //! `cargo run --release --example scan_speed`: the scanner's speed natively, over the texts the
-//! benchmark weighs (every message's content, name, tool-call names and arguments in ../shared/corpus),
+//! benchmark weighs (every message's content, name, tool-call names and arguments in pkg-tests/corpus),
 //! best of several passes. Prints numbers, asserts nothing.
+#[path = "../src/tests/corpus_files.rs"]
+mod corpus_files;
+
 use ctxfold::counting::scanner::Counts;
 use serde_json::Value;
 use std::time::Instant;
@@ -41,11 +44,9 @@ fn message_texts(m: &Value, out: &mut Vec<String>) {
 }
 
 fn main() {
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
     let mut texts = Vec::new();
     for file in FILES {
-        let body =
-            std::fs::read_to_string(dir.join(format!("{file}.jsonl"))).expect("../shared/corpus beside the repo");
+        let body = corpus_files::corpus_text(file);
         for line in body.lines().filter(|l| !l.trim().is_empty()) {
             let conv: Value = serde_json::from_str(line).expect("one JSON conversation per line");
             conv["messages"].as_array().into_iter().flatten().for_each(|m| message_texts(m, &mut texts));

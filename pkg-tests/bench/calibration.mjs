@@ -1,6 +1,6 @@
 // `npm run bench`: how calibration from reported usage corrects the estimate, through the built package
 // (dist/). Prints numbers; asserts nothing. Each scenario replays conversations of the corpus
-// (../shared/corpus) request by request, with a provider count for each request, and measures the error of
+// (pkg-tests/corpus) request by request, with a provider count for each request, and measures the error of
 // `estimate(messages, { tokenizer, usage })` against that count:
 // - "first three": calibrated on the first three reports of the conversation, every later request (a host
 //   that stops passing reports, or the worst case of a long gap between them);

@@ -1,4 +1,4 @@
-//! How much of what matters the offline digest keeps, on every conversation of ../shared/corpus that
+//! How much of what matters the offline digest keeps, on every conversation of the corpus that
 //! is long enough to compact: the audit's facts (paths, identifiers, URLs, numbers, error lines, the
 //! user's constraint sentences) of the summarized range, and the share the digest still states.
 //! Prints the share per corpus file and per kind (`cargo test --test audit -- --nocapture`).

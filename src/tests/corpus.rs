@@ -1,4 +1,4 @@
-//! Every operation on every conversation of ../shared/corpus, in every format: the outputs stay valid
+//! Every operation on every conversation of the corpus (pkg-tests/corpus), in every format: the outputs stay valid
 //! for the provider, system prompts are untouched, unchanged messages are kept, tokens go down, and
 //! the plan cuts the same conversation at the same place whatever its format.
 

@@ -4,10 +4,11 @@
 //! and mangled JSON. And `ctxfold::json`'s `Value` writer against `serde_json::to_string`, on the
 //! corpus's messages and on generated values.
 
+mod corpus_files;
+
 use ctxfold::json;
 use proptest::prelude::*;
 use serde_json::Value;
-use std::path::PathBuf;
 
 /// What a reader made of `text`: the value written compactly, or the error message.
 fn outcome<E: ToString>(result: Result<Value, E>) -> Result<String, String> {
@@ -22,14 +23,9 @@ fn assert_same(text: &str) {
 
 #[test]
 fn same_as_serde_json_on_the_corpus() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
     let mut texts = 0;
-    for entry in std::fs::read_dir(&dir).expect("the corpus beside the repo") {
-        let path = entry.unwrap().path();
-        if path.extension().is_none_or(|e| e != "jsonl") {
-            continue;
-        }
-        for line in std::fs::read_to_string(&path).unwrap().lines() {
+    for name in corpus_files::corpus_names() {
+        for line in corpus_files::corpus_text(&name).lines() {
             assert_same(line);
             texts += 1;
             let conversation: Value = serde_json::from_str(line).unwrap();
