@@ -80,8 +80,12 @@ impl ToJson for ApplyReport {
     }
 }
 
+/// Splices the summary into the history, for a plan given as the plain data `plan_compaction` returned.
 pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<Applied> {
-    let plan = PlanRef::from_json(plan)?;
+    apply_planned(input, &PlanRef::from_json(plan)?, summary)
+}
+
+pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<Applied> {
     if !plan.needed || plan.jobs.is_empty() {
         return Err(Error::new(
             Code::NothingToApply,
@@ -91,7 +95,7 @@ pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<App
     }
     plan.check(input.items)?;
     let conv = format::read(input, Some(plan.format))?;
-    let texts = summaries_for(summary, &plan)?;
+    let texts = summaries_for(summary, plan)?;
     let mut warnings = Vec::new();
     let mut cleaned = Vec::with_capacity(texts.len());
     for (job, text) in plan.jobs.iter().zip(&texts) {
@@ -115,7 +119,7 @@ pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<App
         }
         cleaned.push(text);
     }
-    let spliced = per_range(&plan, &cleaned);
+    let spliced = per_range(plan, &cleaned);
 
     let tokens = per_message(&conv, &plan.profile);
     // What travels beside the messages, as `estimate` counts it with default options (the plan does not
@@ -126,7 +130,7 @@ pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<App
     let tokens_before = sum(&tokens) + u64::from(overhead);
     let summarized = plan.summarized();
     let summarized_tokens: u64 = summarized.iter().map(|&i| u64::from(tokens[i])).sum();
-    let (slots, summary_tokens) = splice(&plan, &conv, input.items, &spliced);
+    let (slots, summary_tokens) = splice(plan, &conv, input.items, &spliced);
     let tokens_after = tokens_before - summarized_tokens + summary_tokens;
     if tokens_after >= tokens_before {
         return Err(Error::new(Code::SummaryNotSmaller, "summary", format!(
@@ -302,7 +306,10 @@ fn extract_summary(raw: &str) -> &str {
 
 /// The offline digest for each job of a plan, keyed by job id.
 pub fn offline_summaries(input: &Input, plan: &Value) -> Result<Map<String, Value>> {
-    let plan = PlanRef::from_json(plan)?;
+    offline_planned(input, &PlanRef::from_json(plan)?)
+}
+
+pub fn offline_planned(input: &Input, plan: &PlanRef) -> Result<Map<String, Value>> {
     plan.check(input.items)?;
     let conv = format::read(input, Some(plan.format))?;
     let summarized = plan.summarized();

@@ -2,7 +2,7 @@
 //! each job (a text, or nothing usable), pick each job's summary, falling back to the offline digest,
 //! and apply. The binding (`src/wasm/compact.rs`) calls the summarizer and reports what this decided.
 
-use crate::compaction::apply::{apply_summary, offline_summaries, Applied};
+use crate::compaction::apply::{apply_planned, offline_planned, Applied};
 use crate::compaction::template::{Template, SNAPSHOT_TAG};
 use crate::compaction::types::{PlanRef, Range};
 use crate::error::{Code, Error, Result};
@@ -83,8 +83,7 @@ pub struct Compacted {
 /// Applies the jobs' summaries, the offline digest standing in for each failed job. When the model's
 /// summaries are refused as empty or not smaller, every job falls back to the digest: the caller asked
 /// for a shorter history, and the digest is built to fit (see `offline_summaries`).
-pub fn compact_with(input: &Input, plan: &Value, outcomes: &[Outcome], fallback: Fallback) -> Result<Compacted> {
-    let plan_ref = PlanRef::from_json(plan)?;
+pub fn compact_with(input: &Input, plan_ref: &PlanRef, outcomes: &[Outcome], fallback: Fallback) -> Result<Compacted> {
     let mut job_ids = Vec::with_capacity(plan_ref.jobs.len());
     for j in &plan_ref.jobs {
         job_ids.push(j.id.clone());
@@ -103,7 +102,7 @@ pub fn compact_with(input: &Input, plan: &Value, outcomes: &[Outcome], fallback:
             return Ok((Value::String(truncation_notice(job, &plan_ref.template)), Source::Truncated));
         }
         if offline.is_none() {
-            offline = Some(offline_summaries(input, plan)?);
+            offline = Some(offline_planned(input, plan_ref)?);
         }
         Ok((offline.as_ref().and_then(|o| o.get(id)).cloned().unwrap_or(Value::Null), Source::Offline))
     };
@@ -117,7 +116,7 @@ pub fn compact_with(input: &Input, plan: &Value, outcomes: &[Outcome], fallback:
         summaries.insert(id.clone(), text);
         sources.push(source);
     }
-    match apply_summary(input, plan, &Value::Object(summaries)) {
+    match apply_planned(input, plan_ref, &Value::Object(summaries)) {
         Ok(applied) => Ok(Compacted { applied, sources, llm_rejected: None }),
         Err(e)
             if matches!(e.code, Code::SummaryNotSmaller | Code::SummaryEmpty | Code::SummaryMalformed)
@@ -130,7 +129,7 @@ pub fn compact_with(input: &Input, plan: &Value, outcomes: &[Outcome], fallback:
                 all_offline.insert(id.clone(), text);
                 sources.push(source);
             }
-            let applied = apply_summary(input, plan, &Value::Object(all_offline))?;
+            let applied = apply_planned(input, plan_ref, &Value::Object(all_offline))?;
             Ok(Compacted { applied, sources, llm_rejected: Some(e) })
         }
         Err(e) => Err(e),
@@ -139,16 +138,6 @@ pub fn compact_with(input: &Input, plan: &Value, outcomes: &[Outcome], fallback:
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn the_fallback_is_the_digest_unless_asked_or_claude_code() {
-        assert_eq!(Fallback::chosen(None, None), Some(Fallback::Digest));
-        assert_eq!(Fallback::chosen(None, Some("opencode")), Some(Fallback::Digest));
-        assert_eq!(Fallback::chosen(None, Some("claude-code")), Some(Fallback::Truncate));
-        assert_eq!(Fallback::chosen(Some("offline"), Some("claude-code")), Some(Fallback::Digest));
-        assert_eq!(Fallback::chosen(Some("truncate"), None), Some(Fallback::Truncate));
-        assert_eq!(Fallback::chosen(Some("none"), Some("claude-code")), None);
-    }
-
     use super::*;
     use crate::compaction::plan::plan_compaction;
     use crate::fixtures::agent_run;
@@ -163,12 +152,28 @@ mod tests {
         (msgs, serde_json::to_value(&plan).unwrap())
     }
 
+    fn planned_ref() -> (Vec<Value>, Value, PlanRef) {
+        let (msgs, plan) = planned();
+        let plan_ref = PlanRef::from_json(&plan).unwrap();
+        (msgs, plan, plan_ref)
+    }
+
+    #[test]
+    fn the_fallback_is_the_digest_unless_asked_or_claude_code() {
+        assert_eq!(Fallback::chosen(None, None), Some(Fallback::Digest));
+        assert_eq!(Fallback::chosen(None, Some("opencode")), Some(Fallback::Digest));
+        assert_eq!(Fallback::chosen(None, Some("claude-code")), Some(Fallback::Truncate));
+        assert_eq!(Fallback::chosen(Some("offline"), Some("claude-code")), Some(Fallback::Digest));
+        assert_eq!(Fallback::chosen(Some("truncate"), None), Some(Fallback::Truncate));
+        assert_eq!(Fallback::chosen(Some("none"), Some("claude-code")), None);
+    }
+
     #[test]
     fn the_model_summary_is_used_when_it_fits() {
-        let (msgs, plan) = planned();
+        let (msgs, _, plan_ref) = planned_ref();
         let done = compact_with(
             &Input::items(&msgs),
-            &plan,
+            &plan_ref,
             &[Outcome::Text("We fixed src/app.py.".into())],
             Fallback::Digest,
         )
@@ -180,18 +185,23 @@ mod tests {
 
     #[test]
     fn a_failed_job_gets_the_offline_digest() {
-        let (msgs, plan) = planned();
-        let done = compact_with(&Input::items(&msgs), &plan, &[Outcome::Failed], Fallback::Digest).unwrap();
+        let (msgs, plan, plan_ref) = planned_ref();
+        let done = compact_with(&Input::items(&msgs), &plan_ref, &[Outcome::Failed], Fallback::Digest).unwrap();
         assert_eq!(done.sources, vec![Source::Offline]);
         let input = Input::items(&msgs);
-        let expected = apply_summary(&input, &plan, &Value::Object(offline_summaries(&input, &plan).unwrap())).unwrap();
+        let expected = crate::compaction::apply::apply_summary(
+            &input,
+            &plan,
+            &Value::Object(crate::compaction::apply::offline_summaries(&input, &plan).unwrap()),
+        )
+        .unwrap();
         assert_eq!(done.applied, expected, "the same result as applying summarize_offline by hand");
     }
 
     #[test]
     fn with_truncate_a_failed_job_leaves_a_notice() {
-        let (msgs, plan) = planned();
-        let done = compact_with(&Input::items(&msgs), &plan, &[Outcome::Failed], Fallback::Truncate).unwrap();
+        let (msgs, plan, plan_ref) = planned_ref();
+        let done = compact_with(&Input::items(&msgs), &plan_ref, &[Outcome::Failed], Fallback::Truncate).unwrap();
         assert_eq!(done.sources, vec![Source::Truncated]);
         let out = crate::edit::materialize(&done.applied.slots, &msgs);
         let range = &plan["jobs"][0]["range"];
@@ -202,20 +212,21 @@ mod tests {
 
     #[test]
     fn a_summary_that_is_not_smaller_falls_back_and_says_why() {
-        let (msgs, plan) = planned();
+        let (msgs, _, plan_ref) = planned_ref();
         let huge = "All the details. ".repeat(20_000);
-        let done = compact_with(&Input::items(&msgs), &plan, &[Outcome::Text(huge)], Fallback::Digest).unwrap();
+        let done = compact_with(&Input::items(&msgs), &plan_ref, &[Outcome::Text(huge)], Fallback::Digest).unwrap();
         assert_eq!(done.sources, vec![Source::Offline]);
         assert_eq!(done.llm_rejected.map(|e| e.code), Some(Code::SummaryNotSmaller));
-        let empty = compact_with(&Input::items(&msgs), &plan, &[Outcome::Text("  ".into())], Fallback::Digest).unwrap();
+        let empty =
+            compact_with(&Input::items(&msgs), &plan_ref, &[Outcome::Text("  ".into())], Fallback::Digest).unwrap();
         assert_eq!(empty.llm_rejected.map(|e| e.code), Some(Code::SummaryEmpty));
     }
 
     #[test]
     fn outcomes_must_match_the_jobs() {
-        let (msgs, plan) = planned();
+        let (msgs, _, plan_ref) = planned_ref();
         assert_eq!(
-            compact_with(&Input::items(&msgs), &plan, &[], Fallback::Digest).unwrap_err().code,
+            compact_with(&Input::items(&msgs), &plan_ref, &[], Fallback::Digest).unwrap_err().code,
             Code::InvalidInput
         );
     }

@@ -9,13 +9,14 @@ use crate::compaction::fingerprint::{self};
 use crate::compaction::pins;
 use crate::compaction::prompt::{fitted_prompt, latest_request};
 use crate::compaction::strategy::{choose_cut, chunks, regions, safe_boundaries, MIN_RANGE_TOKENS};
-use crate::compaction::template::Prompt;
-use crate::compaction::types::{decisions_hash, summarized_indices, Range};
+use crate::compaction::template::{Prompt, Template};
+use crate::compaction::types::{decisions_hash, summarized_indices, JobRef, PlanRef, Range};
 use crate::counting::estimate::{finish, per_message};
+use crate::counting::profiles::Profile;
 use crate::error::{Code, Error, Result};
 use crate::json::{ToJson, Writer};
-use crate::options::{Options, Strategy};
-use crate::reading::format::{self, Conversation};
+use crate::options::{Options, Shape, Strategy};
+use crate::reading::format::{self, Conversation, Format};
 use crate::reading::input::Input;
 use crate::reading::message::Role;
 use serde_json::Value;
@@ -126,6 +127,39 @@ impl ToJson for Plan {
         w.field("warnings", &self.warnings);
         w.field("fingerprint", &self.fingerprint);
         w.end_object();
+    }
+}
+
+impl Plan {
+    /// What `apply_summary` and the offline digest read of this plan, without a trip through JSON: the
+    /// same as `PlanRef::from_json` of the plan's JSON form.
+    pub fn to_ref(&self) -> Result<PlanRef> {
+        let mut profile = Profile::from_name(self.tokenizer, "plan.tokenizer")?;
+        if let Some(model) = self.image_model {
+            profile = profile.with_images_of(model);
+        }
+        let mut jobs = Vec::with_capacity(self.jobs.len());
+        for j in &self.jobs {
+            jobs.push(JobRef { id: j.id.clone(), range: j.range, max_output_tokens: j.max_output_tokens });
+        }
+        Ok(PlanRef {
+            needed: self.needed,
+            format: Format::from_name(self.format, "plan.format")?,
+            profile,
+            limit: u64::from(self.limit),
+            message_count: self.message_count,
+            summarize: self.summarize.clone(),
+            pinned: self.pinned.clone(),
+            jobs,
+            fingerprint: self.fingerprint.clone(),
+            template: Template::from_name(self.template)
+                .ok_or_else(|| Error::plan("plan.template", "unknown template"))?,
+            summary_shape: Shape::ALL
+                .into_iter()
+                .find(|s| s.name() == self.summary_shape)
+                .ok_or_else(|| Error::plan("plan.summaryShape", "unknown summary shape"))?,
+            summary_prefix: self.summary_prefix.clone(),
+        })
     }
 }
 
@@ -392,6 +426,23 @@ mod tests {
 
     fn plan(msgs: &[Value], options: Value) -> Plan {
         plan_compaction(&Input::items(msgs), &Options::from_json(&options).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_plan_reads_the_same_as_its_json_form() {
+        let runs = [agent_run(40, 200), chat(60, 80)];
+        let mut options =
+            vec![json!({ "contextWindow": 8000 }), json!({ "contextWindow": 8000, "model": "gpt-4o-mini" })];
+        for preset in crate::options::preset::NAMES {
+            options.push(json!({ "contextWindow": 8000, "preset": preset }));
+        }
+        for msgs in &runs {
+            for o in &options {
+                let p = plan(msgs, o.clone());
+                let from_text = PlanRef::from_json(&crate::json::parse(&crate::json::to_text(&p)).unwrap()).unwrap();
+                assert_eq!(p.to_ref().unwrap(), from_text, "{o}");
+            }
+        }
     }
 
     #[test]

@@ -8,9 +8,10 @@
 //! The history itself stays with the caller (the binding keeps the host's own objects); every call
 //! takes it as an `Input` and returns edits as slots.
 
-use crate::compaction::apply::{apply_summary, Applied};
+use crate::compaction::apply::{apply_planned, Applied};
 use crate::compaction::fingerprint::Hasher;
 use crate::compaction::plan::{plan_compaction, Plan};
+use crate::compaction::types::PlanRef;
 use crate::counting::estimate::{estimate, sum};
 use crate::edit::{materialize, Slot};
 use crate::error::{expected, Error, Result};
@@ -326,10 +327,8 @@ pub struct SessionCore {
     /// Fingerprints of the messages of the last request sent.
     sent: Vec<u64>,
     pending_edit: Option<PendingEdit>,
-    /// The plan of the last `"compact"`, as JSON text: what `apply_summary` reads. Kept as text
-    /// rather than a clone of the plan: `Plan`'s clone was inlined into `prepare` only for this, and
-    /// the text comes from the serializer the result needs anyway (measured: 307 B gzip).
-    plan: Option<String>,
+    /// What `apply_summary` reads of the plan of the last `"compact"`.
+    plan: Option<PlanRef>,
     prunes: EditCount,
     compactions: EditCount,
     deferred: u32,
@@ -414,7 +413,7 @@ impl SessionCore {
             if plan.needed && !plan.jobs.is_empty() {
                 let decision = self.judge_compaction(&plan, &est.per_message, o);
                 if decision.as_ref().is_none_or(|d| d.applied) {
-                    self.plan = Some(crate::json::to_text(&plan));
+                    self.plan = Some(plan.to_ref()?);
                     return Ok(Prepared {
                         action: "compact",
                         tokens: est.total,
@@ -491,10 +490,7 @@ impl SessionCore {
                 "no compaction is pending: apply_summary follows a prepare() that returned action \"compact\"",
             )
         })?;
-        // Through JSON text: `serde_json::to_value` would compile a second serializer for every plan
-        // type into the wasm.
-        let plan_value: Value = crate::json::parse(plan).map_err(|e| Error::input("plan", e.to_string()))?;
-        let applied = match apply_summary(input, &plan_value, summary) {
+        let applied = match apply_planned(input, plan, summary) {
             Ok(a) => a,
             Err(e) => {
                 if e.code == crate::error::Code::SummaryNotSmaller {

@@ -10,13 +10,14 @@
 use super::convert::{messages_from_js, output_to_js, snapshot, to_js, value_from_js, with_messages};
 use crate::compaction::compact::{compact_with, Fallback, Outcome, Source};
 use crate::compaction::plan::Plan;
+use crate::compaction::types::PlanRef;
 use crate::edit::materialize;
 use crate::error::{subpath, Code, Error};
 use crate::options::Options;
 use crate::pruning::prune::PruneReport;
 use crate::reading::format::{fields, obj, with};
 use crate::reading::input::Input;
-use js_sys::{Array, Function, Object, Reflect, JSON};
+use js_sys::{Array, Function, Object, Reflect};
 use serde_json::Value;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
@@ -27,7 +28,7 @@ struct Run {
     value: Value,
     plan: Plan,
     /// The plan as `compact_with` reads it, and as the result gives it to JS.
-    plan_value: Value,
+    plan_ref: PlanRef,
     plan_js: JsValue,
     /// The caller's objects as they were then: the host may push to (or even reorder) its array while
     /// the summaries are written, and the result must hold the objects the plan was made from.
@@ -65,10 +66,7 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
         None => (Array::new().into(), 0),
     };
     let fallback = Fallback::chosen(own.fallback.as_deref(), options.preset);
-    // The plan's JSON text once, parsed by JS for the result and by `crate::json` for `compact_with`:
-    // `serde_json::to_value` would compile a second serializer for every plan type into the wasm.
-    let plan_text = crate::json::to_text(&plan);
-    let plan_js = JSON::parse(&plan_text)?;
+    let plan_js = to_js(&plan)?;
     let out = Object::new();
 
     if !plan.needed || plan.jobs.is_empty() {
@@ -92,11 +90,11 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
         let texts = fields(&[("jobId", &job.id), ("system", &job.prompt.system), ("user", &job.prompt.user)]);
         prompts.push(&to_js(&Value::Object(with(texts, "maxOutputTokens", job.max_output_tokens.into())))?);
     }
-    let plan_value = crate::json::parse(&plan_text).map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))?;
+    let plan_ref = plan.to_ref()?;
     let run = Run {
         value,
         plan,
-        plan_value,
+        plan_ref,
         plan_js,
         snapshot,
         fallback: fallback.unwrap_or(Fallback::Digest),
@@ -139,8 +137,7 @@ pub fn compact_text(job_id: &str, settled: JsValue) -> Result<String, JsValue> {
 /// `summarize` failed with `failures[i]` (the host's own error, reported unchanged).
 #[wasm_bindgen(js_name = __compact_finish)]
 pub fn compact_finish(run: u32, texts: Array, failures: Array) -> Result<JsValue, JsValue> {
-    let Some(Run { value, plan, plan_value, plan_js, snapshot, fallback, pruned_list, pruned_tokens }) = take(run)
-    else {
+    let Some(Run { value, plan, plan_ref, plan_js, snapshot, fallback, pruned_list, pruned_tokens }) = take(run) else {
         return Err(JsValue::from(Error::new(Code::InvalidInput, "run", "this compaction is already finished")));
     };
     let input = Input::read(&value)?;
@@ -148,7 +145,7 @@ pub fn compact_finish(run: u32, texts: Array, failures: Array) -> Result<JsValue
     for i in 0..plan.jobs.len() as u32 {
         outcomes.push(texts.get(i).as_string().map_or(Outcome::Failed, Outcome::Text));
     }
-    let done = compact_with(&input, &plan_value, &outcomes, fallback)?;
+    let done = compact_with(&input, &plan_ref, &outcomes, fallback)?;
     let rejected = done.llm_rejected.map(JsValue::from);
     let jobs = Array::new();
     for (i, job) in plan.jobs.iter().enumerate() {
