@@ -5,7 +5,6 @@
 use crate::checking::validate::{problems, Problem};
 use crate::edit::{materialize, FieldEdit, Key, Op, Slot};
 use crate::error::Result;
-use crate::json::{ToJson, Writer};
 use crate::options::Options;
 use crate::reading::format::{self, Conversation, ResultPlacement};
 use crate::reading::input::Input;
@@ -30,15 +29,11 @@ pub struct RepairReport {
     pub remaining: Vec<Problem>,
 }
 
-impl ToJson for RepairReport {
-    fn to_json(&self, w: &mut Writer) {
-        w.begin_object();
-        w.field("format", &self.format);
-        w.field("repairs", &self.repairs);
-        w.field("remaining", &self.remaining);
-        w.end_object();
-    }
-}
+crate::json_object!(RepairReport {
+    format => "format",
+    repairs => "repairs",
+    remaining => "remaining",
+});
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Repaired {
@@ -49,15 +44,11 @@ pub struct Repaired {
     pub message: String,
 }
 
-impl ToJson for Repaired {
-    fn to_json(&self, w: &mut Writer) {
-        w.begin_object();
-        w.field("action", &self.action);
-        w.field("path", &self.path);
-        w.field("message", &self.message);
-        w.end_object();
-    }
-}
+crate::json_object!(Repaired {
+    action => "action",
+    path => "path",
+    message => "message",
+});
 
 pub fn repair(input: &Input, options: &Options) -> Result<Repair> {
     let conv = format::read_unchecked(input, options.format)?;

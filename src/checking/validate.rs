@@ -3,7 +3,6 @@
 //! them, and broken role alternation where the format requires it.
 
 use crate::error::Result;
-use crate::json::{ToJson, Writer};
 use crate::options::Options;
 use crate::reading::format::{self, Conversation, ResultPlacement};
 use crate::reading::input::Input;
@@ -21,16 +20,12 @@ pub struct Problem {
     pub message: String,
 }
 
-impl ToJson for Problem {
-    fn to_json(&self, w: &mut Writer) {
-        w.begin_object();
-        w.field("kind", &self.kind);
-        w.field("index", &self.index);
-        w.field("path", &self.path);
-        w.field("message", &self.message);
-        w.end_object();
-    }
-}
+crate::json_object!(Problem {
+    kind => "kind",
+    index => "index",
+    path => "path",
+    message => "message",
+});
 
 /// A tool call at the end of the history still waiting for its result: right while the tool runs,
 /// but a request sent as it is would be refused (OpenAI and Anthropic both want every call answered).
@@ -42,16 +37,12 @@ pub struct Pending {
     pub name: String,
 }
 
-impl ToJson for Pending {
-    fn to_json(&self, w: &mut Writer) {
-        w.begin_object();
-        w.field("index", &self.index);
-        w.field("path", &self.path);
-        w.field("id", &self.id);
-        w.field("name", &self.name);
-        w.end_object();
-    }
-}
+crate::json_object!(Pending {
+    index => "index",
+    path => "path",
+    id => "id",
+    name => "name",
+});
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Validation {
@@ -61,16 +52,12 @@ pub struct Validation {
     pub pending: Vec<Pending>,
 }
 
-impl ToJson for Validation {
-    fn to_json(&self, w: &mut Writer) {
-        w.begin_object();
-        w.field("valid", &self.valid);
-        w.field("format", &self.format);
-        w.field("problems", &self.problems);
-        w.field("pending", &self.pending);
-        w.end_object();
-    }
-}
+crate::json_object!(Validation {
+    valid => "valid",
+    format => "format",
+    problems => "problems",
+    pending => "pending",
+});
 
 pub fn validate(input: &Input, options: &Options) -> Result<Validation> {
     let conv = format::read_unchecked(input, options.format)?;

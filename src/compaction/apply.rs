@@ -15,7 +15,6 @@ use crate::reading::input::Input;
 use crate::reading::message::Role;
 use crate::text::{defuse_markers, wrap_summary, SUMMARY_ACK, SUMMARY_QUESTION};
 
-use crate::json::{ToJson, Writer};
 use serde_json::{Map, Value};
 
 /// A saving below this fraction is reported as a stall, so hosts do not compact in a loop.
@@ -69,16 +68,12 @@ pub struct ApplyReport {
     pub warnings: Vec<String>,
 }
 
-impl ToJson for ApplyReport {
-    fn to_json(&self, w: &mut Writer) {
-        w.begin_object();
-        w.field("tokensBefore", &self.tokens_before);
-        w.field("tokensAfter", &self.tokens_after);
-        w.field("audit", &self.audit);
-        w.field("warnings", &self.warnings);
-        w.end_object();
-    }
-}
+crate::json_object!(ApplyReport {
+    tokens_before => "tokensBefore",
+    tokens_after => "tokensAfter",
+    audit => "audit",
+    warnings => "warnings",
+});
 
 /// Splices the summary into the history, for a plan given as the plain data `plan_compaction` returned.
 pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<Applied> {

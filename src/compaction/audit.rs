@@ -51,21 +51,17 @@ pub struct Audit {
     pub revision_prompts: Map<String, Value>,
 }
 
-impl ToJson for Audit {
-    fn to_json(&self, w: &mut Writer) {
-        w.begin_object();
-        w.field("summarizedMessages", &self.summarized_messages);
-        w.field("summarizedTokens", &self.summarized_tokens);
-        w.field("summaryTokens", &self.summary_tokens);
-        w.field("factsChecked", &self.facts_checked);
-        w.field("factsKept", &self.facts_kept);
-        w.field("factsMissing", &self.facts_missing);
-        w.field("missing", &self.missing);
-        w.field("factsCut", &self.facts_cut);
-        w.field("revisionPrompts", &self.revision_prompts);
-        w.end_object();
-    }
-}
+crate::json_object!(Audit {
+    summarized_messages => "summarizedMessages",
+    summarized_tokens => "summarizedTokens",
+    summary_tokens => "summaryTokens",
+    facts_checked => "factsChecked",
+    facts_kept => "factsKept",
+    facts_missing => "factsMissing",
+    missing => "missing",
+    facts_cut => "factsCut",
+    revision_prompts => "revisionPrompts",
+});
 
 /// The kinds, most important first: the order in which lost facts are listed, and in which the
 /// offline digest adds them while they fit. Numbers and URLs come before names: they are few, short,
@@ -110,15 +106,11 @@ pub struct Fact {
     key: String,
 }
 
-impl ToJson for Fact {
-    fn to_json(&self, w: &mut Writer) {
-        w.begin_object();
-        w.field("kind", &self.kind);
-        w.field("text", &self.text);
-        w.field("message", &self.message);
-        w.end_object();
-    }
-}
+crate::json_object!(Fact {
+    kind => "kind",
+    text => "text",
+    message => "message",
+});
 
 /// Audits the summaries of `jobs` (as spliced, one per job, in order) against the messages they
 /// replaced (`summarized`, the indices outside pinned messages).

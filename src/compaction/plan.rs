@@ -14,7 +14,6 @@ use crate::compaction::types::{decisions_hash, summarized_indices, JobRef, PlanR
 use crate::counting::estimate::{finish, per_message};
 use crate::counting::profiles::Profile;
 use crate::error::{Code, Error, Result};
-use crate::json::{ToJson, Writer};
 use crate::options::{Options, Shape, Strategy};
 use crate::reading::format::{self, Conversation, Format};
 use crate::reading::input::Input;
@@ -30,16 +29,12 @@ pub struct Job {
     pub max_output_tokens: u32,
 }
 
-impl ToJson for Job {
-    fn to_json(&self, w: &mut Writer) {
-        w.begin_object();
-        w.field("id", &self.id);
-        w.field("range", &self.range);
-        w.field("prompt", &self.prompt);
-        w.field("maxOutputTokens", &self.max_output_tokens);
-        w.end_object();
-    }
-}
+crate::json_object!(Job {
+    id => "id",
+    range => "range",
+    prompt => "prompt",
+    max_output_tokens => "maxOutputTokens",
+});
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
@@ -95,40 +90,34 @@ pub struct Plan {
 // For the tests' `serde_json::to_value(plan)`; not compiled into the wasm (nothing there calls it).
 crate::serialize_through_text!(Plan);
 
-impl ToJson for Plan {
-    fn to_json(&self, w: &mut Writer) {
-        w.begin_object();
-        w.field("needed", &self.needed);
-        w.field("reason", &self.reason);
-        w.field("detail", &self.detail);
-        w.field("format", &self.format);
-        w.field("tokenizer", &self.tokenizer);
-        if let Some(model) = &self.image_model {
-            w.field("imageModel", model);
-        }
-        w.field("tokensBefore", &self.tokens_before);
-        w.field("limit", &self.limit);
-        w.field("hardLimit", &self.hard_limit);
-        w.field("urgent", &self.urgent);
-        w.field("contextWindow", &self.context_window);
-        w.field("reservedOutput", &self.reserved_output);
-        w.field("estimatedTokensAfter", &self.estimated_tokens_after);
-        w.field("messageCount", &self.message_count);
-        w.field("template", &self.template);
-        w.field("preset", &self.preset);
-        w.field("strategy", &self.strategy);
-        w.field("summaryShape", &self.summary_shape);
-        w.field("summaryPrefix", &self.summary_prefix);
-        w.field("keep", &self.keep);
-        w.field("summarize", &self.summarize);
-        w.field("pinned", &self.pinned);
-        w.field("previousSummary", &self.previous_summary);
-        w.field("jobs", &self.jobs);
-        w.field("warnings", &self.warnings);
-        w.field("fingerprint", &self.fingerprint);
-        w.end_object();
-    }
-}
+crate::json_object!(Plan {
+    needed => "needed",
+    reason => "reason",
+    detail => "detail",
+    format => "format",
+    tokenizer => "tokenizer",
+    image_model if some => "imageModel",
+    tokens_before => "tokensBefore",
+    limit => "limit",
+    hard_limit => "hardLimit",
+    urgent => "urgent",
+    context_window => "contextWindow",
+    reserved_output => "reservedOutput",
+    estimated_tokens_after => "estimatedTokensAfter",
+    message_count => "messageCount",
+    template => "template",
+    preset => "preset",
+    strategy => "strategy",
+    summary_shape => "summaryShape",
+    summary_prefix => "summaryPrefix",
+    keep => "keep",
+    summarize => "summarize",
+    pinned => "pinned",
+    previous_summary => "previousSummary",
+    jobs => "jobs",
+    warnings => "warnings",
+    fingerprint => "fingerprint",
+});
 
 impl Plan {
     /// What `apply_summary` and the offline digest read of this plan, without a trip through JSON: the

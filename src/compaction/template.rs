@@ -4,7 +4,6 @@
 //! the host's own system text and a user text with a `{transcript}` placeholder.
 
 use crate::error::{expected, subpath, Error, Result};
-use crate::json::{ToJson, Writer};
 use serde_json::Value;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -13,14 +12,10 @@ pub struct Prompt {
     pub user: String,
 }
 
-impl ToJson for Prompt {
-    fn to_json(&self, w: &mut Writer) {
-        w.begin_object();
-        w.field("system", &self.system);
-        w.field("user", &self.user);
-        w.end_object();
-    }
-}
+crate::json_object!(Prompt {
+    system => "system",
+    user => "user",
+});
 
 pub const RULES: &str = "\
 You maintain the working memory of an AI assistant. Its conversation has grown too long for its \

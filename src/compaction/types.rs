@@ -5,7 +5,6 @@ use crate::compaction::fingerprint::{self, Hasher};
 use crate::compaction::template::Template;
 use crate::counting::profiles::Profile;
 use crate::error::{expected, item_path, subpath, Code, Error, Result};
-use crate::json::{ToJson, Writer};
 use crate::options::Shape;
 use crate::reading::format::Format;
 use serde_json::Value;
@@ -17,14 +16,10 @@ pub struct Range {
     pub end: usize,
 }
 
-impl ToJson for Range {
-    fn to_json(&self, w: &mut Writer) {
-        w.begin_object();
-        w.field("start", &self.start);
-        w.field("end", &self.end);
-        w.end_object();
-    }
-}
+crate::json_object!(Range {
+    start => "start",
+    end => "end",
+});
 
 impl Range {
     /// The items of `indices` inside this range, in their order. One loop shared by its callers

@@ -17,7 +17,6 @@
 //! tokens. A correction downwards must first exceed the noise of what it was measured on.
 
 use crate::error::{Error, Result};
-use crate::json::{ToJson, Writer};
 use crate::options::Report;
 
 /// How the reported usage set the total.
@@ -37,21 +36,15 @@ pub struct Calibration {
     pub estimated_tail: u64,
 }
 
-impl ToJson for Calibration {
-    fn to_json(&self, w: &mut Writer) {
-        w.begin_object();
-        w.field("promptTokens", &self.prompt_tokens);
-        w.field("messageCount", &self.message_count);
-        if let Some(v) = &self.cached_tokens {
-            w.field("cachedTokens", v);
-        }
-        w.field("estimatedPrefix", &self.estimated_prefix);
-        w.field("correction", &self.correction);
-        w.field("scale", &self.scale);
-        w.field("estimatedTail", &self.estimated_tail);
-        w.end_object();
-    }
-}
+crate::json_object!(Calibration {
+    prompt_tokens => "promptTokens",
+    message_count => "messageCount",
+    cached_tokens if some => "cachedTokens",
+    estimated_prefix => "estimatedPrefix",
+    correction => "correction",
+    scale => "scale",
+    estimated_tail => "estimatedTail",
+});
 
 /// Below this many estimated tokens (a greeting), a ratio says nothing about the profile: it does
 /// not move the scale. Low, because short chat turns must calibrate too: the first three reports of

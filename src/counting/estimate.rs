@@ -10,7 +10,6 @@ use crate::counting::calibration::{calibrate, Calibration};
 use crate::counting::profiles::Profile;
 use crate::counting::scanner::Counts;
 use crate::error::{Error, Result};
-use crate::json::{ToJson, Writer};
 use crate::options::Options;
 use crate::reading::format::{self, Conversation, Format};
 use crate::reading::input::Input;
@@ -32,24 +31,16 @@ pub struct Estimate {
     pub budget: Option<Budget>,
 }
 
-impl ToJson for Estimate {
-    fn to_json(&self, w: &mut Writer) {
-        w.begin_object();
-        w.field("total", &self.total);
-        w.field("perMessage", &self.per_message);
-        w.field("format", &self.format);
-        w.field("tokenizer", &self.tokenizer);
-        w.field("requestOverhead", &self.request_overhead);
-        w.field("counted", &self.counted);
-        if let Some(v) = &self.calibration {
-            w.field("calibration", v);
-        }
-        if let Some(v) = &self.budget {
-            w.field("budget", v);
-        }
-        w.end_object();
-    }
-}
+crate::json_object!(Estimate {
+    total => "total",
+    per_message => "perMessage",
+    format => "format",
+    tokenizer => "tokenizer",
+    request_overhead => "requestOverhead",
+    counted => "counted",
+    calibration if some => "calibration",
+    budget if some => "budget",
+});
 
 /// The history against the model's window; given when the caller names `contextWindow`.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,17 +55,13 @@ pub struct Budget {
     pub used: f64,
 }
 
-impl ToJson for Budget {
-    fn to_json(&self, w: &mut Writer) {
-        w.begin_object();
-        w.field("contextWindow", &self.context_window);
-        w.field("reservedOutput", &self.reserved_output);
-        w.field("limit", &self.limit);
-        w.field("remaining", &self.remaining);
-        w.field("used", &self.used);
-        w.end_object();
-    }
-}
+crate::json_object!(Budget {
+    context_window => "contextWindow",
+    reserved_output => "reservedOutput",
+    limit => "limit",
+    remaining => "remaining",
+    used => "used",
+});
 
 impl Budget {
     pub fn of(total: u64, options: &Options) -> Budget {

@@ -230,6 +230,37 @@ impl ToJson for serde_json::Map<String, Value> {
     }
 }
 
+/// `impl ToJson` for a struct written as a JSON object, its fields in the order listed, each under its
+/// JSON name; a field marked `if some` is left out when it is `None`:
+///
+/// ```ignore
+/// json_object!(Range { start => "start", end => "end" });
+/// json_object!(Plan { needed => "needed", image_model if some => "imageModel" });
+/// ```
+///
+/// A `macro_rules!` rather than a derive: no proc-macro crate to build, and the same code as writing
+/// each impl by hand (one `field` call per field, through `&dyn ToJson`).
+#[macro_export]
+macro_rules! json_object {
+    ($type:ty { $($field:ident $(if $some:ident)? => $name:literal),* $(,)? }) => {
+        impl $crate::json::write::ToJson for $type {
+            fn to_json(&self, w: &mut $crate::json::write::Writer) {
+                w.begin_object();
+                $( $crate::json_object!(@field w, self.$field, $name $(, $some)?); )*
+                w.end_object();
+            }
+        }
+    };
+    (@field $w:ident, $value:expr, $name:literal) => {
+        $w.field($name, &$value)
+    };
+    (@field $w:ident, $value:expr, $name:literal, some) => {
+        if let Some(value) = &$value {
+            $w.field($name, value)
+        }
+    };
+}
+
 /// `impl Serialize` for result types through their JSON text, for the tests' `serde_json::to_value`.
 #[macro_export]
 macro_rules! serialize_through_text {

@@ -11,7 +11,6 @@ use crate::counting::estimate::{per_message, request_overhead};
 use crate::counting::profiles::CLAUDE;
 use crate::edit::{FieldEdit, Key, Slot};
 use crate::error::{Error, Result};
-use crate::json::{ToJson, Writer};
 use crate::options::Options;
 use crate::pruning::prune::prune;
 use crate::reading::format::{self, fields, with, Format};
@@ -121,20 +120,14 @@ pub struct Breakpoint {
     pub reason: String,
 }
 
-impl ToJson for Breakpoint {
-    fn to_json(&self, w: &mut Writer) {
-        w.begin_object();
-        w.field("target", &self.target);
-        if let Some(v) = &self.index {
-            w.field("index", v);
-        }
-        w.field("block", &self.block);
-        w.field("tokens", &self.tokens);
-        w.field("expectedTokens", &self.expected_tokens);
-        w.field("reason", &self.reason);
-        w.end_object();
-    }
-}
+crate::json_object!(Breakpoint {
+    target => "target",
+    index if some => "index",
+    block => "block",
+    tokens => "tokens",
+    expected_tokens => "expectedTokens",
+    reason => "reason",
+});
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct BreakpointReport {
@@ -150,17 +143,13 @@ pub struct BreakpointReport {
     pub warnings: Vec<String>,
 }
 
-impl ToJson for BreakpointReport {
-    fn to_json(&self, w: &mut Writer) {
-        w.begin_object();
-        w.field("breakpoints", &self.breakpoints);
-        w.field("existing", &self.existing);
-        w.field("minTokens", &self.min_tokens);
-        w.field("volatileFrom", &self.volatile_from);
-        w.field("warnings", &self.warnings);
-        w.end_object();
-    }
-}
+crate::json_object!(BreakpointReport {
+    breakpoints => "breakpoints",
+    existing => "existing",
+    min_tokens => "minTokens",
+    volatile_from => "volatileFrom",
+    warnings => "warnings",
+});
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Breakpoints {

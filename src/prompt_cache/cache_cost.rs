@@ -17,8 +17,6 @@
 
 use crate::options::{CachePrices, Options};
 
-use crate::json::{ToJson, Writer};
-
 /// What the cache rule decided about an edit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CacheDecision {
@@ -37,19 +35,15 @@ pub struct CacheDecision {
     pub horizon: u32,
 }
 
-impl ToJson for CacheDecision {
-    fn to_json(&self, w: &mut Writer) {
-        w.begin_object();
-        w.field("applied", &self.applied);
-        w.field("reason", &self.reason);
-        w.field("cachedTokens", &self.cached_tokens);
-        w.field("invalidatedTokens", &self.invalidated_tokens);
-        w.field("savedTokens", &self.saved_tokens);
-        w.field("netSaving", &self.net_saving);
-        w.field("horizon", &self.horizon);
-        w.end_object();
-    }
-}
+crate::json_object!(CacheDecision {
+    applied => "applied",
+    reason => "reason",
+    cached_tokens => "cachedTokens",
+    invalidated_tokens => "invalidatedTokens",
+    saved_tokens => "savedTokens",
+    net_saving => "netSaving",
+    horizon => "horizon",
+});
 
 /// Judges edits that save `saved[k].1` tokens at message `saved[k].0` (in any order), given the
 /// tokens of each message (the prefix positions) and the cached prefix.

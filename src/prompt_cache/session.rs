@@ -70,16 +70,12 @@ pub struct Usage {
     pub output_tokens: u64,
 }
 
-impl ToJson for Usage {
-    fn to_json(&self, w: &mut Writer) {
-        w.begin_object();
-        w.field("promptTokens", &self.prompt_tokens);
-        w.field("cachedTokens", &self.cached_tokens);
-        w.field("cacheWriteTokens", &self.cache_write_tokens);
-        w.field("outputTokens", &self.output_tokens);
-        w.end_object();
-    }
-}
+crate::json_object!(Usage {
+    prompt_tokens => "promptTokens",
+    cached_tokens => "cachedTokens",
+    cache_write_tokens => "cacheWriteTokens",
+    output_tokens => "outputTokens",
+});
 
 impl Usage {
     /// Reads ctxfold's shape (`promptTokens`, `cachedTokens` or `cacheReadTokens`,
@@ -172,25 +168,15 @@ pub struct RequestLog {
     pub stalled: bool,
 }
 
-impl ToJson for RequestLog {
-    fn to_json(&self, w: &mut Writer) {
-        w.begin_object();
-        w.field("estimatedTokens", &self.estimated_tokens);
-        w.field("messages", &self.messages);
-        if let Some(v) = &self.usage {
-            w.field("usage", v);
-        }
-        if let Some(v) = &self.edit {
-            w.field("edit", v);
-        }
-        w.field("tokensSaved", &self.tokens_saved);
-        if let Some(v) = &self.changed_at {
-            w.field("changedAt", v);
-        }
-        w.field("stalled", &self.stalled);
-        w.end_object();
-    }
-}
+crate::json_object!(RequestLog {
+    estimated_tokens => "estimatedTokens",
+    messages => "messages",
+    usage if some => "usage",
+    edit if some => "edit",
+    tokens_saved => "tokensSaved",
+    changed_at if some => "changedAt",
+    stalled => "stalled",
+});
 
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct EditCount {
@@ -198,14 +184,10 @@ pub struct EditCount {
     pub tokens_saved: u64,
 }
 
-impl ToJson for EditCount {
-    fn to_json(&self, w: &mut Writer) {
-        w.begin_object();
-        w.field("count", &self.count);
-        w.field("tokensSaved", &self.tokens_saved);
-        w.end_object();
-    }
-}
+crate::json_object!(EditCount {
+    count => "count",
+    tokens_saved => "tokensSaved",
+});
 
 /// Several requests in a row that read nothing from the cache, and the likely cause.
 #[derive(Debug, Clone, PartialEq)]
@@ -220,21 +202,13 @@ pub struct Thrash {
     pub cause: String,
 }
 
-impl ToJson for Thrash {
-    fn to_json(&self, w: &mut Writer) {
-        w.begin_object();
-        w.field("since", &self.since);
-        w.field("requests", &self.requests);
-        if let Some(v) = &self.changed_at {
-            w.field("changedAt", v);
-        }
-        if let Some(v) = &self.edit {
-            w.field("edit", v);
-        }
-        w.field("cause", &self.cause);
-        w.end_object();
-    }
-}
+crate::json_object!(Thrash {
+    since => "since",
+    requests => "requests",
+    changed_at if some => "changedAt",
+    edit if some => "edit",
+    cause => "cause",
+});
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Health<'a> {
@@ -294,21 +268,13 @@ pub struct Prepared {
     pub slots: Option<Vec<Slot>>,
 }
 
-impl ToJson for Prepared {
-    fn to_json(&self, w: &mut Writer) {
-        w.begin_object();
-        w.field("action", &self.action);
-        w.field("tokens", &self.tokens);
-        w.field("pruned", &self.pruned);
-        if let Some(v) = &self.cache {
-            w.field("cache", v);
-        }
-        if let Some(v) = &self.plan {
-            w.field("plan", v);
-        }
-        w.end_object();
-    }
-}
+crate::json_object!(Prepared {
+    action => "action",
+    tokens => "tokens",
+    pruned => "pruned",
+    cache if some => "cache",
+    plan if some => "plan",
+});
 
 #[derive(Debug, Clone, PartialEq)]
 struct PendingEdit {

@@ -8,7 +8,6 @@
 //! noted, rather than sent whole.
 
 use crate::error::{expected, subpath, Error, Result};
-use crate::json::{ToJson, Writer};
 use crate::reading::format::{self, fields, with, Format};
 use crate::reading::input::Input;
 use crate::text::cut_middle;
@@ -31,14 +30,10 @@ pub struct TurnReport {
     pub cut: Vec<Cut>,
 }
 
-impl ToJson for TurnReport {
-    fn to_json(&self, w: &mut Writer) {
-        w.begin_object();
-        w.field("format", &self.format);
-        w.field("cut", &self.cut);
-        w.end_object();
-    }
-}
+crate::json_object!(TurnReport {
+    format => "format",
+    cut => "cut",
+});
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cut {
@@ -48,14 +43,10 @@ pub struct Cut {
     pub chars: usize,
 }
 
-impl ToJson for Cut {
-    fn to_json(&self, w: &mut Writer) {
-        w.begin_object();
-        w.field("path", &self.path);
-        w.field("chars", &self.chars);
-        w.end_object();
-    }
-}
+crate::json_object!(Cut {
+    path => "path",
+    chars => "chars",
+});
 
 struct ToolResultIn<'a> {
     id: &'a str,

@@ -7,7 +7,6 @@
 use crate::counting::estimate::{message_tokens, per_message, sum};
 use crate::edit::{FieldEdit, Key, Slot};
 use crate::error::Result;
-use crate::json::{ToJson, Writer};
 use crate::options::Options;
 use crate::pruning::arguments;
 use crate::reading::format;
@@ -35,20 +34,14 @@ pub struct PruneReport {
     pub cache: Option<crate::prompt_cache::cache_cost::CacheDecision>,
 }
 
-impl ToJson for PruneReport {
-    fn to_json(&self, w: &mut Writer) {
-        w.begin_object();
-        w.field("pruned", &self.pruned);
-        w.field("cutArguments", &self.cut_arguments);
-        w.field("tokensBefore", &self.tokens_before);
-        w.field("tokensAfter", &self.tokens_after);
-        w.field("format", &self.format);
-        if let Some(v) = &self.cache {
-            w.field("cache", v);
-        }
-        w.end_object();
-    }
-}
+crate::json_object!(PruneReport {
+    pruned => "pruned",
+    cut_arguments => "cutArguments",
+    tokens_before => "tokensBefore",
+    tokens_after => "tokensAfter",
+    format => "format",
+    cache if some => "cache",
+});
 
 /// One cleared tool output (a message can hold several: Anthropic, Gemini and AI SDK group results).
 #[derive(Debug, Clone, PartialEq)]
@@ -62,17 +55,13 @@ pub struct Pruned {
     pub tokens_after: u32,
 }
 
-impl ToJson for Pruned {
-    fn to_json(&self, w: &mut Writer) {
-        w.begin_object();
-        w.field("index", &self.index);
-        w.field("toolCallId", &self.tool_call_id);
-        w.field("toolName", &self.tool_name);
-        w.field("tokensBefore", &self.tokens_before);
-        w.field("tokensAfter", &self.tokens_after);
-        w.end_object();
-    }
-}
+crate::json_object!(Pruned {
+    index => "index",
+    tool_call_id => "toolCallId",
+    tool_name => "toolName",
+    tokens_before => "tokensBefore",
+    tokens_after => "tokensAfter",
+});
 
 pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
     let conv = format::read(input, options.format)?;
