@@ -5,8 +5,8 @@
 //
 // Inputs: the first N conversations (default 8) of every corpus file, each at three context windows
 // (a quarter, half and the whole of its estimated tokens), with the offline digest as the summary; and
-// every file of pkg-tests/formats. Each export's result is compared as JSON text, errors by code, path
-// and message.
+// every file of pkg-tests/formats; `compact` with summarizers that answer, fail, and answer too long.
+// Each export's result is compared as JSON text, errors by code, path and message.
 import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,7 +23,7 @@ const load = async (dist) => import(resolve(dist, "node.mjs"));
 const [A, B] = [await load(a), await load(b)];
 
 /** Every export's output for one input, each as text. */
-function outputs(ctxfold, messages, contextWindow) {
+async function outputs(ctxfold, messages, contextWindow) {
   const out = {};
   const run = (name, f) => {
     try {
@@ -56,6 +56,24 @@ function outputs(ctxfold, messages, contextWindow) {
     }
   });
   run("assemble_turn", () => ctxfold.assemble_turn(messages, { text: "next" }));
+  // compact, with summarizers that answer, fail, and answer too long.
+  const summarizers = {
+    answers: async ({ user }) => `Summary of ${user.length} characters of transcript.`,
+    fails: async () => {
+      throw new Error("model down");
+    },
+    "too long": async ({ user }) => user + user,
+  };
+  for (const [name, summarize] of Object.entries(summarizers)) {
+    for (const fallback of [undefined, "truncate"]) {
+      try {
+        const result = await ctxfold.compact(messages, { ...options, summarize, fallback });
+        out[`compact ${name} ${fallback}`] = JSON.stringify(result, (k, v) => (v instanceof Error ? `${v.name} ${v.code} ${v.message}` : v));
+      } catch (e) {
+        out[`compact ${name} ${fallback}`] = `throws ${e.code} at ${e.path}: ${e.message}`;
+      }
+    }
+  }
   return out;
 }
 
@@ -74,7 +92,7 @@ for (const f of readdirSync(formats).filter((f) => f.endsWith(".json"))) {
 let differ = 0;
 let compared = 0;
 for (const input of inputs) {
-  const [x, y] = [outputs(A, input.messages, input.contextWindow), outputs(B, input.messages, input.contextWindow)];
+  const [x, y] = [await outputs(A, input.messages, input.contextWindow), await outputs(B, input.messages, input.contextWindow)];
   for (const name of new Set([...Object.keys(x), ...Object.keys(y)])) {
     compared++;
     if (x[name] !== y[name]) {
