@@ -1,7 +1,4 @@
-use super::convert::{messages_from_js, to_js, value_from_js, with_messages};
-use crate::error::Code;
-use crate::reading::input::Input;
-use wasm_bindgen::prelude::*;
+use super::prelude::*;
 
 /// The next user turn's messages; see `ctxfold.d.ts`.
 #[wasm_bindgen(js_name = assemble_turn)]

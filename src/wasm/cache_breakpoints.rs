@@ -1,9 +1,6 @@
-use super::convert::{messages_from_js, output_to_js, to_js, value_from_js, with_messages};
+use super::prelude::*;
 use crate::edit::Slot;
-use crate::error::Code;
 use crate::prompt_cache::breakpoints::{cache_breakpoints, BreakpointOptions};
-use crate::reading::input::Input;
-use wasm_bindgen::prelude::*;
 
 /// Where to put Anthropic `cache_control` markers; see `ctxfold.d.ts`.
 #[wasm_bindgen(js_name = cache_breakpoints)]

@@ -7,17 +7,15 @@
 //! state machine; see `src/wasm/summarizer.rs`. The exports are prefixed `__`: the entries do not
 //! re-export them.
 
-use super::convert::{messages_from_js, output_to_js, snapshot, to_js, value_from_js, with_messages};
+use super::prelude::*;
 use crate::compaction::compact::{compact_with, Fallback, Outcome};
 use crate::compaction::run::{self, Begun, JobError, Runs};
-use crate::error::{subpath, Code, Error};
+use crate::error::subpath;
 use crate::options::Options;
 use crate::reading::format::{fields, obj, with};
-use crate::reading::input::Input;
 use js_sys::{Array, Function, Object, Reflect};
 use serde_json::Value;
 use std::cell::RefCell;
-use wasm_bindgen::prelude::*;
 
 /// A compaction waiting for its summaries: the core's run, and the JS values its result is made of.
 struct Run {

@@ -5,16 +5,15 @@
 //! `crate::counting::estimate_cache` decides everything else.
 
 use super::binary;
-use super::convert::{messages_from_js, to_js, value_from_js};
+use super::prelude::*;
 use crate::counting::estimate::Estimate;
 use crate::counting::estimate_cache::{estimate_counted, Counter, DynCounter, EstimateCache, Lookup, Miss};
-use crate::error::{Code, Error, Result};
+use crate::error::Result;
 use crate::options::Options;
 use crate::reading::input::{Input, MAX_INPUT_CHARS};
 use js_sys::{Array, Function, Object, Reflect, Uint32Array, WeakMap, JSON};
 use serde_json::Value;
 use std::cell::{Cell, RefCell};
-use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 thread_local! {

@@ -10,6 +10,7 @@ mod compact;
 mod convert;
 mod estimate;
 mod plan_compaction;
+mod prelude;
 mod prune;
 mod repair;
 mod session;

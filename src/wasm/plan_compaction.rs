@@ -1,6 +1,4 @@
-use super::convert::{messages_from_js, options_from_js, to_js};
-use crate::reading::input::Input;
-use wasm_bindgen::prelude::*;
+use super::prelude::*;
 
 /// Decides what to summarize and writes the prompt; see `ctxfold.d.ts`.
 #[wasm_bindgen(js_name = plan_compaction)]

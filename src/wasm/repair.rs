@@ -1,6 +1,4 @@
-use super::convert::{messages_from_js, options_from_js, output_to_js, to_js, with_messages};
-use crate::reading::input::Input;
-use wasm_bindgen::prelude::*;
+use super::prelude::*;
 
 /// The minimal fix of what validate finds; see `ctxfold.d.ts`.
 #[wasm_bindgen(js_name = repair)]

@@ -1,12 +1,9 @@
 //! The `Session` class: holds the host's history (its own objects) and the pure `SessionCore`,
 //! which decides; this file only moves values across.
 
-use super::convert::{messages_from_js, output_to_js, snapshot, to_js, value_from_js, with_messages};
-use crate::error::{Code, Error};
+use super::prelude::*;
 use crate::prompt_cache::session::{SessionCore, SessionOptions, Usage};
-use crate::reading::input::Input;
 use js_sys::{Array, Reflect};
-use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
 pub struct Session {

@@ -1,7 +1,4 @@
-use super::convert::{messages_from_js, to_js, value_from_js};
-use crate::error::Code;
-use crate::reading::input::Input;
-use wasm_bindgen::prelude::*;
+use super::prelude::*;
 
 /// A deterministic digest for each job of the plan, written without an LLM; see `ctxfold.d.ts`.
 #[wasm_bindgen(js_name = summarize_offline)]
