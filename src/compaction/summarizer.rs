@@ -412,7 +412,7 @@ mod tests {
 
     #[test]
     fn bad_configuration_names_the_option() {
-        let err = |pairs: &[(&str, Value)]| config_from_pairs(Api::OpenAiChat, pairs).unwrap_err().path;
+        let err = |pairs: &[(&str, Value)]| config_from_pairs(Api::OpenAiChat, pairs).unwrap_err().path.clone();
         assert_eq!(err(&[("model", json!("m"))]), "options.baseUrl");
         assert_eq!(err(&[("baseUrl", json!("ftp://x")), ("model", json!("m"))]), "options.baseUrl");
         assert_eq!(err(&[("baseUrl", json!("http://x"))]), "options.model");

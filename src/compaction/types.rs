@@ -210,8 +210,9 @@ impl PlanRef {
     }
 }
 
-fn as_plan_error(e: Error) -> Error {
-    Error::plan(e.path, e.message)
+fn as_plan_error(mut e: Error) -> Error {
+    e.code = Code::InvalidPlan;
+    e
 }
 
 fn str_of<'a>(v: &'a Value, path: &str) -> Result<&'a str> {

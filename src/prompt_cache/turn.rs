@@ -401,7 +401,7 @@ mod tests {
     fn bad_turns_name_the_field() {
         let msgs = history(Format::OpenAiChat);
         let input = Input::items(&msgs);
-        let e = |turn: Value| assemble_turn(&input, &turn, &Value::Null).unwrap_err().path;
+        let e = |turn: Value| assemble_turn(&input, &turn, &Value::Null).unwrap_err().path.clone();
         assert_eq!(e(json!({ "context": [{ "tag": "a b", "text": "x" }] })), "turn.context[0].tag");
         assert_eq!(
             e(json!({ "toolResults": [{ "toolCallId": "nope", "content": "x" }] })),
