@@ -2,8 +2,9 @@
 //! after checking that the plan still fits the messages, and refuses any result that is not
 //! smaller. Also reads plans back from their plain-data form, for this and the offline digest.
 
-pub use crate::compaction::audit::Audit;
+use crate::compaction::audit::Audit;
 use crate::compaction::digest::digest;
+pub use crate::compaction::restore::append_lost_facts;
 use crate::compaction::template::{Template, SNAPSHOT_TAG};
 use crate::compaction::types::{JobRef, PlanRef};
 use crate::counting::estimate::{message_tokens, per_message, request_overhead, sum};
@@ -65,6 +66,8 @@ pub struct ApplyReport {
     pub tokens_before: u64,
     pub tokens_after: u64,
     pub audit: Audit,
+    /// The facts the summary lost that were appended to it (`keepFacts`), in order.
+    pub facts_appended: Vec<String>,
     pub warnings: Vec<String>,
 }
 
@@ -72,6 +75,7 @@ crate::json_object!(ApplyReport {
     tokens_before => "tokensBefore",
     tokens_after => "tokensAfter",
     audit => "audit",
+    facts_appended => "factsAppended",
     warnings => "warnings",
 });
 
@@ -114,19 +118,36 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
         }
         cleaned.push(text);
     }
+    let tokens = per_message(&conv, &plan.profile);
+    let summarized = plan.summarized();
+    let facts_appended = match plan.keep_facts {
+        true => append_lost_facts(&conv, plan, &summarized, &tokens, &mut cleaned),
+        false => Vec::new(),
+    };
+    if !facts_appended.is_empty() {
+        // The facts are the conversation's own text: markers in them are defused like the summary's.
+        for text in cleaned.iter_mut() {
+            let (defused, _) = defuse_markers(text);
+            *text = defused;
+        }
+    }
     let spliced = per_range(plan, &cleaned);
 
-    let tokens = per_message(&conv, &plan.profile);
     // What travels beside the messages, as `estimate` counts it with default options (the plan does not
     // carry `tools` or `usage`): reply priming and the request body's system prompt.
     let profile = plan.profile;
     let defaults = Options { profile, ..Options::default() };
     let overhead = request_overhead(&defaults, input, &mut |t| Ok(profile.text(t)))?;
     let tokens_before = sum(&tokens) + u64::from(overhead);
-    let summarized = plan.summarized();
     let summarized_tokens: u64 = summarized.iter().map(|&i| u64::from(tokens[i])).sum();
     let (slots, summary_tokens) = splice(plan, &conv, input.items, &spliced);
     let tokens_after = tokens_before - summarized_tokens + summary_tokens;
+    if !facts_appended.is_empty() && (tokens_after >= tokens_before || tokens_after > plan.limit) {
+        // The facts would leave the history not smaller, or over the limit: the summary as given is
+        // judged alone.
+        let as_given = PlanRef { keep_facts: false, ..plan.clone() };
+        return apply_planned(input, &as_given, summary);
+    }
     if tokens_after >= tokens_before {
         return Err(Error::new(Code::SummaryNotSmaller, "summary", format!(
             "the summary ({summary_tokens} tokens) is not smaller than the {summarized_tokens} tokens it replaces; keep the original history"
@@ -146,7 +167,7 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
     // Each job's summary as it went in (cleaned, not yet joined or wrapped).
     let audit =
         crate::compaction::audit::audit(&conv, &plan.jobs, &summarized, summarized_tokens, summary_tokens, &cleaned);
-    Ok(Applied { slots, report: ApplyReport { tokens_before, tokens_after, audit, warnings } })
+    Ok(Applied { slots, report: ApplyReport { tokens_before, tokens_after, audit, facts_appended, warnings } })
 }
 
 /// One summary per summarized range, wrapped in our marker (and the plan's prefix line): the range's

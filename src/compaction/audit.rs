@@ -443,9 +443,21 @@ fn identifier<'t>(token: &'t str, before: Option<char>, after: &str) -> Option<&
     {
         return Some(t);
     }
-    // A code of capitals and digits: a booking reference, a flight, an error code (ZFA04Y, HAT123, E0382).
-    if t.len() >= 5 && t.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit()) && letters >= 1 && digits >= 1 {
+    // A code of capitals and digits, in hyphenated groups or not: a booking reference, a flight, an
+    // error code (ZFA04Y, HAT123, E0382, QX7-2291).
+    let grouped =
+        t.split('-').all(|g| !g.is_empty() && g.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit()));
+    if t.len() >= 5 && grouped && letters >= 1 && digits >= 1 {
         return Some(t);
+    }
+    // An e-mail address: ana.lopez@example.com
+    if let Some((local, domain)) = t.split_once('@') {
+        let local_ok = !local.is_empty() && local.bytes().all(|b| b.is_ascii_alphanumeric() || b"._%+-".contains(&b));
+        let labels: Vec<&str> = domain.split('.').collect();
+        let domain_ok = labels.len() >= 2
+            && labels.iter().all(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
+            && labels.last().is_some_and(|tld| tld.len() >= 2 && tld.bytes().all(|b| b.is_ascii_alphabetic()));
+        return (local_ok && domain_ok).then_some(t);
     }
     let code_chars = t.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.');
     if !code_chars || !t.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') || letters < 2 {
@@ -1036,6 +1048,11 @@ mod tests {
             ["parseConfig", "getUserName", "os.path.join", "login", "run", "--no-verify"]
         );
         assert_eq!(ids("booking ZFA04Y on HAT123, ticket PROJ-42, PR #17"), ["ZFA04Y", "HAT123", "PROJ-42", "#17"]);
+        assert_eq!(
+            ids("code QX7-2291, write to ana.lopez+trips@mail.example.com or bo@x.io."),
+            ["QX7-2291", "ana.lopez+trips@mail.example.com", "bo@x.io"]
+        );
+        assert_eq!(ids("at @home, a@b, user@host, -QX7-, A-1, 2024-01-15"), Vec::<&str>::new());
         assert_eq!(
             ids("iPhone, GitHub, JavaScript, example.com, e.g. step #1, NASA, decade 1234567, option(s)"),
             Vec::<&str>::new()

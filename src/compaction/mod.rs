@@ -12,6 +12,7 @@ pub mod fingerprint;
 pub mod pins;
 pub mod plan;
 pub mod prompt;
+pub mod restore;
 pub mod run;
 pub mod strategy;
 pub mod summarizer;

@@ -72,6 +72,8 @@ pub struct Plan {
     pub summary_shape: &'static str,
     /// The line the summary message starts with, if any.
     pub summary_prefix: Option<String>,
+    /// Whether `apply_summary` appends the facts a summary left out (the `keepFacts` option).
+    pub keep_facts: bool,
     /// Ranges kept verbatim.
     pub keep: Vec<Range>,
     /// Ranges replaced by a summary.
@@ -110,6 +112,7 @@ crate::json_object!(Plan {
     strategy => "strategy",
     summary_shape => "summaryShape",
     summary_prefix => "summaryPrefix",
+    keep_facts => "keepFacts",
     keep => "keep",
     summarize => "summarize",
     pinned => "pinned",
@@ -148,6 +151,7 @@ impl Plan {
                 .find(|s| s.name() == self.summary_shape)
                 .ok_or_else(|| Error::plan("plan.summaryShape", "unknown summary shape"))?,
             summary_prefix: self.summary_prefix.clone(),
+            keep_facts: self.keep_facts,
         })
     }
 }
@@ -180,6 +184,7 @@ pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
         strategy: options.strategy.name(),
         summary_shape: options.summary_shape.name(),
         summary_prefix: options.summary_prefix.clone(),
+        keep_facts: options.keep_facts,
         keep: vec![Range { start: 0, end: n }],
         summarize: Vec::new(),
         pinned: Vec::new(),

@@ -87,6 +87,8 @@ pub struct PlanRef {
     /// How the summary goes back into the history (plans without one: `message`).
     pub summary_shape: Shape,
     pub summary_prefix: Option<String>,
+    /// Append the facts a summary left out (plans without the field: true).
+    pub keep_facts: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -153,7 +155,12 @@ impl PlanRef {
             None | Some(Value::Null) => None,
             Some(v) => Some(str_of(v, "plan.summaryPrefix")?.to_string()),
         };
+        let keep_facts = match obj.get("keepFacts") {
+            None | Some(Value::Null) => true,
+            Some(v) => v.as_bool().ok_or_else(|| Error::plan("plan.keepFacts", "expected a boolean"))?,
+        };
         Ok(PlanRef {
+            keep_facts,
             needed,
             format,
             profile,

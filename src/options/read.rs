@@ -40,6 +40,7 @@ const KNOWN: &[&str] = &[
     "resummarize",
     "pin",
     "keepCritical",
+    "keepFacts",
     "criticalTools",
     "summaryShape",
     "summaryPrefix",
@@ -143,6 +144,7 @@ impl Options {
             set(&mut o.pin, r.ok(read_indices(pins, "options.pin")));
         }
         set(&mut o.keep_critical, r.bool("keepCritical"));
+        set(&mut o.keep_facts, r.bool("keepFacts"));
         set(&mut o.critical_tools, r.strings("criticalTools"));
         if let Some(s) = r.choice("summaryShape", &Shape::ALL.map(Shape::name)) {
             o.summary_shape = Shape::ALL[s];

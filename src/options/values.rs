@@ -67,6 +67,9 @@ pub struct Options {
     /// messages that state constraints.
     pub keep_critical: bool,
     pub critical_tools: Vec<String>,
+    /// Facts of the summarized messages (ids, paths, errors, numbers, constraints) that a summary
+    /// left out are appended to it, verbatim, within a bound (`apply_summary`).
+    pub keep_facts: bool,
     /// How the summary is written back into the history.
     pub summary_shape: Shape,
     /// A line the summary message starts with (before our marker).
@@ -209,6 +212,7 @@ impl Default for Options {
             resummarize: true,
             pin: Vec::new(),
             keep_critical: false,
+            keep_facts: true,
             critical_tools: crate::text::owned(DEFAULT_CRITICAL_TOOLS),
             summary_shape: Shape::Message,
             summary_prefix: None,
