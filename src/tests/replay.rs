@@ -10,7 +10,8 @@
 //! simulated provider caches the longest common prefix with the previous request (Anthropic-style:
 //! nothing below 1024 tokens), charges cached tokens at 0.1× and everything else as a 1.25× cache
 //! write; a compaction adds its summary request (the summarized messages read uncached, the summary
-//! written at 5× the input price). Costs are in input-token units. Run with `--nocapture` to see the table (the README shows it).
+//! written at 5× the input price). Costs are in input-token units. Run with `--nocapture` to see the
+//! table (pkg-tests/bench/README.md shows it).
 
 mod corpus_files;
 

@@ -471,8 +471,11 @@ export interface RepairResult {
 
 /**
  * Errors are thrown as `Error`s (name `CtxfoldError`) with a stable `code` — `INVALID_INPUT`,
- * `INVALID_OPTION`, `INVALID_PLAN`, `STALE_PLAN`, `SUMMARY_EMPTY`, `SUMMARY_MALFORMED`, `SUMMARY_NOT_SMALLER`,
- * `NOTHING_TO_APPLY`, `CANNOT_COMPACT_FURTHER` (over the limit with nothing left to compact, when `resummarize` is false), and in browsers `NOT_INITIALIZED` (a function called before `await init()`) — and the `path` of the offending field (e.g. `messages[3].tool_call_id`).
+ * `INVALID_OPTION`, `INPUT_TOO_LARGE` (the messages are over 8 Mi characters of JSON), `INVALID_PLAN`, `STALE_PLAN`,
+ * `SUMMARY_EMPTY`, `SUMMARY_MALFORMED`, `SUMMARY_NOT_SMALLER`, `NOTHING_TO_APPLY`, `CANNOT_COMPACT_FURTHER` (over the
+ * limit with nothing left to compact, when `resummarize` is false), in browsers `NOT_INITIALIZED` (a function called
+ * before `await init()`), and from the summarizer clients the `SUMMARIZER_*` codes of `SummarizerError` — and the
+ * `path` of the offending field (e.g. `messages[3].tool_call_id`).
  */
 export interface CtxfoldError extends Error {
   /** The stable error code. */
