@@ -60,6 +60,7 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
             ("tokensBefore", (plan.tokens_before + begun.pruned_tokens()).into()),
             ("tokensAfter", plan.tokens_before.into()),
             ("audit", Value::Null),
+            ("factsAppended", Value::Array(Vec::new())),
             ("warnings", plan.warnings.clone().into()),
             ("jobs", Value::Array(Vec::new())),
         ]))?;

@@ -584,6 +584,8 @@ export interface CompactResult {
   tokensAfter: number;
   /** What was replaced and which facts the summary kept; null when nothing was compacted. */
   audit: Audit | null;
+  /** The facts the summaries lost that were appended to them (`keepFacts`); empty when nothing was compacted. */
+  factsAppended: string[];
   /** Warnings from the plan or from applying the summary. */
   warnings: string[];
   /** The plan the compaction followed (made after pruning). */
