@@ -200,20 +200,23 @@ export async function startLocalModel() {
     // A client that gives up (a timeout) stops its generation: the next request need not wait for it.
     const gone = new AbortController();
     res.on("close", () => gone.abort());
-    // The status and headers go out as soon as the request is accepted: a long generation on a slow
-    // machine must not look like a dead server to clients that time out waiting for headers (Node's
-    // fetch gives up after 300 s without them).
+    // The status and headers go out as soon as the request is accepted, then a space every 20 s until
+    // the answer (JSON allows leading whitespace): a long generation on a busy machine must not look like
+    // a dead server to clients that time out waiting (Node's fetch gives up after 300 s of silence).
     let headersSent = false;
+    let keepAlive;
     const started = () => {
       headersSent = true;
       res.writeHead(200, { "content-type": "application/json" });
       res.flushHeaders();
+      keepAlive = setInterval(() => res.write(" "), 20_000);
     };
     const answered = queue
       .then(() => complete(body, gone.signal, started))
       .catch((e) => apiError(500, String(e?.message ?? e), "server_error"));
     queue = answered.then(() => undefined);
     const result = await answered;
+    clearInterval(keepAlive);
     if (headersSent) res.end(JSON.stringify(result.body));
     else send(result);
   });
