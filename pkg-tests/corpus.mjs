@@ -21,6 +21,11 @@ function readConversation({ file, id }) {
   return { id, messages };
 }
 
+/** Every conversation of one corpus file (`"tau-bench-airline.jsonl"`), as the parsed objects `{ id, messages, ... }`. */
+export function readCorpus(file) {
+  return readFileSync(corpusDir + file, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
+}
+
 /** `{ tau: { id, messages }, swe: { id, messages } }`: the input every runtime's scenario gets. */
 export function loadConversations() {
   return Object.fromEntries(Object.entries(CHOSEN).map(([key, where]) => [key, readConversation(where)]));
