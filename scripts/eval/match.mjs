@@ -2,13 +2,16 @@
 
 /**
  * Case-folded, width-folded (NFKC) text in which every run of characters other than letters and digits is one
- * space, and thousands separators are gone ("$2,787" and "2787" read alike; "src/app.py" reads "src app py").
+ * space, and thousands separators and leading zeros are gone ("$2,787" and "2787" read alike, as do "07" and
+ * "7"; "src/app.py" reads "src app py").
  */
 export function normalize(text) {
   return String(text)
     .normalize("NFKC")
     .toLowerCase()
     .replace(/(\d),(?=\d{3}(?!\d))/g, "$1")
+    // Leading zeros: "07" (a month) and "7" are one number.
+    .replace(/(?<![\p{N}.,])0+(?=\d)/gu, "")
     .replace(/[^\p{L}\p{N}]+/gu, " ")
     .trim();
 }

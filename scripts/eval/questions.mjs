@@ -30,6 +30,7 @@ const COMMON = new Set(
   ("about after again always before being below between could doesn don't during every first going would should " +
     "their there these those thing things think through under until using where which while with without your yours " +
     "please thank thanks sorry really right still about must never only cannot avoid ensure make sure required least " +
+    "remember " +
     "allowed because other another something anything nothing want wanted like know")
     .split(" "),
 );
@@ -177,18 +178,26 @@ export function questionsFor(messages, plan, facts, max = 8) {
   const chosen = [];
   const answers = new Set();
   const perMessage = new Map();
-  while (chosen.length < max && [...byKind.values()].some((l) => l.length)) {
-    for (const kind of KIND_ORDER) {
-      const list = byKind.get(kind);
-      while (list.length && chosen.length < max) {
-        const c = list.shift();
-        if (answers.has(normalize(c.answer)) || (perMessage.get(c.message) ?? 0) >= PER_MESSAGE) continue;
-        answers.add(normalize(c.answer));
-        perMessage.set(c.message, (perMessage.get(c.message) ?? 0) + 1);
-        chosen.push({ kind: c.kind, from: c.from, message: c.message, question: c.question, answer: c.answer });
-        break;
+  // First one question per message, then up to PER_MESSAGE: two facts of one sentence (a date's year and month)
+  // come only when the conversation has nothing else to ask.
+  for (let cap = 1; cap <= PER_MESSAGE; cap++) {
+    const left = new Map([...byKind].map(([k, list]) => [k, [...list]]));
+    while (chosen.length < max && [...left.values()].some((l) => l.length)) {
+      for (const kind of KIND_ORDER) {
+        const list = left.get(kind);
+        while (list.length && chosen.length < max) {
+          const c = list.shift();
+          if (answers.has(normalize(c.answer)) || (perMessage.get(c.message) ?? 0) >= cap) continue;
+          answers.add(normalize(c.answer));
+          perMessage.set(c.message, (perMessage.get(c.message) ?? 0) + 1);
+          chosen.push(c);
+          break;
+        }
       }
     }
   }
-  return chosen;
+  // In conversation order, which is also the order a reader of the report follows.
+  return chosen
+    .sort((a, b) => a.message - b.message)
+    .map((c) => ({ kind: c.kind, from: c.from, message: c.message, question: c.question, answer: c.answer }));
 }
