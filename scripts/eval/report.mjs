@@ -41,6 +41,8 @@ export function totals(conversations) {
   const ratio = Object.fromEntries(
     ["ctxfold", "truncation", "opencode"].map((cond) => [cond, round(mean(conversations.map((c) => c.conditions[cond].tokens / c.tokens)))]),
   );
+  // Questions whose request failed for another reason than length: counted as not answered, and shown.
+  const askErrors = questions.reduce((n, q) => n + CONDITIONS.filter((cond) => q.answers[cond]?.error).length, 0);
   const questionMs = questions.flatMap((q) => CONDITIONS.map((cond) => q.answers[cond]?.ms).filter((ms) => ms !== undefined));
   return {
     conversations: conversations.length,
@@ -54,6 +56,7 @@ export function totals(conversations) {
     auditCtxfold: audit,
     summaries: jobs,
     valid,
+    askErrors,
     meanSummarySeconds: round(mean(summaryMs) === null ? null : mean(summaryMs) / 1000, 1),
     meanQuestionSeconds: round(mean(questionMs) === null ? null : mean(questionMs) / 1000, 2),
   };
@@ -71,7 +74,7 @@ const frac = (n, d) => `${n}/${d}`;
 
 /** One table: a row per group and one overall. */
 export function table({ groups, overall }) {
-  const head = ["group", "conv", "q", "original", "ctxfold", "truncation", "opencode", "retained", "lead", "tokens c/t/o", "audit kept/miss", "refused", "fallback", "valid", "s/summary", "s/question"];
+  const head = ["group", "conv", "q", "original", "ctxfold", "truncation", "opencode", "retained", "lead", "tokens c/t/o", "audit kept/miss", "refused", "fallback", "valid", "ask errors", "s/summary", "s/question"];
   const row = (name, t) => [
     name, t.conversations, t.questions,
     frac(t.answered.original, t.asked.original), frac(t.answered.ctxfold, t.questions), frac(t.answered.truncation, t.questions),
@@ -80,7 +83,7 @@ export function table({ groups, overall }) {
     `${pct(t.tokensAfterShare.ctxfold)}/${pct(t.tokensAfterShare.truncation)}/${pct(t.tokensAfterShare.opencode)}`,
     `${t.auditCtxfold.kept}/${t.auditCtxfold.missing}`,
     t.summaries.refused, t.summaries.failed + t.summaries.refused,
-    `${Math.min(...Object.values(t.valid))}/${t.conversations}`,
+    `${Math.min(...Object.values(t.valid))}/${t.conversations}`, t.askErrors,
     t.meanSummarySeconds ?? "–", t.meanQuestionSeconds ?? "–",
   ].map(String);
   const rows = [head, ...Object.entries(groups).map(([name, t]) => row(name, t)), row("overall", overall)];

@@ -165,6 +165,14 @@ export async function main(argv) {
   writeFileSync(flags.out, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`model ${report.model} (context ${report.contextSize}), ${results.length} conversations, ${report.runtimeSeconds} s\n`);
   console.log(table(totals));
+  // Where the model's summary did not stand, and why: the table only counts them.
+  for (const c of results) {
+    for (const cond of ["ctxfold", "opencode"]) {
+      for (const job of c.conditions[cond].jobs.filter((j) => j.source !== "llm")) {
+        console.log(`fallback: ${c.id} ${cond} ${job.id} → ${job.source}: ${job.error?.code ?? ""} ${job.error?.message ?? ""}`.trimEnd());
+      }
+    }
+  }
   console.log(`\nreport: ${flags.out}`);
   return report;
 }
