@@ -14,6 +14,8 @@ export function totals(conversations) {
   const asked = (q, cond) => q.answers[cond] !== undefined && !q.answers[cond].na;
   const answered = Object.fromEntries(CONDITIONS.map((cond) => [cond, questions.filter((q) => correct(q, cond)).length]));
   const askedCount = Object.fromEntries(CONDITIONS.map((cond) => [cond, questions.filter((q) => asked(q, cond)).length]));
+  // The answer still written in the history (whatever the model made of it).
+  const present = Object.fromEntries(CONDITIONS.map((cond) => [cond, questions.filter((q) => q.present?.[cond]).length]));
   const knownByOriginal = questions.filter((q) => correct(q, "original"));
   // Of what the model could answer from the original history, the share it still answers from each shorter one.
   const retention = Object.fromEntries(
@@ -49,6 +51,7 @@ export function totals(conversations) {
     questions: questions.length,
     answered,
     asked: askedCount,
+    present,
     retention,
     // Percentage points of all questions: ctxfold's answers minus truncation's.
     leadOverTruncation: questions.length ? round((100 * (answered.ctxfold - answered.truncation)) / questions.length, 1) : null,
@@ -74,12 +77,13 @@ const frac = (n, d) => `${n}/${d}`;
 
 /** One table: a row per group and one overall. */
 export function table({ groups, overall }) {
-  const head = ["group", "conv", "q", "original", "ctxfold", "truncation", "opencode", "retained", "lead", "tokens c/t/o", "audit kept/miss", "refused", "fallback", "valid", "ask errors", "s/summary", "s/question"];
+  const head = ["group", "conv", "q", "original", "ctxfold", "truncation", "opencode", "retained", "lead", "in text c/t/o", "tokens c/t/o", "audit kept/miss", "refused", "fallback", "valid", "ask errors", "s/summary", "s/question"];
   const row = (name, t) => [
     name, t.conversations, t.questions,
     frac(t.answered.original, t.asked.original), frac(t.answered.ctxfold, t.questions), frac(t.answered.truncation, t.questions),
     frac(t.answered.opencode, t.questions), pct(t.retention.ctxfold),
     t.leadOverTruncation === null ? "–" : `${t.leadOverTruncation >= 0 ? "+" : ""}${t.leadOverTruncation} pts`,
+    `${t.present.ctxfold}/${t.present.truncation}/${t.present.opencode}`,
     `${pct(t.tokensAfterShare.ctxfold)}/${pct(t.tokensAfterShare.truncation)}/${pct(t.tokensAfterShare.opencode)}`,
     `${t.auditCtxfold.kept}/${t.auditCtxfold.missing}`,
     t.summaries.refused, t.summaries.failed + t.summaries.refused,

@@ -94,8 +94,11 @@ async function compacted(messages, options, endpoint) {
 /** Every question against every condition's history; the questions of one history in a row (one shared prefix). */
 async function askAll(conversation, histories, endpoint) {
   const answers = conversation.questions.map(() => ({}));
+  const present = conversation.questions.map(() => ({}));
   for (const cond of CONDITIONS) {
     const text = transcript(histories[cond]);
+    // Whether the answer is still written in the history at all: what a perfect reader could answer.
+    for (const [i, q] of conversation.questions.entries()) present[i][cond] = matches(text, q.answer);
     // Known not to fit: not sent (a slow local model would spend minutes reading it only to refuse).
     const fits = estimate(askMessages(text, "")).total + ANSWER_TOKENS <= endpoint.contextSize;
     for (const [i, q] of conversation.questions.entries()) {
@@ -111,7 +114,7 @@ async function askAll(conversation, histories, endpoint) {
       }
     }
   }
-  return answers;
+  return { answers, present };
 }
 
 async function runConversation(conversation, endpoint) {
@@ -122,7 +125,7 @@ async function runConversation(conversation, endpoint) {
   const opencode = await compacted(conversation.messages, { preset: "opencode", contextWindow: conversation.contextWindow, force: true }, endpoint);
   const truncation = truncateTo(conversation.messages, ctxfold.summary.tokens);
   const histories = { original: conversation.messages, ctxfold: ctxfold.messages, truncation: truncation.messages, opencode: opencode.messages };
-  const answers = await askAll(conversation, histories, endpoint);
+  const { answers, present } = await askAll(conversation, histories, endpoint);
   const valid = Object.fromEntries(CONDITIONS.map((c) => [c, validate(histories[c]).valid]));
   return {
     id: conversation.id, group: conversation.group, kind: conversation.kind, lang: conversation.lang,
@@ -135,7 +138,7 @@ async function runConversation(conversation, endpoint) {
       truncation: { tokens: truncation.tokens, dropped: truncation.dropped, valid: valid.truncation },
       opencode: { ...opencode.summary, valid: valid.opencode },
     },
-    questions: conversation.questions.map((q, i) => ({ ...q, answers: answers[i] })),
+    questions: conversation.questions.map((q, i) => ({ ...q, present: present[i], answers: answers[i] })),
   };
 }
 
