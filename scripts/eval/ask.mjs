@@ -34,10 +34,26 @@ export async function complete(endpoint, messages, { maxTokens = ANSWER_TOKENS, 
   const body = await response.text();
   const ms = performance.now() - started;
   if (!response.ok) {
-    if (/context_length_exceeded|maximum context length|context window|too long/i.test(body)) throw new Overflow(body.slice(0, 200));
+    if (/context_length_exceeded|maximum context length|context window|too long/i.test(body)) throw new Overflow(body.slice(0, 400));
     throw new Error(`HTTP ${response.status}: ${body.slice(0, 200)}`);
   }
   const text = JSON.parse(body)?.choices?.[0]?.message?.content;
   if (typeof text !== "string") throw new Error(`no answer text in ${body.slice(0, 200)}`);
   return { text, ms };
+}
+
+/**
+ * The endpoint's own token count of `messages`, or null when it does not say. Asked with a completion as long as
+ * the whole window, which no prompt fits: servers that follow OpenAI's error text refuse at once, before reading
+ * the prompt, and name its length ("... (1808 in the messages, 8192 in the completion)"). This tells how much more
+ * the model's tokenizer counts than ctxfold's estimate, which matters most for CJK text on a small model.
+ */
+export async function countTokens(endpoint, messages) {
+  try {
+    await complete(endpoint, messages, { maxTokens: endpoint.contextSize, timeoutMs: 60_000 });
+  } catch (error) {
+    const counted = error instanceof Overflow ? String(error.message).match(/(\d+) in the messages/) : null;
+    if (counted) return Number(counted[1]);
+  }
+  return null;
 }

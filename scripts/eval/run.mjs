@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { compact, estimate, openai_summarizer, validate } from "ctxfold";
-import { ANSWER_TOKENS, Overflow, askMessages, complete } from "./ask.mjs";
+import { ANSWER_TOKENS, Overflow, askMessages, complete, countTokens } from "./ask.mjs";
 import { truncateTo } from "./baselines.mjs";
 import { pickGroups } from "./groups.mjs";
 import { matches } from "./match.mjs";
@@ -19,10 +19,12 @@ import { transcript } from "./transcript.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 /**
- * The summarizer is told a window below the model's own: ctxfold estimates with an OpenAI profile, and the local
- * model's tokenizer may count the same text higher (CJK especially).
+ * How many of the model's tokens one of ctxfold's estimated tokens is taken to be when the endpoint does not say
+ * (see countTokens): ctxfold estimates with an OpenAI profile, and other tokenizers count the same text higher.
  */
-const SUMMARIZER_SHARE = 0.8;
+const DEFAULT_TOKEN_RATIO = 1.25;
+/** Of the model's window, the share the summary request is sized to: room for the ratio's own error. */
+const SUMMARIZER_SHARE = 0.9;
 /** A slow CPU takes minutes over a long summary: the built-in client's 60 s default would turn it into a fallback. */
 const SUMMARY_TIMEOUT_MS = 30 * 60_000;
 /** The summary text kept in the report, at most (characters). */
@@ -59,6 +61,8 @@ function parseFlags(argv) {
   };
 }
 
+const round2 = (x) => Math.round(x * 100) / 100;
+
 /** An error as JSON: its code (ctxfold's and the clients') and message. */
 const errorJson = (e) => (e === undefined ? undefined : { code: e?.code ?? e?.name ?? "Error", status: e?.status, message: String(e?.message ?? e).slice(0, 300) });
 
@@ -74,7 +78,8 @@ async function compacted(messages, options, endpoint) {
       summaryMs.push(performance.now() - started);
     }
   };
-  const summarizerWindow = Math.floor(endpoint.contextSize * SUMMARIZER_SHARE);
+  // The window in ctxfold's estimated tokens that is the model's window in its own.
+  const summarizerWindow = Math.floor((endpoint.contextSize * SUMMARIZER_SHARE) / endpoint.tokenRatio);
   const result = await compact(messages, { ...options, summarizerWindow, summarize });
   const audit = result.audit && {
     checked: result.audit.factsChecked, kept: result.audit.factsKept.length, missing: result.audit.factsMissing.length, cut: result.audit.factsCut,
@@ -99,8 +104,10 @@ async function askAll(conversation, histories, endpoint) {
     const text = transcript(histories[cond]);
     // Whether the answer is still written in the history at all: what a perfect reader could answer.
     for (const [i, q] of conversation.questions.entries()) present[i][cond] = matches(text, q.answer);
-    // Known not to fit: not sent (a slow local model would spend minutes reading it only to refuse).
-    const fits = estimate(askMessages(text, "")).total + ANSWER_TOKENS <= endpoint.contextSize;
+    // Known not to fit: not sent (a slow local model would spend minutes reading it only to refuse). The longest
+    // question is allowed for; the endpoint still refuses what this misjudges.
+    const longest = Math.max(...conversation.questions.map((q) => q.question.length));
+    const fits = estimate(askMessages(text, "x".repeat(longest))).total * endpoint.tokenRatio + ANSWER_TOKENS <= endpoint.contextSize;
     for (const [i, q] of conversation.questions.entries()) {
       if (!fits) {
         answers[i][cond] = { na: true, reason: "longer than the model's context" };
@@ -117,7 +124,12 @@ async function askAll(conversation, histories, endpoint) {
   return { answers, present };
 }
 
-async function runConversation(conversation, endpoint) {
+async function runConversation(conversation, baseEndpoint) {
+  // The model's tokens per estimated token on this conversation's own text (its language and kind of content).
+  const probe = askMessages(transcript(conversation.messages), "");
+  const counted = await countTokens(baseEndpoint, probe);
+  const tokenRatio = counted ? Math.min(4, Math.max(0.5, counted / estimate(probe).total)) : DEFAULT_TOKEN_RATIO;
+  const endpoint = { ...baseEndpoint, tokenRatio };
   const ctxfold = await compacted(conversation.messages, conversation.options, endpoint);
   // OpenCode's documented behaviour through the same model and window. `force`: its limit differs from the default
   // one (32K, at most half the window, kept for the answer); every selected conversation is over both, so this only
@@ -130,6 +142,7 @@ async function runConversation(conversation, endpoint) {
   return {
     id: conversation.id, group: conversation.group, kind: conversation.kind, lang: conversation.lang,
     messages: conversation.messages.length, tokens: conversation.tokens, contextWindow: conversation.contextWindow,
+    tokenRatio: round2(tokenRatio), tokenRatioMeasured: counted !== null,
     // The questions come from the plan made before the run; compact plans again and must pick the same range.
     samePlan: JSON.stringify(ctxfold.summary.summarize) === JSON.stringify(conversation.plan.summarize),
     conditions: {
