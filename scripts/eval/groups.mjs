@@ -2,15 +2,16 @@
 // of the whole conversation) it picks from: long enough that half of it has to be summarized, short enough that
 // the original history still fits a small local model, so there is an "original" answer to compare with.
 // The bands differ because the groups differ: a tau-bench run carries a 1.5K-token policy that is never
-// summarized, KdConv dialogues are all under 900 tokens, and mini-swe-agent runs are mostly over 20K.
+// summarized, KdConv dialogues are all under 900 tokens, and mini-swe-agent runs are mostly over 20K (the few
+// under 10K are taken; their originals are still too long for an 8K model).
 
 /** `kind` "agent": tool-calling runs; "chat": long conversations of plain turns. */
 export const GROUPS = [
-  { name: "tau-bench-airline", file: "tau-bench-airline.jsonl", kind: "agent", lang: "en", minTokens: 5000, maxTokens: 10000 },
-  { name: "mini-swe-agent-tools", file: "mini-swe-agent-tools.jsonl", kind: "agent", lang: "en", minTokens: 5000, maxTokens: 14000 },
+  { name: "tau-bench-airline", file: "tau-bench-airline.jsonl", kind: "agent", lang: "en", minTokens: 4000, maxTokens: 6000 },
+  { name: "mini-swe-agent-tools", file: "mini-swe-agent-tools.jsonl", kind: "agent", lang: "en", minTokens: 5000, maxTokens: 10000 },
   { name: "toolbench", file: "toolbench.jsonl", kind: "agent", lang: "en", minTokens: 1000, maxTokens: 4000 },
-  { name: "swe-agent", file: "swe-agent.jsonl", kind: "agent", lang: "en", minTokens: 2000, maxTokens: 12000 },
-  { name: "medicalgpt-zh", file: "medicalgpt-zh.jsonl", kind: "chat", lang: "zh", minTokens: 2500, maxTokens: 8000 },
+  { name: "swe-agent", file: "swe-agent.jsonl", kind: "agent", lang: "en", minTokens: 1500, maxTokens: 6000 },
+  { name: "medicalgpt-zh", file: "medicalgpt-zh.jsonl", kind: "chat", lang: "zh", minTokens: 1500, maxTokens: 3000 },
   { name: "kdconv-zh", file: "kdconv-zh.jsonl", kind: "chat", lang: "zh", minTokens: 600, maxTokens: 2000 },
   // Optional (--groups ...,jmultiwoz-ja): Japanese travel dialogues, all under 1.1K tokens.
   { name: "jmultiwoz-ja", file: "jmultiwoz-ja.jsonl", kind: "chat", lang: "ja", minTokens: 600, maxTokens: 2000, optional: true },

@@ -138,9 +138,10 @@ const blank = (text, answer) => text.replace(answerPattern(answer), BLANK);
 /**
  * Up to `max` questions `[{ kind, from, message, question, answer }]` from `facts`, deterministic: per kind, the
  * user's and assistant's words first, then facts mentioned in more messages, then those of messages with fewer
- * facts, then earlier ones; kinds taken in turn, at most `PER_MESSAGE` from one message.
+ * facts, then earlier ones; kinds taken in turn, at most `PER_MESSAGE` from one message. `accept(answer)` may pass
+ * over answers for reasons of the caller's.
  */
-export function questionsFor(messages, plan, facts, max = 8) {
+export function questionsFor(messages, plan, facts, max = 8, accept = () => true) {
   const summarized = summarizedIndices(plan);
   const inRange = new Set(summarized);
   const keptText = messages.filter((_, i) => !inRange.has(i)).map(fullText).join("\n");
@@ -153,7 +154,7 @@ export function questionsFor(messages, plan, facts, max = 8) {
     if (!answer) continue;
     const plain = normalize(answer);
     if (plain.replace(/\s/g, "").length < (/^\d+$/.test(plain) ? 2 : 3)) continue;
-    if (matches(keptText, answer)) continue;
+    if (matches(keptText, answer) || !accept(answer)) continue;
     // Where it was said: the fact's own text (an error line, a sentence), else the answer itself.
     const source = sourceOf(messages, fact.message, fact.text, names) ?? sourceOf(messages, fact.message, answer, names);
     if (!source) continue;

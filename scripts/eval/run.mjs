@@ -2,7 +2,7 @@
 // without an LLM judge. See README.md here for the method. Flags:
 //   --base-url URL --model NAME [--api-key KEY] [--context-size N]   use that OpenAI-compatible endpoint
 //                                                                     (default: start scripts/local-model.mjs)
-//   --per-group N (3)  --seed S (1)  --questions N (8)  --groups a,b,...  --quick  --out FILE
+//   --per-group N (2)  --seed S (1)  --questions N (5)  --groups a,b,...  --quick  --out FILE
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -53,9 +53,10 @@ function parseFlags(argv) {
   return {
     baseUrl: flags["base-url"], model: flags.model, apiKey: flags["api-key"], contextSize: number("context-size", undefined),
     quick: Boolean(flags.quick),
-    perGroup: number("per-group", flags.quick ? 1 : 3),
+    // Two per group and five questions each: about half an hour on two CPU cores with the local model.
+    perGroup: number("per-group", flags.quick ? 1 : 2),
     seed: number("seed", 1),
-    questions: number("questions", flags.quick ? 3 : 8),
+    questions: number("questions", flags.quick ? 3 : 5),
     groups: flags.groups ?? (flags.quick ? QUICK_GROUPS : undefined),
     out: resolve(flags.out ?? join(root, "target", "eval", "report.json")),
   };
@@ -101,7 +102,7 @@ async function askAll(conversation, histories, endpoint) {
   const answers = conversation.questions.map(() => ({}));
   const present = conversation.questions.map(() => ({}));
   for (const cond of CONDITIONS) {
-    const text = transcript(histories[cond]);
+    const text = transcript(histories[cond], conversation.messages);
     // Whether the answer is still written in the history at all: what a perfect reader could answer.
     for (const [i, q] of conversation.questions.entries()) present[i][cond] = matches(text, q.answer);
     // Known not to fit: not sent (a slow local model would spend minutes reading it only to refuse). The longest
@@ -126,7 +127,7 @@ async function askAll(conversation, histories, endpoint) {
 
 async function runConversation(conversation, baseEndpoint) {
   // The model's tokens per estimated token on this conversation's own text (its language and kind of content).
-  const probe = askMessages(transcript(conversation.messages), "");
+  const probe = askMessages(transcript(conversation.messages, conversation.messages), "");
   const counted = await countTokens(baseEndpoint, probe);
   const tokenRatio = counted ? Math.min(4, Math.max(0.5, counted / estimate(probe).total)) : DEFAULT_TOKEN_RATIO;
   const endpoint = { ...baseEndpoint, tokenRatio };
@@ -162,23 +163,29 @@ export async function main(argv) {
   console.error(`eval: ${chosen.length} conversations, ${chosen.reduce((n, c) => n + c.questions.length, 0)} questions (seed ${flags.seed})`);
   const endpoint = await openEndpoint(flags);
   const results = [];
+  // Written after every conversation: a long run that is stopped still leaves what it measured.
+  const write = (complete) => {
+    const report = {
+      model: endpoint.model, local: endpoint.local, contextSize: endpoint.contextSize,
+      seed: flags.seed, perGroup: flags.perGroup, questionsPerConversation: flags.questions, quick: flags.quick, complete,
+      runtimeSeconds: Math.round((Date.now() - started) / 1000), skipped, ...summarize(results), conversations: results,
+    };
+    mkdirSync(dirname(flags.out), { recursive: true });
+    writeFileSync(flags.out, `${JSON.stringify(report, null, 2)}\n`);
+    return report;
+  };
   try {
     for (const [i, conversation] of chosen.entries()) {
       const began = Date.now();
       results.push(await runConversation(conversation, endpoint));
+      write(false);
       console.error(`[${i + 1}/${chosen.length}] ${conversation.group} ${conversation.id}: ${conversation.tokens} tokens, ${conversation.questions.length} questions, ${((Date.now() - began) / 1000).toFixed(0)} s`);
     }
   } finally {
     await endpoint.stop();
   }
-  const totals = summarize(results);
-  const report = {
-    model: endpoint.model, local: endpoint.local, contextSize: endpoint.contextSize,
-    seed: flags.seed, perGroup: flags.perGroup, questionsPerConversation: flags.questions, quick: flags.quick,
-    runtimeSeconds: Math.round((Date.now() - started) / 1000), skipped, ...totals, conversations: results,
-  };
-  mkdirSync(dirname(flags.out), { recursive: true });
-  writeFileSync(flags.out, `${JSON.stringify(report, null, 2)}\n`);
+  const report = write(true);
+  const totals = { groups: report.groups, overall: report.overall };
   console.log(`model ${report.model} (context ${report.contextSize}), ${results.length} conversations, ${report.runtimeSeconds} s\n`);
   console.log(table(totals));
   // Where the model's summary did not stand, and why: the table only counts them.

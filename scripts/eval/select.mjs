@@ -4,7 +4,9 @@
 import { estimate, plan_compaction, prune } from "ctxfold";
 import { readCorpus } from "../../pkg-tests/corpus.mjs";
 import { factsOf } from "./facts.mjs";
+import { matches } from "./match.mjs";
 import { questionsFor } from "./questions.mjs";
+import { transcript } from "./transcript.mjs";
 
 /** Fewer questions than this and a conversation is passed over: its summarized part says too little that is checkable. */
 export const MIN_QUESTIONS = 3;
@@ -67,7 +69,10 @@ export function prepare(conversation, group, maxQuestions) {
   const pruned = prune(messages, options).messages;
   const plan = plan_compaction(pruned, options);
   if (!plan.needed || plan.jobs.length === 0) return { skip: "no compaction" };
-  const questions = questionsFor(pruned, plan, factsOf(pruned, plan), maxQuestions);
+  // Only answers the original transcript, as the model is shown it (capped), still holds: the others no history
+  // could answer.
+  const shown = transcript(messages, messages);
+  const questions = questionsFor(pruned, plan, factsOf(pruned, plan), maxQuestions, (answer) => matches(shown, answer));
   if (questions.length < Math.min(MIN_QUESTIONS, maxQuestions)) return { skip: "too few questions" };
   return {
     id: conversation.id, group: group.name, kind: group.kind, lang: conversation.lang ?? group.lang,
