@@ -1,4 +1,4 @@
-// scripts/calibrated-total.mjs writes the package's calibration (src/calibration.rs) again in JavaScript,
+// scripts/calibrated-total.mjs writes the package's calibration (src/counting/calibration.rs) again in JavaScript,
 // for the profile fit, which scores candidate tables before any wasm holds them. Here the two must agree
 // on every request the corpus has a reported count for, with the right profile and a wrong one.
 import assert from "node:assert/strict";

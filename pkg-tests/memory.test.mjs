@@ -8,8 +8,8 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { fixture } from "./fixture.mjs";
 
-const corpus = fileURLToPath(new URL("../../shared/corpus/mini-swe-agent-tools.jsonl", import.meta.url));
-const MAX_GROWTH = 7; // × the input's JSON characters; see MAX_INPUT_CHARS in src/input.rs
+const corpus = fileURLToPath(new URL("./corpus/mini-swe-agent-tools.jsonl.gz", import.meta.url));
+const MAX_GROWTH = 7; // × the input's JSON characters; see MAX_INPUT_CHARS in src/reading/input.rs
 
 test(`memory grows by at most ${MAX_GROWTH}× the input on a 7 MB agent history`, () => {
   const { project } = fixture();

@@ -1,15 +1,15 @@
-// The package's calibrated total (src/calibration.rs), written again in JavaScript for
+// The package's calibrated total (src/counting/calibration.rs), written again in JavaScript for
 // scripts/fit-profiles.mjs, which scores candidate tables (gemini's target, calibrated on the first three
 // reports) before any wasm is built from them. pkg-tests/calibration-mirror.test.mjs checks that it gives
 // what the package gives, request for request: change both together.
 
-// src/calibration.rs's constants.
+// src/counting/calibration.rs's constants.
 const MIN_SCALE_SPAN = 30;
 const DOWN_NOISE = 1.0;
 const SCALE_RANGE = [0.5, 2.0];
 
 /**
- * The package's calibrated total (src/calibration.rs, mirrored): the last report's tokens, plus the
+ * The package's calibrated total (src/counting/calibration.rs, mirrored): the last report's tokens, plus the
  * messages after it times a scale read from the reports. `perMessage` holds the rounded per-message
  * estimates, `overhead` the request's tokens outside them, `reports` `[messageCount, promptTokens]`.
  */

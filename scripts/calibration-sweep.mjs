@@ -1,4 +1,4 @@
-// How src/calibration.rs's constants were chosen: replays the scenarios of pkg-tests/bench/calibration.mjs
+// How src/counting/calibration.rs's constants were chosen: replays the scenarios of pkg-tests/bench/calibration.mjs
 // ("first three": calibrated on a conversation's first three reports, every later request) on the TRAINING
 // conversations only (k % 3 != 2 of each group; the held-out third is never read here) with a JavaScript copy
 // of the rule, for a grid of DOWN_NOISE and MIN_SCALE_SPAN. The copy is checked against the built package
@@ -9,10 +9,10 @@ import { GROUPS, errorStats, exactPoints, pct, readGroup } from "./corpus-texts.
 const { estimate } = await import("../dist/node.mjs");
 const o200k = (await import("gpt-tokenizer/encoding/o200k_base")).countTokens;
 
-/** The shipped constants (src/calibration.rs). */
+/** The shipped constants (src/counting/calibration.rs). */
 const SHIPPED = { downNoise: 1, minSpan: 30 };
 
-/** src/calibration.rs `scale`, in JavaScript: reports are [estimatedPrefix, promptTokens] pairs, oldest first. */
+/** src/counting/calibration.rs `scale`, in JavaScript: reports are [estimatedPrefix, promptTokens] pairs, oldest first. */
 function scale(reports, { downNoise, minSpan }) {
   const correction = (reported, estimated) => {
     if (estimated < minSpan) return null;

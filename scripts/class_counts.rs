@@ -1,6 +1,6 @@
 //! For scripts/fit-profiles.mjs: reads one JSON string per line on stdin and prints the class counts
 //! of each (space-separated, in `Class` order), so the fit uses exactly the scanner that ships.
-use ctxfold::tokens::{Counts, CLASS_NAMES};
+use ctxfold::counting::scanner::{Counts, CLASS_NAMES};
 use std::io::{BufRead, BufWriter, Write};
 
 fn main() {

@@ -1,10 +1,7 @@
 // The corpus as the estimator sees it, for scripts/fit-profiles.mjs and the benchmark: every
 // conversation's messages, the texts ctxfold counts in each (content, name, tool-call names and
-// arguments, exactly the message view of src/format/openai_chat.rs), and the ground-truth count.
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-
-export const CORPUS_DIR = fileURLToPath(new URL("../../shared/corpus/", import.meta.url));
+// arguments, exactly the message view of src/reading/format/openai_chat.rs), and the ground-truth count.
+import { readCorpus } from "../pkg-tests/corpus.mjs";
 
 /** Corpus groups (one per file), in the order reports list them. */
 export const GROUPS = [
@@ -14,7 +11,7 @@ export const GROUPS = [
 
 /** Every conversation of a group: `{ id, messages, labels }`. */
 export function readGroup(group) {
-  return readFileSync(`${CORPUS_DIR}${group}.jsonl`, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
+  return readCorpus(`${group}.jsonl`);
 }
 
 /** The text of a message's content: a string, or its text parts joined by newlines. */
@@ -33,7 +30,7 @@ export function messageTexts(m) {
 }
 
 /**
- * The pieces of one message as the estimator weighs them (src/estimate.rs, `MessageSize`), each rounded up
+ * The pieces of one message as the estimator weighs them (src/counting/estimate.rs, `MessageSize`), each rounded up
  * on its own: the body (content and name; absent from a tool result, and from an assistant message that
  * only calls tools), each tool call (name and arguments), the tool result. `framing(perMessage)` is the
  * piece's fixed cost under a profile with that per-message cost (a name 1, a call 8, as in every profile).

@@ -1,13 +1,22 @@
 //! `cargo run --release --example scan_speed`: the scanner's speed natively, over the texts the
-//! benchmark weighs (every message's content, name, tool-call names and arguments in ../shared/corpus),
+//! benchmark weighs (every message's content, name, tool-call names and arguments in pkg-tests/corpus),
 //! best of several passes. Prints numbers, asserts nothing.
-use ctxfold::tokens::Counts;
+#[path = "../src/tests/corpus_files.rs"]
+mod corpus_files;
+
+use ctxfold::counting::scanner::Counts;
 use serde_json::Value;
 use std::time::Instant;
 
 const FILES: [&str; 8] = [
-    "tau-bench-airline", "mini-swe-agent-tools", "mini-swe-agent-text", "swe-agent", "toolbench", "medicalgpt-zh",
-    "kdconv-zh", "jmultiwoz-ja",
+    "tau-bench-airline",
+    "mini-swe-agent-tools",
+    "mini-swe-agent-text",
+    "swe-agent",
+    "toolbench",
+    "medicalgpt-zh",
+    "kdconv-zh",
+    "jmultiwoz-ja",
 ];
 
 /// The texts of one message, as scripts/corpus-texts.mjs `messageTexts` takes them.
@@ -35,10 +44,9 @@ fn message_texts(m: &Value, out: &mut Vec<String>) {
 }
 
 fn main() {
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
     let mut texts = Vec::new();
     for file in FILES {
-        let body = std::fs::read_to_string(dir.join(format!("{file}.jsonl"))).expect("../shared/corpus beside the repo");
+        let body = corpus_files::corpus_text(file);
         for line in body.lines().filter(|l| !l.trim().is_empty()) {
             let conv: Value = serde_json::from_str(line).expect("one JSON conversation per line");
             conv["messages"].as_array().into_iter().flatten().for_each(|m| message_texts(m, &mut texts));
@@ -49,9 +57,17 @@ fn main() {
     let ascii: usize = texts.iter().map(|t| t.bytes().filter(u8::is_ascii).count()).sum();
     let passes = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(10);
     let mb = bytes as f64 / 1e6;
-    println!("{} texts, {mb:.1} MB ({:.1}% ASCII bytes), best of {passes} passes", texts.len(), 100.0 * ascii as f64 / bytes as f64);
+    println!(
+        "{} texts, {mb:.1} MB ({:.1}% ASCII bytes), best of {passes} passes",
+        texts.len(),
+        100.0 * ascii as f64 / bytes as f64
+    );
     let (ascii_texts, other_texts): (Vec<&String>, Vec<&String>) = texts.iter().partition(|t| t.is_ascii());
-    for (label, set) in [("all texts", texts.iter().collect()), ("ASCII-only texts", ascii_texts), ("texts with non-ASCII", other_texts)] {
+    for (label, set) in [
+        ("all texts", texts.iter().collect()),
+        ("ASCII-only texts", ascii_texts),
+        ("texts with non-ASCII", other_texts),
+    ] {
         let (ms, rate, checksum) = time(&set, passes);
         println!("  {label:<22} Counts::add_text {ms:>7.1} ms per pass, {rate:>5.0} MB/s  (checksum of the counts: {checksum})");
     }

@@ -121,12 +121,18 @@ mod tests {
     #[test]
     fn edits_reach_inside_and_leave_the_rest() {
         let input = vec![json!({ "role": "user", "x": 1, "content": [{ "a": 1 }, { "b": 2, "content": "long" }] })];
-        let slots = [Slot::Patch { index: 0, edits: vec![
-            FieldEdit::set(vec![Key::field("content"), Key::Index(1), Key::field("content")], json!("short")),
-            FieldEdit { path: vec![Key::field("content"), Key::Index(0)], op: Op::Insert(json!({ "new": true })) },
-            FieldEdit { path: vec![Key::field("content"), Key::Index(1)], op: Op::Remove },
-        ] }];
+        let slots = [Slot::Patch {
+            index: 0,
+            edits: vec![
+                FieldEdit::set(vec![Key::field("content"), Key::Index(1), Key::field("content")], json!("short")),
+                FieldEdit { path: vec![Key::field("content"), Key::Index(0)], op: Op::Insert(json!({ "new": true })) },
+                FieldEdit { path: vec![Key::field("content"), Key::Index(1)], op: Op::Remove },
+            ],
+        }];
         let out = materialize(&slots, &input);
-        assert_eq!(out[0], json!({ "role": "user", "x": 1, "content": [{ "new": true }, { "b": 2, "content": "short" }] }));
+        assert_eq!(
+            out[0],
+            json!({ "role": "user", "x": 1, "content": [{ "new": true }, { "b": 2, "content": "short" }] })
+        );
     }
 }

@@ -25,7 +25,9 @@ pub fn chat(turns: usize, words: usize) -> Vec<Value> {
     let mut msgs = vec![json!({ "role": "system", "content": "Be helpful." })];
     for t in 0..turns {
         msgs.push(json!({ "role": "user", "content": format!("Question {t}: {}", "tell me more ".repeat(words / 3)) }));
-        msgs.push(json!({ "role": "assistant", "content": format!("Answer {t}: {}", "here is more ".repeat(words / 3)) }));
+        msgs.push(
+            json!({ "role": "assistant", "content": format!("Answer {t}: {}", "here is more ".repeat(words / 3)) }),
+        );
     }
     msgs
 }

@@ -1,58 +1,32 @@
 //! ctxfold: keeps long LLM conversations inside the model's context window.
 //!
-//! The core modules are pure Rust over `serde_json::Value` and are tested natively; `wasm` is the
-//! thin JavaScript binding and holds no behaviour of its own.
+//! The core is pure Rust over `serde_json::Value`, tested natively; `wasm` is the JavaScript binding,
+//! which converts values and errors and decides nothing. Each folder is one subsystem:
+//!
+//! - `reading`: the request body, the five provider formats, the message view;
+//! - `options`: what the caller asks for, presets included;
+//! - `counting`: the scanner, fitted profiles, images, estimates and calibration;
+//! - `checking`: validate and repair;
+//! - `pruning`: clearing old tool outputs and cutting long arguments;
+//! - `compaction`: plan, prompt, apply, audit, the offline digest and the policy of a run;
+//! - `prompt_cache`: cache costs, breakpoints, the next turn, sessions;
+//! - `json`: JSON text in and out.
+//!
+//! The files beside them are used by every subsystem: errors, edits, ordering and small text helpers.
 
-// Reading what the host passed: the request body, the five formats, the message view, options.
-pub mod error;
-pub mod format;
-pub mod input;
-pub mod message;
+pub mod checking;
+pub mod compaction;
+pub mod counting;
 pub mod options;
-pub mod preset;
+pub mod prompt_cache;
+pub mod pruning;
+pub mod reading;
 
-// Counting: the scanner and its fitted profiles, the estimate and its calibration.
-pub mod calibration;
-pub mod estimate;
-pub mod image;
-pub mod profiles;
-pub mod tokens;
-
-// Checking and fixing a history before it is sent.
-pub mod repair;
-pub mod validate;
-
-// Shortening without an LLM, every turn.
-pub mod arguments;
-pub mod prune;
-
-// Compaction: where to cut, what stays verbatim, the prompt, the summary spliced back, and what a
-// summary lost.
-pub mod apply;
-pub mod audit;
-pub mod compact;
-pub mod digest;
-pub mod facts;
-pub mod fingerprint;
-pub mod pins;
-pub mod plan;
-pub mod prompt;
-pub mod strategy;
-pub mod summarizer;
-pub mod template;
-
-// The provider's prompt cache: what an edit costs, where the markers go, the next turn, a session.
-pub mod breakpoints;
-pub mod cache_cost;
-pub mod session;
-pub mod turn;
-
-// Shared by all: the edits an operation returns, ordering, small text helpers.
 pub mod edit;
+pub mod error;
+pub mod json;
 pub mod order;
 pub mod text;
-pub mod json;
-pub mod to_json;
 
 #[cfg(test)]
 mod fixtures;

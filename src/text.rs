@@ -15,7 +15,8 @@ pub const SUMMARY_ACK: &str = "Understood. I will continue from this summary.";
 /// (`summaryPrefix`, such as 【历史摘要】), and our closing marker after it.
 pub fn opens_summary(text: &str) -> bool {
     let head = &text[..floor_boundary(text, 80)];
-    let opens = text.starts_with(MARKER_OPEN) || head.split_once('\n').is_some_and(|(_, rest)| rest.starts_with(MARKER_OPEN));
+    let opens =
+        text.starts_with(MARKER_OPEN) || head.split_once('\n').is_some_and(|(_, rest)| rest.starts_with(MARKER_OPEN));
     // The whole wrapper, closing tag included: a pasted opening tag alone does not make a summary.
     opens && text.contains(MARKER_CLOSE)
 }
@@ -55,13 +56,13 @@ pub fn defuse_markers(text: &str) -> (String, bool) {
 /// A value as compact JSON text, exactly what its `Display` writes (see `to_json`). Not `Display`
 /// itself, which would compile serde_json's writer (compact and pretty) into the wasm.
 pub fn json_text(v: &serde_json::Value) -> String {
-    crate::to_json::to_text(v)
+    crate::json::to_text(v)
 }
 
 /// `s` in double quotes, escaped as in JSON: how errors quote a name the caller gave. Not `{:?}`,
 /// whose escaping code and Unicode tables would be in the wasm for these messages alone.
 pub fn quoted(s: &str) -> String {
-    crate::to_json::to_text(&s)
+    crate::json::to_text(&s)
 }
 
 /// A number as JavaScript would print it (`5`, `0.25`, `NaN`, `Infinity`). Written without Rust's float
@@ -69,7 +70,13 @@ pub fn quoted(s: &str) -> String {
 pub fn number(n: f64) -> String {
     match n {
         n if n.is_nan() => "NaN".into(),
-        n if n.is_infinite() => if n > 0.0 { "Infinity".into() } else { "-Infinity".into() },
+        n if n.is_infinite() => {
+            if n > 0.0 {
+                "Infinity".into()
+            } else {
+                "-Infinity".into()
+            }
+        }
         n if n.fract() == 0.0 && n.abs() < 1e15 => (n as i64).to_string(),
         n => serde_json::Number::from_f64(n).map(|x| x.to_string()).unwrap_or_default(),
     }
@@ -144,7 +151,10 @@ mod tests {
 
     #[test]
     fn numbers_print_as_in_javascript() {
-        assert_eq!([number(5.0), number(-0.25), number(f64::NAN), number(f64::NEG_INFINITY)], ["5", "-0.25", "NaN", "-Infinity"]);
+        assert_eq!(
+            [number(5.0), number(-0.25), number(f64::NAN), number(f64::NEG_INFINITY)],
+            ["5", "-0.25", "NaN", "-Infinity"]
+        );
         assert_eq!(percent(47.0, 1000.0), "4.7");
     }
 

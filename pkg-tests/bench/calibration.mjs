@@ -1,6 +1,6 @@
 // `npm run bench`: how calibration from reported usage corrects the estimate, through the built package
 // (dist/). Prints numbers; asserts nothing. Each scenario replays conversations of the corpus
-// (../shared/corpus) request by request, with a provider count for each request, and measures the error of
+// (pkg-tests/corpus) request by request, with a provider count for each request, and measures the error of
 // `estimate(messages, { tokenizer, usage })` against that count:
 // - "first three": calibrated on the first three reports of the conversation, every later request (a host
 //   that stops passing reports, or the worst case of a long gap between them);
@@ -10,7 +10,7 @@
 // The provider counts are Gemini's real ones (mini-swe-agent-text labels), or made from exact o200k/cl100k
 // counts (the benchmark's cookbook convention) times a factor, plus tokens the host did not describe: a
 // profile known to be off by that much. Lines are given for the training conversations (k % 3 != 2 of
-// each group, on which src/calibration.rs's constants were chosen) and the held-out third.
+// each group, on which src/counting/calibration.rs's constants were chosen) and the held-out third.
 //
 // CTXFOLD_DIST=/path/to/dist runs another build (for example main's) for a before/after comparison;
 // `--train` prints the training lines only (for choosing constants without looking at the held-out third).

@@ -15,7 +15,7 @@ const SIZES = [100, 1_000, 10_000, 100_000];
  * An agent run of about `count` messages, the shape of src/fixtures.rs's agent_run and the corpus's
  * coding agents: a request, then tool calls (bash, read) with their results, a short report, and a
  * follow-up request now and then. Messages are short so that 100 000 of them stay under the 8 Mi
- * characters of JSON a call accepts (src/input.rs); every size uses the same shape, so times compare.
+ * characters of JSON a call accepts (src/reading/input.rs); every size uses the same shape, so times compare.
  */
 function agentRun(count) {
   const messages = [{ role: "system", content: "You are a coding agent. Work in /repo." }];

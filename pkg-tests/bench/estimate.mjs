@@ -1,5 +1,5 @@
 // `npm run bench`: ctxfold's estimate beside the exact JavaScript tokenizers and the usual heuristics, in
-// one process, on the same corpus (../shared/corpus). Prints numbers; asserts nothing (benchmarks never
+// one process, on the same corpus (pkg-tests/corpus). Prints numbers; asserts nothing (benchmarks never
 // fail on time). Uses the built package (dist/, `npm run build`) through its Node entry, so the JS ⇄ wasm
 // boundary (reading the caller's message arrays) is inside every ctxfold measurement.
 import { cpus } from "node:os";

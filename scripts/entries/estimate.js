@@ -1,9 +1,9 @@
 // `estimate`, shared by every entry (browser, Node ESM, Node CommonJS, workerd). Everything it decides is
-// decided in Rust (src/wasm/estimate.rs, the glue's `__estimate` step); this file keeps the half of the
-// per-message cache that is best kept in JavaScript: which message object is which cache entry. A WeakMap
+// decided in Rust (src/counting/estimate_cache.rs, through the glue's `__estimate` step); this file
+// keeps the half of the per-message cache that is best kept in JavaScript: which message object is which cache entry. A WeakMap
 // (a message the host drops is forgotten with it) looked up in a plain loop here costs a fraction of the
 // same look-ups made from the wasm through wasm-bindgen's imports. The entries themselves (what each
-// message cost, without its text) are in the wasm (src/wasm/estimate/cache.rs).
+// message cost, without its text) are in the wasm (src/counting/estimate_cache.rs).
 // scripts/build.mjs ships this file as dist/estimate.js and, for `require`, inlines it into the CommonJS
 // entry (dropping the `export` keyword below), so it must keep to one exported function and no imports.
 

@@ -1,4 +1,4 @@
-//! How much of what matters the offline digest keeps, on every conversation of ../shared/corpus that
+//! How much of what matters the offline digest keeps, on every conversation of the corpus that
 //! is long enough to compact: the audit's facts (paths, identifiers, URLs, numbers, error lines, the
 //! user's constraint sentences) of the summarized range, and the share the digest still states.
 //! Prints the share per corpus file and per kind (`cargo test --test audit -- --nocapture`).
@@ -6,21 +6,27 @@
 mod corpus_files;
 
 use corpus_files::corpus;
-use ctxfold::apply::{offline_summaries, PlanRef};
-use ctxfold::audit::{check, Kind};
-use ctxfold::estimate::estimate;
-use ctxfold::format;
-use ctxfold::input::Input;
+use ctxfold::compaction::apply::offline_summaries;
+use ctxfold::compaction::audit::{check, Kind};
+use ctxfold::compaction::plan::plan_compaction;
+use ctxfold::compaction::types::{summarized_indices, PlanRef};
+use ctxfold::counting::estimate::estimate;
 use ctxfold::options::Options;
-use ctxfold::plan::{plan_compaction, summarized_indices};
+use ctxfold::reading::format;
+use ctxfold::reading::input::Input;
 use serde_json::json;
 use std::collections::BTreeMap;
 
 const FILES: &[&str] = &[
-    "tau-bench-airline.jsonl", "mini-swe-agent-text.jsonl", "mini-swe-agent-tools.jsonl", "swe-agent.jsonl", "toolbench.jsonl",
-    "medicalgpt-zh.jsonl", "kdconv-zh.jsonl", "jmultiwoz-ja.jsonl",
+    "tau-bench-airline.jsonl",
+    "mini-swe-agent-text.jsonl",
+    "mini-swe-agent-tools.jsonl",
+    "swe-agent.jsonl",
+    "toolbench.jsonl",
+    "medicalgpt-zh.jsonl",
+    "kdconv-zh.jsonl",
+    "jmultiwoz-ja.jsonl",
 ];
-
 
 /// Kept and checked facts, per kind.
 #[derive(Default)]
@@ -48,7 +54,13 @@ const KINDS: [Kind; 6] = [Kind::Constraint, Kind::Error, Kind::Number, Kind::Url
 #[test]
 fn the_offline_digest_keeps_most_facts_of_the_corpus() {
     let mut all = Tally::default();
-    println!("{:<28}{:>7} {:>16}{}", "file", "convs", "all facts", KINDS.iter().map(|k| format!("{:>16}", format!("{k:?}").to_lowercase())).collect::<String>());
+    println!(
+        "{:<28}{:>7} {:>16}{}",
+        "file",
+        "convs",
+        "all facts",
+        KINDS.iter().map(|k| format!("{:>16}", format!("{k:?}").to_lowercase())).collect::<String>()
+    );
     for file in FILES {
         let mut tally = Tally::default();
         let mut compacted = 0;
@@ -63,7 +75,8 @@ fn the_offline_digest_keeps_most_facts_of_the_corpus() {
             compacted += 1;
             let digests = offline_summaries(&input, &plan).unwrap();
             let plan = PlanRef::from_json(&plan).unwrap();
-            let summaries: Vec<String> = plan.jobs.iter().map(|j| digests[&j.id].as_str().unwrap().to_string()).collect();
+            let summaries: Vec<String> =
+                plan.jobs.iter().map(|j| digests[&j.id].as_str().unwrap().to_string()).collect();
             let conv = format::read(&input, Some(plan.format)).unwrap();
             let summarized = summarized_indices(&plan.summarize, &plan.pinned);
             for (fact, kept) in check(&conv, &plan.jobs, &summarized, &summaries).facts {
@@ -85,6 +98,10 @@ fn the_offline_digest_keeps_most_facts_of_the_corpus() {
     // full of dates and amounts, and the digest cannot hold them all.
     assert!(all.share(None).1 > 10_000, "the corpus has facts to check");
     assert!(share(None) >= 0.8, "the digest keeps most facts: {}", all.cell(None));
-    assert!(share(Some(Kind::Constraint)) >= 0.85, "the digest keeps the user's constraints: {}", all.cell(Some(Kind::Constraint)));
+    assert!(
+        share(Some(Kind::Constraint)) >= 0.85,
+        "the digest keeps the user's constraints: {}",
+        all.cell(Some(Kind::Constraint))
+    );
     assert!(share(Some(Kind::Error)) >= 0.9, "the digest keeps the error lines: {}", all.cell(Some(Kind::Error)));
 }

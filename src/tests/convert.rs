@@ -35,7 +35,9 @@ fn compact_arguments(messages: &[Value]) -> Vec<Value> {
     for m in &mut out {
         for call in m.get_mut("tool_calls").and_then(Value::as_array_mut).into_iter().flatten() {
             let args = &mut call["function"]["arguments"];
-            if let Some(parsed) = args.as_str().and_then(|a| serde_json::from_str::<Value>(a).ok()).filter(Value::is_object) {
+            if let Some(parsed) =
+                args.as_str().and_then(|a| serde_json::from_str::<Value>(a).ok()).filter(Value::is_object)
+            {
                 *args = Value::String(parsed.to_string());
             }
         }
@@ -52,11 +54,23 @@ fn text(m: &Value) -> String {
 }
 
 fn calls(m: &Value) -> Vec<(String, String, Value)> {
-    m["tool_calls"].as_array().into_iter().flatten().map(|c| {
-        let args = c["function"]["arguments"].as_str().unwrap_or("{}");
-        let parsed = serde_json::from_str::<Value>(args).ok().filter(Value::is_object).unwrap_or_else(|| json!({ "input": args }));
-        (c["id"].as_str().unwrap_or("").to_string(), c["function"]["name"].as_str().unwrap_or("").to_string(), parsed)
-    }).collect()
+    m["tool_calls"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            let args = c["function"]["arguments"].as_str().unwrap_or("{}");
+            let parsed = serde_json::from_str::<Value>(args)
+                .ok()
+                .filter(Value::is_object)
+                .unwrap_or_else(|| json!({ "input": args }));
+            (
+                c["id"].as_str().unwrap_or("").to_string(),
+                c["function"]["name"].as_str().unwrap_or("").to_string(),
+                parsed,
+            )
+        })
+        .collect()
 }
 
 fn system_text(messages: &[Value]) -> String {
@@ -84,8 +98,17 @@ fn anthropic(messages: &[Value]) -> Converted {
     for (i, m) in messages.iter().enumerate() {
         let t = text(m);
         match m["role"].as_str().unwrap_or("") {
-            "user" => push_turn(&mut out, &mut origin, "user", "content", vec![json!({ "type": "text", "text": t })], i),
-            "tool" => push_turn(&mut out, &mut origin, "user", "content", vec![json!({ "type": "tool_result", "tool_use_id": m["tool_call_id"], "content": t })], i),
+            "user" => {
+                push_turn(&mut out, &mut origin, "user", "content", vec![json!({ "type": "text", "text": t })], i)
+            }
+            "tool" => push_turn(
+                &mut out,
+                &mut origin,
+                "user",
+                "content",
+                vec![json!({ "type": "tool_result", "tool_use_id": m["tool_call_id"], "content": t })],
+                i,
+            ),
             "assistant" => {
                 let mut blocks = Vec::new();
                 if !t.is_empty() {
@@ -99,12 +122,21 @@ fn anthropic(messages: &[Value]) -> Converted {
             _ => {}
         }
     }
-    Converted { input: json!({ "model": "claude-sonnet-4-5", "max_tokens": 1024, "system": system_text(messages), "messages": out }), origin }
+    Converted {
+        input: json!({ "model": "claude-sonnet-4-5", "max_tokens": 1024, "system": system_text(messages), "messages": out }),
+        origin,
+    }
 }
 
 /// The name of the latest call before message `i` with this id (ids are reused once answered).
 fn name_of(messages: &[Value], i: usize, id: &Value) -> String {
-    messages[..i].iter().rev().flat_map(calls).find(|c| Some(c.0.as_str()) == id.as_str()).map(|c| c.1).unwrap_or_default()
+    messages[..i]
+        .iter()
+        .rev()
+        .flat_map(calls)
+        .find(|c| Some(c.0.as_str()) == id.as_str())
+        .map(|c| c.1)
+        .unwrap_or_default()
 }
 
 fn gemini(messages: &[Value]) -> Converted {
@@ -114,7 +146,16 @@ fn gemini(messages: &[Value]) -> Converted {
         match m["role"].as_str().unwrap_or("") {
             "user" => push_turn(&mut out, &mut origin, "user", "parts", vec![json!({ "text": t })], i),
             // Without ids, as older Gemini histories are: responses pair with calls by name and order.
-            "tool" => push_turn(&mut out, &mut origin, "user", "parts", vec![json!({ "functionResponse": { "name": name_of(messages, i, &m["tool_call_id"]), "response": { "output": t } } })], i),
+            "tool" => push_turn(
+                &mut out,
+                &mut origin,
+                "user",
+                "parts",
+                vec![
+                    json!({ "functionResponse": { "name": name_of(messages, i, &m["tool_call_id"]), "response": { "output": t } } }),
+                ],
+                i,
+            ),
             "assistant" => {
                 let mut parts = Vec::new();
                 if !t.is_empty() {
@@ -128,7 +169,10 @@ fn gemini(messages: &[Value]) -> Converted {
             _ => {}
         }
     }
-    Converted { input: json!({ "systemInstruction": { "parts": [{ "text": system_text(messages) }] }, "contents": out }), origin }
+    Converted {
+        input: json!({ "systemInstruction": { "parts": [{ "text": system_text(messages) }] }, "contents": out }),
+        origin,
+    }
 }
 
 fn responses(messages: &[Value]) -> Converted {
@@ -140,14 +184,20 @@ fn responses(messages: &[Value]) -> Converted {
             origin.push(i);
         };
         match m["role"].as_str().unwrap_or("") {
-            "user" => push(json!({ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": t }] })),
+            "user" => {
+                push(json!({ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": t }] }))
+            }
             "tool" => push(json!({ "type": "function_call_output", "call_id": m["tool_call_id"], "output": t })),
             "assistant" => {
                 if !t.is_empty() {
-                    push(json!({ "type": "message", "role": "assistant", "content": [{ "type": "output_text", "text": t }] }));
+                    push(
+                        json!({ "type": "message", "role": "assistant", "content": [{ "type": "output_text", "text": t }] }),
+                    );
                 }
                 for c in m["tool_calls"].as_array().into_iter().flatten() {
-                    push(json!({ "type": "function_call", "call_id": c["id"], "name": c["function"]["name"], "arguments": c["function"]["arguments"] }));
+                    push(
+                        json!({ "type": "function_call", "call_id": c["id"], "name": c["function"]["name"], "arguments": c["function"]["arguments"] }),
+                    );
                 }
             }
             _ => {}
@@ -169,9 +219,16 @@ fn ai_sdk(messages: &[Value]) -> Converted {
                 out.push(json!({ "role": "user", "content": t }));
                 origin.push(i);
             }
-            "tool" => push_turn(&mut out, &mut origin, "tool", "content", vec![json!({
-                "type": "tool-result", "toolCallId": m["tool_call_id"], "toolName": name_of(messages, i, &m["tool_call_id"]), "output": { "type": "text", "value": t }
-            })], i),
+            "tool" => push_turn(
+                &mut out,
+                &mut origin,
+                "tool",
+                "content",
+                vec![json!({
+                    "type": "tool-result", "toolCallId": m["tool_call_id"], "toolName": name_of(messages, i, &m["tool_call_id"]), "output": { "type": "text", "value": t }
+                })],
+                i,
+            ),
             "assistant" => {
                 let mut parts = Vec::new();
                 if !t.is_empty() {

@@ -1,4 +1,4 @@
-//! Every operation on every conversation of ../shared/corpus, in every format: the outputs stay valid
+//! Every operation on every conversation of the corpus (pkg-tests/corpus), in every format: the outputs stay valid
 //! for the provider, system prompts are untouched, unchanged messages are kept, tokens go down, and
 //! the plan cuts the same conversation at the same place whatever its format.
 
@@ -7,20 +7,21 @@ mod corpus_files;
 
 use convert::{convert, FORMATS};
 use corpus_files::corpus;
-use ctxfold::apply::{apply_summary, offline_summaries};
+use ctxfold::checking::validate::problems;
+use ctxfold::compaction::apply::{apply_summary, offline_summaries};
+use ctxfold::compaction::plan::plan_compaction;
+use ctxfold::counting::estimate::estimate;
 use ctxfold::edit::{materialize, Slot};
-use ctxfold::estimate::estimate;
-use ctxfold::format::{self, Format};
-use ctxfold::input::Input;
 use ctxfold::options::Options;
-use ctxfold::plan::plan_compaction;
-use ctxfold::prune::prune;
-use ctxfold::validate::problems;
+use ctxfold::pruning::prune::prune;
+use ctxfold::reading::format::{self, Format};
+use ctxfold::reading::input::Input;
 use serde_json::{json, Value};
 
-const TOOL_FILES: &[&str] = &["tau-bench-airline.jsonl", "mini-swe-agent-tools.jsonl", "swe-agent.jsonl", "toolbench.jsonl"];
-const CHAT_FILES: &[&str] = &["mini-swe-agent-text.jsonl", "medicalgpt-zh.jsonl", "kdconv-zh.jsonl", "jmultiwoz-ja.jsonl"];
-
+const TOOL_FILES: &[&str] =
+    &["tau-bench-airline.jsonl", "mini-swe-agent-tools.jsonl", "swe-agent.jsonl", "toolbench.jsonl"];
+const CHAT_FILES: &[&str] =
+    &["mini-swe-agent-text.jsonl", "medicalgpt-zh.jsonl", "kdconv-zh.jsonl", "jmultiwoz-ja.jsonl"];
 
 fn has_tool_calls(msgs: &[Value]) -> bool {
     msgs.iter().any(|m| m.get("tool_calls").is_some_and(|c| c.as_array().is_some_and(|a| !a.is_empty())))
@@ -54,7 +55,13 @@ fn every_tool_conversation_in_every_format() {
             conversations += 1;
             let chat = Input::items(&msgs);
             let est = estimate(&chat, &Options::default()).unwrap();
-            let system: u64 = est.per_message.iter().zip(&msgs).filter(|(_, m)| m["role"] == "system").map(|(&t, _)| u64::from(t)).sum();
+            let system: u64 = est
+                .per_message
+                .iter()
+                .zip(&msgs)
+                .filter(|(_, m)| m["role"] == "system")
+                .map(|(&t, _)| u64::from(t))
+                .sum();
             // Compact now, keeping a quarter of what is not the system prompt: the same budget in every format.
             let plan_options = options(json!({ "force": true, "keepRecentTokens": (est.total - system) / 4 }));
             let mut cut_in_chat = None;
@@ -106,7 +113,8 @@ fn every_chat_conversation_plans_and_applies() {
         for (id, msgs) in corpus(file) {
             let input = Input::items(&msgs);
             let total = estimate(&input, &Options::default()).unwrap().total;
-            let plan = plan_compaction(&input, &options(json!({ "force": true, "keepRecentTokens": total / 4 }))).unwrap();
+            let plan =
+                plan_compaction(&input, &options(json!({ "force": true, "keepRecentTokens": total / 4 }))).unwrap();
             if plan.jobs.is_empty() {
                 continue;
             }

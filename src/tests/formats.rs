@@ -2,15 +2,15 @@
 //! (pkg-tests/formats/): detection, validation, prune in the format's own shape, compaction that
 //! respects alternation, thinking and signatures untouched, and validate/repair on broken copies.
 
-use ctxfold::apply::{apply_summary, offline_summaries};
+use ctxfold::checking::repair::repair;
+use ctxfold::checking::validate::validate;
+use ctxfold::compaction::apply::{apply_summary, offline_summaries};
+use ctxfold::compaction::plan::plan_compaction;
+use ctxfold::counting::estimate::estimate;
 use ctxfold::edit::{materialize, Slot};
-use ctxfold::estimate::estimate;
-use ctxfold::input::Input;
 use ctxfold::options::{Options, DEFAULT_PLACEHOLDER};
-use ctxfold::plan::plan_compaction;
-use ctxfold::prune::prune;
-use ctxfold::repair::repair;
-use ctxfold::validate::validate;
+use ctxfold::pruning::prune::prune;
+use ctxfold::reading::input::Input;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
@@ -38,7 +38,12 @@ fn output(input_value: &Value, slots: &[Slot]) -> Value {
 }
 
 fn problems(v: &Value) -> Vec<String> {
-    validate(&Input::read(v).unwrap(), &Options::default()).unwrap().problems.into_iter().map(|p| format!("{} {}", p.kind, p.path)).collect()
+    validate(&Input::read(v).unwrap(), &Options::default())
+        .unwrap()
+        .problems
+        .into_iter()
+        .map(|p| format!("{} {}", p.kind, p.path))
+        .collect()
 }
 
 const ALL: [&str; 5] = ["openai-chat", "anthropic", "gemini", "openai-responses", "ai-sdk"];
@@ -52,8 +57,12 @@ fn each_example_is_detected_valid_and_counted() {
         assert_eq!(e.format, name);
         assert_eq!(problems(&v), Vec::<String>::new(), "{name}");
         assert!(e.per_message.iter().all(|&t| t > 0));
-        let bare = estimate(&ctxfold::input::Input::items(input.items), &Options::default()).unwrap();
-        assert_eq!(e.request_overhead > bare.request_overhead, input.system.is_some(), "{name}: a body's system prompt is counted");
+        let bare = estimate(&ctxfold::reading::input::Input::items(input.items), &Options::default()).unwrap();
+        assert_eq!(
+            e.request_overhead > bare.request_overhead,
+            input.system.is_some(),
+            "{name}: a body's system prompt is counted"
+        );
     }
 }
 
@@ -68,7 +77,10 @@ fn cleared_output(name: &str, out: &Value) -> Vec<Value> {
     match name {
         "openai-chat" => vec![items[3]["content"].clone(), items[4]["content"].clone()],
         "anthropic" => vec![items[2]["content"][0]["content"].clone(), items[2]["content"][1]["content"].clone()],
-        "gemini" => vec![items[2]["parts"][0]["functionResponse"]["response"].clone(), items[2]["parts"][1]["functionResponse"]["response"].clone()],
+        "gemini" => vec![
+            items[2]["parts"][0]["functionResponse"]["response"].clone(),
+            items[2]["parts"][1]["functionResponse"]["response"].clone(),
+        ],
         "openai-responses" => vec![items[4]["output"].clone(), items[5]["output"].clone()],
         "ai-sdk" => vec![items[3]["content"][0]["output"].clone(), items[3]["content"][1]["output"].clone()],
         _ => unreachable!(),
@@ -93,13 +105,33 @@ fn prune_writes_each_format_s_own_shape_and_nothing_else() {
         // Everything but the outputs is as it was: ids, error flags, cache_control, signatures.
         let mut restored = out.clone();
         let original = cleared_output(name, &v);
-        let items = match name { "anthropic" => &mut restored["messages"], "gemini" => &mut restored["contents"], "openai-responses" => &mut restored["input"], _ => &mut restored };
+        let items = match name {
+            "anthropic" => &mut restored["messages"],
+            "gemini" => &mut restored["contents"],
+            "openai-responses" => &mut restored["input"],
+            _ => &mut restored,
+        };
         match name {
-            "openai-chat" => { items[3]["content"] = original[0].clone(); items[4]["content"] = original[1].clone(); }
-            "anthropic" => { items[2]["content"][0]["content"] = original[0].clone(); items[2]["content"][1]["content"] = original[1].clone(); }
-            "gemini" => { items[2]["parts"][0]["functionResponse"]["response"] = original[0].clone(); items[2]["parts"][1]["functionResponse"]["response"] = original[1].clone(); }
-            "openai-responses" => { items[4]["output"] = original[0].clone(); items[5]["output"] = original[1].clone(); }
-            _ => { items[3]["content"][0]["output"] = original[0].clone(); items[3]["content"][1]["output"] = original[1].clone(); }
+            "openai-chat" => {
+                items[3]["content"] = original[0].clone();
+                items[4]["content"] = original[1].clone();
+            }
+            "anthropic" => {
+                items[2]["content"][0]["content"] = original[0].clone();
+                items[2]["content"][1]["content"] = original[1].clone();
+            }
+            "gemini" => {
+                items[2]["parts"][0]["functionResponse"]["response"] = original[0].clone();
+                items[2]["parts"][1]["functionResponse"]["response"] = original[1].clone();
+            }
+            "openai-responses" => {
+                items[4]["output"] = original[0].clone();
+                items[5]["output"] = original[1].clone();
+            }
+            _ => {
+                items[3]["content"][0]["output"] = original[0].clone();
+                items[3]["content"][1]["output"] = original[1].clone();
+            }
         }
         assert_eq!(restored, v, "{name}: prune changed something besides the outputs");
         let again = prune(&Input::read(&out).unwrap(), &opts).unwrap();
@@ -112,7 +144,10 @@ fn compaction_keeps_alternation_and_signed_blocks() {
     for name in ALL {
         let v = fixture(name);
         let input = Input::read(&v).unwrap();
-        let plan = serde_json::to_value(plan_compaction(&input, &options(json!({ "force": true, "keepRecentTurns": 1 }))).unwrap()).unwrap();
+        let plan = serde_json::to_value(
+            plan_compaction(&input, &options(json!({ "force": true, "keepRecentTurns": 1 }))).unwrap(),
+        )
+        .unwrap();
         assert_eq!(plan["needed"], true, "{name}");
         let summary = Value::Object(offline_summaries(&input, &plan).unwrap());
         let applied = apply_summary(&input, &plan, &summary).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -140,7 +175,11 @@ fn thinking_blocks_that_stay_are_never_edited() {
     *question = format!("{} {}", question.as_str().unwrap(), "Some background on the trip. ".repeat(100)).into();
     let input = Input::read(&v).unwrap();
     // Summarize only the first user turn: the assistant turn with the signed thinking block stays.
-    let plan = serde_json::to_value(plan_compaction(&input, &options(json!({ "force": true, "keepRecentTokens": 100000, "keepRecentTurns": 0 }))).unwrap()).unwrap();
+    let plan = serde_json::to_value(
+        plan_compaction(&input, &options(json!({ "force": true, "keepRecentTokens": 100000, "keepRecentTurns": 0 })))
+            .unwrap(),
+    )
+    .unwrap();
     assert_eq!(plan["summarize"], json!([{ "start": 0, "end": 1 }]));
     let summary = Value::Object(offline_summaries(&input, &plan).unwrap());
     let applied = apply_summary(&input, &plan, &summary).unwrap();
@@ -155,11 +194,14 @@ fn validate_finds_and_repair_fixes_missing_and_orphan_results() {
     let mut v = fixture("anthropic");
     v["messages"][2]["content"].as_array_mut().unwrap().remove(1);
     v["messages"][2]["content"][0]["tool_use_id"] = json!("toolu_nope");
-    assert_eq!(problems(&v), [
-        "missing_result messages[1].content[2].id",
-        "missing_result messages[1].content[3].id",
-        "orphan_result messages[2].content[0].tool_use_id",
-    ]);
+    assert_eq!(
+        problems(&v),
+        [
+            "missing_result messages[1].content[2].id",
+            "missing_result messages[1].content[3].id",
+            "orphan_result messages[2].content[0].tool_use_id",
+        ]
+    );
     let r = repair(&Input::read(&v).unwrap(), &Options::default()).unwrap();
     assert_eq!(r.report.repairs.len(), 3);
     assert!(r.report.remaining.is_empty(), "{:?}", r.report.remaining);
@@ -217,7 +259,8 @@ fn ai_sdk_ui_messages_are_told_apart_from_gemini_and_explained() {
     assert_eq!(e.path, "messages[0].content");
     assert!(e.message.contains("convertToModelMessages"), "{}", e.message);
     // Gemini contents keep reading as Gemini.
-    let gemini = json!([{ "role": "user", "parts": [{ "text": "hi" }] }, { "role": "model", "parts": [{ "text": "hello" }] }]);
+    let gemini =
+        json!([{ "role": "user", "parts": [{ "text": "hi" }] }, { "role": "model", "parts": [{ "text": "hello" }] }]);
     assert_eq!(estimate(&Input::read(&gemini).unwrap(), &Options::default()).unwrap().format, "gemini");
 }
 

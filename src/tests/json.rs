@@ -1,13 +1,14 @@
 //! `ctxfold::json::parse` against `serde_json::from_str::<Value>`, which it replaces in the wasm: the
 //! same value (written out, so `-0.0` and `0.0` differ) or the same error message, with its position,
 //! for every line of the corpus, every message and tool-call argument in it, hand-picked edge cases
-//! and mangled JSON. And `ctxfold::to_json`'s `Value` writer against `serde_json::to_string`, on the
+//! and mangled JSON. And `ctxfold::json`'s `Value` writer against `serde_json::to_string`, on the
 //! corpus's messages and on generated values.
 
-use ctxfold::{json, to_json};
+mod corpus_files;
+
+use ctxfold::json;
 use proptest::prelude::*;
 use serde_json::Value;
-use std::path::PathBuf;
 
 /// What a reader made of `text`: the value written compactly, or the error message.
 fn outcome<E: ToString>(result: Result<Value, E>) -> Result<String, String> {
@@ -22,14 +23,9 @@ fn assert_same(text: &str) {
 
 #[test]
 fn same_as_serde_json_on_the_corpus() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
     let mut texts = 0;
-    for entry in std::fs::read_dir(&dir).expect("the corpus beside the repo") {
-        let path = entry.unwrap().path();
-        if path.extension().is_none_or(|e| e != "jsonl") {
-            continue;
-        }
-        for line in std::fs::read_to_string(&path).unwrap().lines() {
+    for name in corpus_files::corpus_names() {
+        for line in corpus_files::corpus_text(&name).lines() {
             assert_same(line);
             texts += 1;
             let conversation: Value = serde_json::from_str(line).unwrap();
@@ -37,7 +33,11 @@ fn same_as_serde_json_on_the_corpus() {
                 // Each message as the package reads it (JSON.stringify's compact text), and every
                 // string in it that may itself be JSON (tool-call arguments, tool output).
                 assert_same(&serde_json::to_string(message).unwrap());
-                assert_eq!(to_json::to_text(message), serde_json::to_string(message).unwrap(), "written as serde_json writes it");
+                assert_eq!(
+                    json::to_text(message),
+                    serde_json::to_string(message).unwrap(),
+                    "written as serde_json writes it"
+                );
                 let mut stack = vec![message];
                 while let Some(v) = stack.pop() {
                     match v {
@@ -60,28 +60,138 @@ fn same_as_serde_json_on_edge_cases() {
     let deep_objects = |n: usize| format!("{}1{}", "{\"a\":".repeat(n), "}".repeat(n));
     let cases = [
         // Numbers: integers at and past u64/i64, `-0`, fractions and exponents at f64's limits.
-        "0", "-0", "-0.0", "1", "-1", "18446744073709551615", "18446744073709551616", "-9223372036854775808",
-        "-9223372036854775809", "123456789012345678901234567890", "1234567890123456789012.5e-3", "0.1", "0.30000000000000004",
-        "1e308", "1e309", "-1e309", "1.7976931348623157e308", "1.8e308", "1e-308", "5e-324", "2e-324", "1e-400", "-1e-400",
-        "0e999999999999", "1e999999999999", "1e-999999999999", "-1e+2", "1E2", "1.5E-2", "184467440737095516151.5",
-        "0.18446744073709551615123", "12345678901234567890.12345678901234567890e10",
-        &format!("1{}", "0".repeat(400)), &format!("0.{}1", "0".repeat(400)), &format!("1{}e-380", "0".repeat(400)),
+        "0",
+        "-0",
+        "-0.0",
+        "1",
+        "-1",
+        "18446744073709551615",
+        "18446744073709551616",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "123456789012345678901234567890",
+        "1234567890123456789012.5e-3",
+        "0.1",
+        "0.30000000000000004",
+        "1e308",
+        "1e309",
+        "-1e309",
+        "1.7976931348623157e308",
+        "1.8e308",
+        "1e-308",
+        "5e-324",
+        "2e-324",
+        "1e-400",
+        "-1e-400",
+        "0e999999999999",
+        "1e999999999999",
+        "1e-999999999999",
+        "-1e+2",
+        "1E2",
+        "1.5E-2",
+        "184467440737095516151.5",
+        "0.18446744073709551615123",
+        "12345678901234567890.12345678901234567890e10",
+        &format!("1{}", "0".repeat(400)),
+        &format!("0.{}1", "0".repeat(400)),
+        &format!("1{}e-380", "0".repeat(400)),
         // Malformed numbers.
-        "01", "-", "-a", "1.", "1.e5", ".5", "1e", "1e+", "1ea", "+1", "1.5.5", "--1", "0x10", "1 2", "[1.]", "[-]", "[1e]",
+        "01",
+        "-",
+        "-a",
+        "1.",
+        "1.e5",
+        ".5",
+        "1e",
+        "1e+",
+        "1ea",
+        "+1",
+        "1.5.5",
+        "--1",
+        "0x10",
+        "1 2",
+        "[1.]",
+        "[-]",
+        "[1e]",
         // Words.
-        "null", "true", "false", "nul", "tru", "fals", "nulx", "truth", "n", "NaN", "Infinity",
+        "null",
+        "true",
+        "false",
+        "nul",
+        "tru",
+        "fals",
+        "nulx",
+        "truth",
+        "n",
+        "NaN",
+        "Infinity",
         // Strings and escapes.
-        r#""""#, r#""a""#, r#""\"\\\/\b\f\n\r\t""#, r#""\u0041\u00e9\u4e2d""#, r#""\ud83d\ude00""#, r#""\uD83D\uDE00""#,
-        r#""\ud800""#, r#""\ud800x""#, r#""\ud800\n""#, r#""\ud800\u0041""#, r#""\udc00""#, r#""\ud800\ud800""#, r#""\u12""#,
-        r#""\u12g4""#, r#""\x""#, r#""\"#, r#""abc"#, "\"a\u{1}b\"", "\"tab\there\"", "\"é中😀\"", r#""\u0000""#,
-        "\"0123456789abcdef\\n0123456789abcdef\\\"x\"", "\"long plain text with no escapes at all, more than eight bytes\"",
+        r#""""#,
+        r#""a""#,
+        r#""\"\\\/\b\f\n\r\t""#,
+        r#""\u0041\u00e9\u4e2d""#,
+        r#""\ud83d\ude00""#,
+        r#""\uD83D\uDE00""#,
+        r#""\ud800""#,
+        r#""\ud800x""#,
+        r#""\ud800\n""#,
+        r#""\ud800\u0041""#,
+        r#""\udc00""#,
+        r#""\ud800\ud800""#,
+        r#""\u12""#,
+        r#""\u12g4""#,
+        r#""\x""#,
+        r#""\"#,
+        r#""abc"#,
+        "\"a\u{1}b\"",
+        "\"tab\there\"",
+        "\"é中😀\"",
+        r#""\u0000""#,
+        "\"0123456789abcdef\\n0123456789abcdef\\\"x\"",
+        "\"long plain text with no escapes at all, more than eight bytes\"",
         // Containers.
-        "[]", "{}", "[1,2,3]", "[1,]", "[,1]", "[1 2]", "[", "[1", "[1,", "{\"a\":1,}", "{,}", "{\"a\"}", "{\"a\" 1}", "{\"a\":}",
-        "{1:2}", "{\"a\":1 \"b\":2}", "{\"a\":1,\"a\":2}", "{\"b\":1,\"a\":2}", "{", "{\"a\"", "{\"a\":", "{\"a\":1", "{\"a\":1,",
-        "[1]]", "{}}", " [ 1 , { \"k\" : [ ] } ] ", "\n\n  [1,\n  x]", "\r\n{\"a\":\n\n!}",
+        "[]",
+        "{}",
+        "[1,2,3]",
+        "[1,]",
+        "[,1]",
+        "[1 2]",
+        "[",
+        "[1",
+        "[1,",
+        "{\"a\":1,}",
+        "{,}",
+        "{\"a\"}",
+        "{\"a\" 1}",
+        "{\"a\":}",
+        "{1:2}",
+        "{\"a\":1 \"b\":2}",
+        "{\"a\":1,\"a\":2}",
+        "{\"b\":1,\"a\":2}",
+        "{",
+        "{\"a\"",
+        "{\"a\":",
+        "{\"a\":1",
+        "{\"a\":1,",
+        "[1]]",
+        "{}}",
+        " [ 1 , { \"k\" : [ ] } ] ",
+        "\n\n  [1,\n  x]",
+        "\r\n{\"a\":\n\n!}",
         // Whitespace and ends.
-        "", " ", "\n", "  1  ", "1 x", "[] []", "\u{feff}1",
-        &deep(127), &deep(128), &deep(500), &deep_objects(127), &deep_objects(128), &format!("[{}]", deep(127)),
+        "",
+        " ",
+        "\n",
+        "  1  ",
+        "1 x",
+        "[] []",
+        "\u{feff}1",
+        &deep(127),
+        &deep(128),
+        &deep(500),
+        &deep_objects(127),
+        &deep_objects(128),
+        &format!("[{}]", deep(127)),
     ];
     for text in cases {
         assert_same(text);
@@ -91,10 +201,40 @@ fn same_as_serde_json_on_edge_cases() {
 /// JSON-ish text from pieces that exercise every branch, mangled by dropping or inserting bytes.
 fn mangled() -> impl Strategy<Value = String> {
     let piece = prop_oneof![
-        Just("["), Just("]"), Just("{"), Just("}"), Just(","), Just(":"), Just(" "), Just("\n"), Just("\""), Just("\\"),
-        Just("\"k\":"), Just("\"text\""), Just("\\u"), Just("d83d"), Just("\\ude00"), Just("00e9"), Just("-"), Just("0"),
-        Just("1"), Just("9"), Just("."), Just("e"), Just("E+"), Just("-5"), Just("1844674407370955161"), Just("99999"),
-        Just("null"), Just("tru"), Just("e"), Just("\u{1}"), Just("é"), Just("中"), Just("\\n"), Just("x"),
+        Just("["),
+        Just("]"),
+        Just("{"),
+        Just("}"),
+        Just(","),
+        Just(":"),
+        Just(" "),
+        Just("\n"),
+        Just("\""),
+        Just("\\"),
+        Just("\"k\":"),
+        Just("\"text\""),
+        Just("\\u"),
+        Just("d83d"),
+        Just("\\ude00"),
+        Just("00e9"),
+        Just("-"),
+        Just("0"),
+        Just("1"),
+        Just("9"),
+        Just("."),
+        Just("e"),
+        Just("E+"),
+        Just("-5"),
+        Just("1844674407370955161"),
+        Just("99999"),
+        Just("null"),
+        Just("tru"),
+        Just("e"),
+        Just("\u{1}"),
+        Just("é"),
+        Just("中"),
+        Just("\\n"),
+        Just("x"),
     ];
     prop::collection::vec(piece, 0..40).prop_map(|parts| parts.concat())
 }
@@ -127,7 +267,8 @@ fn values() -> impl Strategy<Value = Value> {
     leaf.prop_recursive(4, 64, 8, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..8).prop_map(Value::Array),
-            prop::collection::btree_map(any::<String>(), inner, 0..8).prop_map(|m| Value::Object(m.into_iter().collect())),
+            prop::collection::btree_map(any::<String>(), inner, 0..8)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
         ]
     })
 }
@@ -139,7 +280,7 @@ proptest! {
     fn same_as_serde_json_on_written_values(value in values()) {
         assert_same(&serde_json::to_string(&value).unwrap());
         assert_same(&serde_json::to_string_pretty(&value).unwrap());
-        prop_assert_eq!(to_json::to_text(&value), serde_json::to_string(&value).unwrap(), "written as serde_json writes it");
+        prop_assert_eq!(json::to_text(&value), serde_json::to_string(&value).unwrap(), "written as serde_json writes it");
     }
 }
 

@@ -8,19 +8,19 @@ mod corpus_files;
 
 use convert::{convert, FORMATS};
 use corpus_files::corpus;
-use ctxfold::apply::{apply_summary, offline_summaries};
+use ctxfold::checking::validate::problems;
+use ctxfold::compaction::apply::{apply_summary, offline_summaries};
+use ctxfold::compaction::plan::{plan_compaction, Plan};
+use ctxfold::counting::estimate::estimate;
+use ctxfold::counting::profiles::O200K;
 use ctxfold::edit::{materialize, Slot};
 use ctxfold::error::Code;
-use ctxfold::estimate::estimate;
-use ctxfold::format;
-use ctxfold::input::Input;
+use ctxfold::options::preset::NAMES;
 use ctxfold::options::Options;
-use ctxfold::plan::{plan_compaction, Plan};
-use ctxfold::preset::NAMES;
-use ctxfold::prune::prune;
+use ctxfold::pruning::prune::prune;
+use ctxfold::reading::format;
+use ctxfold::reading::input::Input;
 use ctxfold::text::{MARKER_OPEN, SUMMARY_ACK, SUMMARY_QUESTION};
-use ctxfold::tokens::O200K;
-use ctxfold::validate::problems;
 use serde_json::{json, Value};
 
 fn options(v: Value) -> Options {
@@ -52,7 +52,9 @@ fn agent_run(steps: usize, size: usize) -> Vec<Value> {
         msgs.push(json!({ "role": "assistant", "content": format!("Step {s}"), "tool_calls": [
             { "id": format!("c{s}"), "type": "function", "function": { "name": tool, "arguments": format!("{{\"command\":\"cat f{s}.py\"}}") } }
         ] }));
-        msgs.push(json!({ "role": "tool", "tool_call_id": format!("c{s}"), "content": format!("out{s} ").repeat(size) }));
+        msgs.push(
+            json!({ "role": "tool", "tool_call_id": format!("c{s}"), "content": format!("out{s} ").repeat(size) }),
+        );
     }
     msgs
 }
@@ -85,7 +87,10 @@ fn text(m: &Value) -> &str {
 #[test]
 fn opencode() {
     let o = options(json!({ "preset": "opencode", "contextWindow": 200000 }));
-    assert_eq!((o.protect_tokens, o.minimum_prune_tokens, o.placeholder.as_str()), (20_000, 10_000, "[Old tool result content cleared]"));
+    assert_eq!(
+        (o.protect_tokens, o.minimum_prune_tokens, o.placeholder.as_str()),
+        (20_000, 10_000, "[Old tool result content cleared]")
+    );
     assert_eq!(o.limit(), 200_000 - 32_000, "overflow when the input passes the window minus 32K for the answer");
 
     // Prune: newest to oldest, the newest 20K tokens of output stay, and only when 10K or more would go.
@@ -93,7 +98,10 @@ fn opencode() {
     let p = prune(&Input::items(&msgs), &o).unwrap();
     let first_pruned = p.report.pruned.first().unwrap().index;
     let newest_pruned = p.report.pruned.last().unwrap().index;
-    let kept_after: f64 = (newest_pruned + 1..msgs.len()).filter(|&i| msgs[i]["role"] == "tool").map(|i| O200K.text(text(&msgs[i]))).sum();
+    let kept_after: f64 = (newest_pruned + 1..msgs.len())
+        .filter(|&i| msgs[i]["role"] == "tool")
+        .map(|i| O200K.text(text(&msgs[i])))
+        .sum();
     assert!(kept_after >= 20_000.0 - O200K.text(text(&msgs[newest_pruned])), "the newest 20K stay: {kept_after}");
     assert!(p.report.tokens_before - p.report.tokens_after >= 10_000);
     assert!(first_pruned < newest_pruned);
@@ -112,7 +120,8 @@ fn opencode() {
     assert_eq!(out[2]["role"], "assistant");
     assert!(text(&out[2]).starts_with(MARKER_OPEN));
     assert!(text(&out[3]).starts_with("Request "), "the kept tail starts with the user's request: {}", out[3]);
-    let again = plan_compaction(&Input::items(&out), &options(json!({ "preset": "opencode", "contextWindow": 40000 }))).unwrap();
+    let again = plan_compaction(&Input::items(&out), &options(json!({ "preset": "opencode", "contextWindow": 40000 })))
+        .unwrap();
     assert!(!again.needed, "{}", again.detail);
     // The question and the summary are one: the next compaction replaces both.
     let mut longer = out.clone();
@@ -133,7 +142,8 @@ fn spring_ai() {
     let p = prune(&Input::items(&msgs), &o).unwrap();
     let out = materialize(&p.slots, &msgs);
     let results: Vec<usize> = (0..msgs.len()).filter(|&i| msgs[i]["role"] == "tool").collect();
-    let counted: Vec<usize> = results.iter().copied().filter(|&i| msgs[i - 1]["tool_calls"][0]["function"]["name"] != "Skill").collect();
+    let counted: Vec<usize> =
+        results.iter().copied().filter(|&i| msgs[i - 1]["tool_calls"][0]["function"]["name"] != "Skill").collect();
     for &i in &results {
         let skill = msgs[i - 1]["tool_calls"][0]["function"]["name"] == "Skill";
         let newest_four = counted.iter().rev().take(4).any(|&k| k == i);
@@ -147,7 +157,8 @@ fn spring_ai() {
     // Their calls' arguments are cut at 200 characters, and stay JSON.
     let mut long = agent_run(8, 50);
     for (step, message) in [(1, 4), (7, 16)] {
-        long[message]["tool_calls"][0]["function"]["arguments"] = json!(json!({ "command": format!("{step}").repeat(500) }).to_string());
+        long[message]["tool_calls"][0]["function"]["arguments"] =
+            json!(json!({ "command": format!("{step}").repeat(500) }).to_string());
     }
     let p = prune(&Input::items(&long), &o).unwrap();
     let out = materialize(&p.slots, &long);
@@ -156,7 +167,10 @@ fn spring_ai() {
     assert_eq!(p.report.cut_arguments.len(), 1);
     assert_eq!(out[16], long[16], "a call whose output stays keeps its arguments");
     let again = prune(&Input::items(&out), &o).unwrap();
-    assert!(again.report.pruned.is_empty() && again.report.cut_arguments.is_empty(), "pruning twice equals pruning once");
+    assert!(
+        again.report.pruned.is_empty() && again.report.cut_arguments.is_empty(),
+        "pruning twice equals pruning once"
+    );
 
     // Layer 2: a system message that starts with 【历史摘要】, right after the system prompt, written with
     // the user's current question in view.
@@ -192,13 +206,23 @@ fn claude_code() {
     let p = plan(&msgs, opts.clone());
     assert!(p.needed && p.jobs.len() > 1, "{} jobs: {}", p.jobs.len(), p.detail);
     assert_eq!(p.template, "progress");
-    assert!(p.jobs[0].prompt.system.contains("## Task progress") && p.jobs[0].prompt.system.contains("## Active context"));
+    assert!(
+        p.jobs[0].prompt.system.contains("## Task progress") && p.jobs[0].prompt.system.contains("## Active context")
+    );
     let per_message = estimate(&Input::items(&msgs), &Options::default()).unwrap().per_message;
     for job in &p.jobs {
         let size: u64 = (job.range.start..job.range.end).map(|i| u64::from(per_message[i])).sum();
         let fifth = size / 5;
-        assert!(u64::from(job.max_output_tokens) <= fifth.max(256) && u64::from(job.max_output_tokens) + 60 >= fifth.min(8192), "{} for {size}", job.max_output_tokens);
-        assert!((job.range.start..job.range.end).all(|i| msgs[i]["tool_calls"].is_array() || msgs[i]["role"] == "tool"), "only tool exchanges");
+        assert!(
+            u64::from(job.max_output_tokens) <= fifth.max(256)
+                && u64::from(job.max_output_tokens) + 60 >= fifth.min(8192),
+            "{} for {size}",
+            job.max_output_tokens
+        );
+        assert!(
+            (job.range.start..job.range.end).all(|i| msgs[i]["tool_calls"].is_array() || msgs[i]["role"] == "tool"),
+            "only tool exchanges"
+        );
     }
     let (_, out) = compact_offline(&msgs, opts.clone());
     let requests = |h: &[Value]| h.iter().filter(|m| text(m).starts_with("Request ")).count();
@@ -212,7 +236,11 @@ fn claude_code() {
         json!({ "role": "user", "content": format!("{MARKER_OPEN} covers=\"#1-#90\">\nx\n\n{}\n</ctxfold-summary>", "fact ".repeat(3000)) }),
         json!({ "role": "user", "content": "go on" }),
     ];
-    let e = plan_compaction(&Input::items(&only_summaries), &options(json!({ "preset": "claude-code", "contextWindow": 4000 }))).unwrap_err();
+    let e = plan_compaction(
+        &Input::items(&only_summaries),
+        &options(json!({ "preset": "claude-code", "contextWindow": 4000 })),
+    )
+    .unwrap_err();
     assert_eq!(e.code, Code::CannotCompactFurther);
     assert_eq!(e.code.as_str(), "CANNOT_COMPACT_FURTHER");
     // The default merges an earlier summary instead.
@@ -253,7 +281,12 @@ fn gemini_cli() {
     assert_eq!(out[1]["parts"][0]["text"], SUMMARY_ACK);
     assert!(problems(&format::read_items(&out, None).unwrap()).is_empty());
     // Refuses a result that is not smaller.
-    let e = apply_summary(&input, &planned, &json!("<state_snapshot>".to_string() + &"x ".repeat(200_000) + "</state_snapshot>")).unwrap_err();
+    let e = apply_summary(
+        &input,
+        &planned,
+        &json!("<state_snapshot>".to_string() + &"x ".repeat(200_000) + "</state_snapshot>"),
+    )
+    .unwrap_err();
     assert_eq!(e.code, Code::SummaryNotSmaller);
 }
 
@@ -297,7 +330,11 @@ fn explicit_options_override_the_preset_and_unknown_presets_are_refused() {
     let o = options(json!({ "preset": "claude-code", "threshold": 0.8, "keepRecentTurns": 2 }));
     assert_eq!((o.threshold, o.keep_recent_turns, o.hard_threshold), (0.8, 2, Some(0.9)));
     let o = options(json!({ "preset": "gemini-cli", "keepRecentTokens": 5000 }));
-    assert_eq!((o.keep_recent_tokens, o.keep_fraction), (Some(5000), None), "one way of sizing the tail replaces the other");
+    assert_eq!(
+        (o.keep_recent_tokens, o.keep_fraction),
+        (Some(5000), None),
+        "one way of sizing the tail replaces the other"
+    );
     let e = Options::from_json(&json!({ "preset": "cursor" })).unwrap_err();
     assert_eq!((e.code.as_str(), e.path.as_str()), ("INVALID_OPTION", "options.preset"));
     // A preset's 32K reserve never takes more than half of a small window.
@@ -320,13 +357,13 @@ fn protected_tools_are_never_summarized() {
     let msgs = agent_run(40, 200);
     let p = plan(&msgs, json!({ "contextWindow": 16000, "protectedTools": ["Skill"] }));
     let range = p.jobs[0].range;
-    let skill_calls: Vec<usize> = (range.start..range.end).filter(|&i| msgs[i]["tool_calls"][0]["function"]["name"] == "Skill").collect();
+    let skill_calls: Vec<usize> =
+        (range.start..range.end).filter(|&i| msgs[i]["tool_calls"][0]["function"]["name"] == "Skill").collect();
     assert!(!skill_calls.is_empty());
     for i in skill_calls {
         assert!(p.pinned.contains(&i) && p.pinned.contains(&(i + 1)), "the Skill call at {i} and its result stay");
     }
 }
-
 
 /// Every preset on every tool conversation of the corpus, in every format, with a window small enough
 /// that the conversation needs compacting and a small summarizer.
@@ -339,7 +376,13 @@ fn every_preset_on_the_corpus() {
         for (id, msgs) in corpus(file) {
             let est = estimate(&Input::items(&msgs), &Options::default()).unwrap();
             let total = est.total;
-            let system: u64 = est.per_message.iter().zip(&msgs).filter(|(_, m)| m["role"] == "system").map(|(&t, _)| u64::from(t)).sum();
+            let system: u64 = est
+                .per_message
+                .iter()
+                .zip(&msgs)
+                .filter(|(_, m)| m["role"] == "system")
+                .map(|(&t, _)| u64::from(t))
+                .sum();
             for preset in NAMES {
                 // The smallest window (in steps of 5%) whose limit the conversation passes by a quarter,
                 // with room left for the system prompt, a summary and a recent tail.
@@ -378,27 +421,39 @@ fn every_preset_on_the_corpus() {
                         continue;
                     }
                     for job in &p.jobs {
-                        let prompt = O200K.text(&job.prompt.system) + O200K.text(&job.prompt.user) + f64::from(job.max_output_tokens);
+                        let prompt = O200K.text(&job.prompt.system)
+                            + O200K.text(&job.prompt.user)
+                            + f64::from(job.max_output_tokens);
                         assert!(prompt <= f64::from(SUMMARIZER), "{what}: {} needs {prompt} tokens", job.id);
                     }
                     let plan = serde_json::to_value(&p).unwrap();
                     let summary = Value::Object(offline_summaries(&input, &plan).unwrap());
-                    let applied = apply_summary(&input, &plan, &summary).unwrap_or_else(|e| panic!("{what}: apply: {e}"));
+                    let applied =
+                        apply_summary(&input, &plan, &summary).unwrap_or_else(|e| panic!("{what}: apply: {e}"));
                     assert!(applied.report.tokens_after < applied.report.tokens_before, "{what}");
                     let out = materialize(&applied.slots, input.items);
                     let conv = format::read_items(&out, Some(format::Format::from_name(name, "").unwrap())).unwrap();
                     assert_eq!(problems(&conv), vec![], "{what}: invalid output");
-                    let kept: Vec<usize> = applied.slots.iter().filter_map(|s| if let Slot::Keep(i) = s { Some(*i) } else { None }).collect();
+                    let kept: Vec<usize> = applied
+                        .slots
+                        .iter()
+                        .filter_map(|s| if let Slot::Keep(i) = s { Some(*i) } else { None })
+                        .collect();
                     assert!(kept.windows(2).all(|w| w[0] < w[1]), "{what}: reordered");
                     let mut body = converted.input.clone();
                     match body.as_object_mut() {
                         Some(obj) => {
-                            let key = obj.keys().find(|k| ["messages", "contents", "input"].contains(&k.as_str())).unwrap().clone();
+                            let key = obj
+                                .keys()
+                                .find(|k| ["messages", "contents", "input"].contains(&k.as_str()))
+                                .unwrap()
+                                .clone();
                             obj.insert(key, Value::Array(out));
                         }
                         None => body = Value::Array(out),
                     }
-                    let again = plan_compaction(&Input::read(&body).unwrap(), &o).unwrap_or_else(|e| panic!("{what}: second plan: {e}"));
+                    let again = plan_compaction(&Input::read(&body).unwrap(), &o)
+                        .unwrap_or_else(|e| panic!("{what}: second plan: {e}"));
                     assert!(!again.needed, "{what}: asks to compact again right after: {}", again.detail);
                     entry.0 += 1;
                 }

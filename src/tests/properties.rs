@@ -6,14 +6,14 @@
 mod convert;
 
 use convert::{convert, FORMATS};
-use ctxfold::apply::{apply_summary, offline_summaries};
+use ctxfold::checking::validate::problems;
+use ctxfold::compaction::apply::{apply_summary, offline_summaries};
+use ctxfold::compaction::plan::plan_compaction;
 use ctxfold::edit::{materialize, Slot};
-use ctxfold::format;
-use ctxfold::input::Input;
 use ctxfold::options::Options;
-use ctxfold::plan::plan_compaction;
-use ctxfold::prune::prune;
-use ctxfold::validate::problems;
+use ctxfold::pruning::prune::prune;
+use ctxfold::reading::format;
+use ctxfold::reading::input::Input;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -22,7 +22,10 @@ enum Turn {
     User(usize),
     Assistant(usize),
     /// An assistant message (with or without text) making `calls` parallel calls, then their results.
-    Tools { text: usize, outputs: Vec<usize> },
+    Tools {
+        text: usize,
+        outputs: Vec<usize>,
+    },
     Developer(usize),
 }
 
@@ -35,7 +38,8 @@ fn turn() -> impl Strategy<Value = Turn> {
     ]
 }
 
-const WORDS: [&str; 12] = ["the", "file", "src/app.py", "error", "数据", "テスト", "42", "{\"a\":1}", "Traceback", "must", "never", "ok"];
+const WORDS: [&str; 12] =
+    ["the", "file", "src/app.py", "error", "数据", "テスト", "42", "{\"a\":1}", "Traceback", "must", "never", "ok"];
 
 fn words(n: usize, seed: usize) -> String {
     (0..n).map(|i| WORDS[(i * 7 + seed) % WORDS.len()]).collect::<Vec<_>>().join(" ")
@@ -43,7 +47,10 @@ fn words(n: usize, seed: usize) -> String {
 
 /// A valid OpenAI Chat history: a system prompt, a first user turn, then the generated turns.
 fn history(turns: &[Turn]) -> Vec<Value> {
-    let mut out = vec![json!({ "role": "system", "content": "You are an agent." }), json!({ "role": "user", "content": "Start." })];
+    let mut out = vec![
+        json!({ "role": "system", "content": "You are an agent." }),
+        json!({ "role": "user", "content": "Start." }),
+    ];
     for (t, turn) in turns.iter().enumerate() {
         match turn {
             Turn::User(n) => out.push(json!({ "role": "user", "content": words(*n, t) })),
@@ -59,7 +66,9 @@ fn history(turns: &[Turn]) -> Vec<Value> {
                 let content = if *text == 0 { Value::Null } else { json!(words(*text, t)) };
                 out.push(json!({ "role": "assistant", "content": content, "tool_calls": calls }));
                 for (k, n) in outputs.iter().enumerate() {
-                    out.push(json!({ "role": "tool", "tool_call_id": format!("c{t}_{k}"), "content": words(*n, t + k) }));
+                    out.push(
+                        json!({ "role": "tool", "tool_call_id": format!("c{t}_{k}"), "content": words(*n, t + k) }),
+                    );
                 }
             }
         }

@@ -10,17 +10,18 @@
 //! simulated provider caches the longest common prefix with the previous request (Anthropic-style:
 //! nothing below 1024 tokens), charges cached tokens at 0.1× and everything else as a 1.25× cache
 //! write; a compaction adds its summary request (the summarized messages read uncached, the summary
-//! written at 5× the input price). Costs are in input-token units. Run with `--nocapture` to see the table (the README shows it).
+//! written at 5× the input price). Costs are in input-token units. Run with `--nocapture` to see the
+//! table (pkg-tests/bench/README.md shows it).
 
 mod corpus_files;
 
 use corpus_files::corpus;
-use ctxfold::apply::offline_summaries;
+use ctxfold::compaction::apply::offline_summaries;
+use ctxfold::counting::estimate::estimate;
 use ctxfold::edit::materialize;
-use ctxfold::estimate::estimate;
-use ctxfold::input::Input;
 use ctxfold::options::Options;
-use ctxfold::session::{SessionCore, SessionOptions, Usage};
+use ctxfold::prompt_cache::session::{SessionCore, SessionOptions, Usage};
+use ctxfold::reading::input::Input;
 use serde_json::{json, Value};
 
 const FILES: &[&str] = &["mini-swe-agent-tools.jsonl", "swe-agent.jsonl", "tau-bench-airline.jsonl", "toolbench.jsonl"];
@@ -30,7 +31,6 @@ const MIN_CACHEABLE: u64 = 1024;
 const READ: f64 = 0.1;
 const WRITE: f64 = 1.25;
 const OUTPUT: f64 = 5.0;
-
 
 #[derive(Default, Debug, Clone, Copy)]
 struct Tally {
@@ -81,7 +81,9 @@ fn replay(messages: &[Value], options: Value) -> Tally {
         let prefix: u64 = per_message[..common].iter().map(|&t| u64::from(t)).sum();
         let cached = if prefix >= MIN_CACHEABLE { prefix } else { 0 };
         let write = prompt - cached;
-        session.record(Usage { prompt_tokens: prompt, cached_tokens: cached, cache_write_tokens: write, output_tokens: 0 }).unwrap();
+        session
+            .record(Usage { prompt_tokens: prompt, cached_tokens: cached, cache_write_tokens: write, output_tokens: 0 })
+            .unwrap();
         tally.requests += 1;
         tally.prompt += prompt;
         tally.cached += cached;
@@ -118,7 +120,12 @@ fn the_session_costs_less_than_pruning_on_every_turn() {
     println!("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|");
     let (mut all_session, mut all_every) = (Tally::default(), Tally::default());
     for file in FILES {
-        let conversations: Vec<Vec<Value>> = corpus(file).into_iter().take(PER_FILE).map(|(_, c)| c).filter(|c| c.iter().any(|m| m.get("tool_calls").is_some())).collect();
+        let conversations: Vec<Vec<Value>> = corpus(file)
+            .into_iter()
+            .take(PER_FILE)
+            .map(|(_, c)| c)
+            .filter(|c| c.iter().any(|m| m.get("tool_calls").is_some()))
+            .collect();
         let (mut s, mut e) = (Tally::default(), Tally::default());
         for c in &conversations {
             add(&mut s, replay(c, with_cache.clone()));
@@ -127,11 +134,23 @@ fn the_session_costs_less_than_pruning_on_every_turn() {
         for (name, t) in [("session", s), ("every turn", e)] {
             println!(
                 "| {file} | {} | {} | {name} | {} | {} | {} | {} | {:.1}% | {:.0} |",
-                conversations.len(), t.requests, t.prunes, t.compactions, t.invalidating, t.prompt, 100.0 * t.cached as f64 / t.prompt.max(1) as f64, t.cost
+                conversations.len(),
+                t.requests,
+                t.prunes,
+                t.compactions,
+                t.invalidating,
+                t.prompt,
+                100.0 * t.cached as f64 / t.prompt.max(1) as f64,
+                t.cost
             );
         }
         assert_eq!(s.requests, e.requests);
-        assert!(s.invalidating <= e.invalidating, "{file}: the session rewrote the prefix more often ({} > {})", s.invalidating, e.invalidating);
+        assert!(
+            s.invalidating <= e.invalidating,
+            "{file}: the session rewrote the prefix more often ({} > {})",
+            s.invalidating,
+            e.invalidating
+        );
         add(&mut all_session, s);
         add(&mut all_every, e);
     }
@@ -142,6 +161,11 @@ fn the_session_costs_less_than_pruning_on_every_turn() {
         all_session.cost, all_every.cost, 100.0 * (1.0 - all_session.cost / all_every.cost)
     );
     assert!(all_every.prunes > 0, "the corpus must exercise pruning for the comparison to mean anything");
-    assert!(all_session.cost < all_every.cost, "the session must cost less: {:.0} vs {:.0}", all_session.cost, all_every.cost);
+    assert!(
+        all_session.cost < all_every.cost,
+        "the session must cost less: {:.0} vs {:.0}",
+        all_session.cost,
+        all_every.cost
+    );
     assert!(all_session.invalidating < all_every.invalidating);
 }

@@ -1,4 +1,4 @@
-//! The fast scanner (`ctxfold::tokens::Counts::add_text`) counts exactly what the plain reference
+//! The fast scanner (`ctxfold::counting::scanner::Counts::add_text`) counts exactly what the plain reference
 //! scanner (scanner_reference.rs, the classes' specification) counts: on every text of the corpus and on
 //! generated text mixing every class, its seams and the bytes that are neither (controls, `\r`).
 
@@ -7,7 +7,7 @@ mod corpus_files;
 #[path = "scanner_reference.rs"]
 mod reference;
 
-use ctxfold::tokens::{Counts, CLASS_NAMES};
+use ctxfold::counting::scanner::{Counts, CLASS_NAMES};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -52,7 +52,7 @@ fn every_corpus_text_counts_as_the_reference_counts() {
             messages.iter().for_each(|m| strings_of(m, &mut strings));
             // Text by text, and added up into one `Counts` as a message's pieces are.
             let mut fast_sum = Counts::default();
-            let mut reference_sum = [0u32; ctxfold::tokens::CLASS_COUNT];
+            let mut reference_sum = [0u32; ctxfold::counting::scanner::CLASS_COUNT];
             for s in &strings {
                 let fast = Counts::of(s);
                 let expected = reference::of(s);
@@ -115,7 +115,7 @@ proptest! {
     /// Long runs: words past 8 letters, digit runs past 3, indentation, punctuation and ideograph runs.
     #[test]
     fn long_runs_count_as_the_reference_counts(parts in prop::collection::vec((any_char(), 1usize..40), 0..12)) {
-        let text: String = parts.into_iter().flat_map(|(c, n)| std::iter::repeat(c).take(n)).collect();
+        let text: String = parts.into_iter().flat_map(|(c, n)| std::iter::repeat_n(c, n)).collect();
         let fast = Counts::of(&text);
         let expected = reference::of(&text);
         prop_assert_eq!(fast.0, expected, "{}", differences(&text, &fast, &expected));

@@ -1,10 +1,10 @@
 //! The scanner as first written: one character at a time, one `match` per byte, every count bumped in
-//! place. It is the specification of the classes; `ctxfold::tokens::Counts::add_text` is the fast
+//! place. It is the specification of the classes; `ctxfold::counting::scanner::Counts::add_text` is the fast
 //! version and must count exactly what this one counts (src/tests/scanner.rs checks both on the corpus
 //! and on generated text). A change to a class is made here and there alike.
 
-use ctxfold::profiles::han_frequency;
-use ctxfold::tokens::{Class, CLASS_COUNT};
+use ctxfold::counting::scanner::han_frequency;
+use ctxfold::counting::scanner::{Class, CLASS_COUNT};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Prev {

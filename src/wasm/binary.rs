@@ -7,7 +7,7 @@
 //! `JSON.stringify` writes it. That text is only what ctxfold reads: outputs keep the caller's own binary
 //! values, since an edit copies only the containers on its path.
 
-use crate::image;
+use crate::reading::image;
 use js_sys::{Array, ArrayBuffer, JsString, Object, Reflect, Uint8Array, JSON};
 use wasm_bindgen::{JsCast, JsValue};
 

@@ -1,17 +1,15 @@
-use super::convert::{error_to_js, messages_from_js, output_to_js, to_js, value_from_js, with_messages};
-use crate::breakpoints::{cache_breakpoints, BreakpointOptions};
+use super::prelude::*;
 use crate::edit::Slot;
-use crate::error::Code;
-use crate::input::Input;
-use wasm_bindgen::prelude::*;
+use crate::prompt_cache::breakpoints::{cache_breakpoints, BreakpointOptions};
 
 /// Where to put Anthropic `cache_control` markers; see `ctxfold.d.ts`.
 #[wasm_bindgen(js_name = cache_breakpoints)]
 pub fn cache_breakpoints_js(messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-    let value = messages_from_js(&messages).map_err(error_to_js)?;
-    let options = value_from_js(&options, "options", Code::InvalidOption).and_then(|o| BreakpointOptions::from_json(&o)).map_err(error_to_js)?;
-    let key = Input::read(&value).map_err(error_to_js)?.key;
-    let result = cache_breakpoints(&value, &options).map_err(error_to_js)?;
+    let value = messages_from_js(&messages)?;
+    let options =
+        value_from_js(&options, "options", Code::InvalidOption).and_then(|o| BreakpointOptions::from_json(&o))?;
+    let key = Input::read(&value)?.key;
+    let result = cache_breakpoints(&value, &options)?;
     let report = to_js(&result.report)?;
     if !options.apply {
         return Ok(report);

@@ -1,47 +1,37 @@
 //! The Rust half of `compact(messages, { summarize, fallback, ...options })`: synchronous steps that the
-//! JS half (`scripts/entries/async.js`) drives, awaiting the host's `summarize` between them. Planning,
-//! which summary each job gets (the model's, or the offline digest when the model failed or its summary
-//! was refused) and applying are decided here and in `crate::compact`; JS only calls and awaits.
+//! JS half (`scripts/entries/async.js`) drives, awaiting the host's `summarize` between them. What is
+//! decided (pruning first, planning, the fallback, which summary each job gets and which error it
+//! reports) is decided in `crate::compaction::run`; this file reads and writes JS values.
 //!
 //! The awaiting is in JS because an `async fn` export needs wasm-bindgen-futures and compiles to a large
 //! state machine; see `src/wasm/summarizer.rs`. The exports are prefixed `__`: the entries do not
 //! re-export them.
 
-use super::convert::{error_to_js, messages_from_js, output_to_js, snapshot, to_js, value_from_js, with_messages};
-use crate::compact::{compact_with, Fallback, Outcome, Source};
-use crate::edit::materialize;
-use crate::prune::PruneReport;
-use crate::error::{subpath, Code, Error};
-use crate::input::Input;
+use super::prelude::*;
+use crate::compaction::compact::{compact_with, Fallback, Outcome};
+use crate::compaction::run::{self, Begun, JobError, Runs};
+use crate::error::subpath;
 use crate::options::Options;
-use crate::plan::Plan;
-use js_sys::{Array, Function, Object, Reflect, JSON};
-use crate::format::{fields, obj, with};
+use crate::reading::format::{fields, obj, with};
+use js_sys::{Array, Function, Object, Reflect};
 use serde_json::Value;
 use std::cell::RefCell;
-use wasm_bindgen::prelude::*;
 
-/// A compaction waiting for its summaries.
+/// A compaction waiting for its summaries: the core's run, and the JS values its result is made of.
 struct Run {
-    /// The messages as read when `compact` was called: the plan was made from them.
-    value: Value,
-    plan: Plan,
-    /// The plan as `compact_with` reads it, and as the result gives it to JS.
-    plan_value: Value,
+    begun: Begun,
     plan_js: JsValue,
     /// The caller's objects as they were then: the host may push to (or even reorder) its array while
     /// the summaries are written, and the result must hold the objects the plan was made from.
     snapshot: JsValue,
-    fallback: Fallback,
-    /// What pruning cleared before planning, for the result, and the tokens it saved.
+    /// What pruning cleared before planning, for the result.
     pruned_list: JsValue,
-    pruned_tokens: u64,
 }
 
 thread_local! {
-    /// Runs by handle; a slot is freed by `__compact_finish` or `__compact_cancel`, which the JS half
-    /// always calls (in a `finally`).
-    static RUNS: RefCell<Vec<Option<Run>>> = const { RefCell::new(Vec::new()) };
+    /// A slot is freed by `__compact_finish` or `__compact_cancel`, which the JS half always calls (in a
+    /// `finally`).
+    static RUNS: RefCell<Runs<Run>> = const { RefCell::new(Runs::new()) };
 }
 
 /// Reads the options and messages and plans. Returns `{ result }` when there is nothing to summarize,
@@ -49,40 +39,30 @@ thread_local! {
 /// for `summarize`.
 #[wasm_bindgen(js_name = __compact_begin)]
 pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-    let (own, core_options) = split_options(&options).map_err(error_to_js)?;
-    let options = value_from_js(&core_options, "options", Code::InvalidOption)
-        .and_then(|o| Options::from_json(&o))
-        .map_err(error_to_js)?;
-    let value = messages_from_js(&messages).map_err(error_to_js)?;
-    // The first rung of the ladder: prune (it may be enough), then plan on what is left.
-    let (value, messages, pruned) = match own.prune {
-        true => prune_first(value, &messages, &options)?,
-        false => (value, messages, None),
+    let (own, core_options) = split_options(&options)?;
+    let options = value_from_js(&core_options, "options", Code::InvalidOption).and_then(|o| Options::from_json(&o))?;
+    let value = messages_from_js(&messages)?;
+    let key = Input::read(&value)?.key;
+    let begun = run::begin(value, &options, own.prune, own.fallback.as_deref())?;
+    // The caller's objects, or the pruned copies where pruning changed one.
+    let (messages, pruned_list) = match &begun.pruned {
+        Some(p) => (output_to_js(&p.slots, &messages, key)?, to_js(&p.report.pruned)?),
+        None => (messages, Array::new().into()),
     };
-    let input = Input::read(&value).map_err(error_to_js)?;
-    let snapshot = snapshot(&messages, input.key)?;
-    let plan = crate::plan::plan_compaction(&input, &options).map_err(error_to_js)?;
-    let (pruned_list, pruned_tokens) = match &pruned {
-        Some(report) => (to_js(&report.pruned)?, report.tokens_before - report.tokens_after),
-        None => (Array::new().into(), 0),
-    };
-    // What stands in for a failed summary: the digest, unless Claude Code's way was asked for.
-    let fallback = match own.fallback.as_deref() {
-        Some("none") => None,
-        Some("truncate") => Some(Fallback::Truncate),
-        None if options.preset == Some("claude-code") => Some(Fallback::Truncate),
-        _ => Some(Fallback::Digest),
-    };
-    // The plan's JSON text once, parsed by JS for the result and by `crate::json` for `compact_with`:
-    // `serde_json::to_value` would compile a second serializer for every plan type into the wasm.
-    let plan_text = crate::to_json::to_text(&plan);
-    let plan_js = JSON::parse(&plan_text)?;
+    let snapshot = snapshot(&messages, key)?;
+    let plan_js = to_js(&begun.plan)?;
     let out = Object::new();
 
-    if !plan.needed || plan.jobs.is_empty() {
+    if !begun.has_jobs() {
+        let plan = &begun.plan;
         let result = to_js(&obj(vec![
-            ("compacted", false.into()), ("tokensBefore", (plan.tokens_before + pruned_tokens).into()), ("tokensAfter", plan.tokens_before.into()),
-            ("audit", Value::Null), ("warnings", plan.warnings.clone().into()), ("jobs", Value::Array(Vec::new())),
+            ("compacted", false.into()),
+            ("tokensBefore", (plan.tokens_before + begun.pruned_tokens()).into()),
+            ("tokensAfter", plan.tokens_before.into()),
+            ("audit", Value::Null),
+            ("factsAppended", Value::Array(Vec::new())),
+            ("warnings", plan.warnings.clone().into()),
+            ("jobs", Value::Array(Vec::new())),
         ]))?;
         set(&result, "plan", &plan_js)?;
         set(&result, "pruned", &pruned_list)?;
@@ -92,25 +72,15 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
     }
 
     let prompts = Array::new();
-    for job in &plan.jobs {
+    for job in &begun.plan.jobs {
         let texts = fields(&[("jobId", &job.id), ("system", &job.prompt.system), ("user", &job.prompt.user)]);
         prompts.push(&to_js(&Value::Object(with(texts, "maxOutputTokens", job.max_output_tokens.into())))?);
     }
-    let plan_value = crate::json::parse(&plan_text).map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))?;
-    let run = Run { value, plan, plan_value, plan_js, snapshot, fallback: fallback.unwrap_or(Fallback::Digest), pruned_list, pruned_tokens };
-    let handle = RUNS.with_borrow_mut(|runs| match runs.iter().position(Option::is_none) {
-        Some(free) => {
-            runs[free] = Some(run);
-            free
-        }
-        None => {
-            runs.push(Some(run));
-            runs.len() - 1
-        }
-    });
-    set(&out, "run", &(handle as u32).into())?;
+    let throws = begun.fallback.is_none();
+    let handle = RUNS.with_borrow_mut(|runs| runs.insert(Run { begun, plan_js, snapshot, pruned_list }));
+    set(&out, "run", &handle.into())?;
     set(&out, "summarize", &own.summarize)?;
-    set(&out, "fallback", &fallback.is_some().into())?;
+    set(&out, "fallback", &(!throws).into())?;
     set(&out, "concurrency", &own.concurrency.into())?;
     set(&out, "onProgress", &own.on_progress)?;
     set(&out, "prompts", &prompts)?;
@@ -122,7 +92,11 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
 pub fn compact_text(job_id: &str, settled: JsValue) -> Result<String, JsValue> {
     settled.as_string().ok_or_else(|| {
         let what = settled.js_typeof().as_string().unwrap_or_default();
-        error_to_js(Error::new(Code::InvalidInput, format!("summarize({job_id})"), format!("returned a {what}, not the summary text")))
+        JsValue::from(Error::new(
+            Code::InvalidInput,
+            format!("summarize({job_id})"),
+            format!("returned a {what}, not the summary text"),
+        ))
     })
 }
 
@@ -130,33 +104,29 @@ pub fn compact_text(job_id: &str, settled: JsValue) -> Result<String, JsValue> {
 /// `summarize` failed with `failures[i]` (the host's own error, reported unchanged).
 #[wasm_bindgen(js_name = __compact_finish)]
 pub fn compact_finish(run: u32, texts: Array, failures: Array) -> Result<JsValue, JsValue> {
-    let Some(Run { value, plan, plan_value, plan_js, snapshot, fallback, pruned_list, pruned_tokens }) = take(run) else {
-        return Err(error_to_js(Error::new(Code::InvalidInput, "run", "this compaction is already finished")));
+    let Some(Run { begun, plan_js, snapshot, pruned_list }) = RUNS.with_borrow_mut(|runs| runs.take(run)) else {
+        return Err(JsValue::from(Error::new(Code::InvalidInput, "run", "this compaction is already finished")));
     };
-    let input = Input::read(&value).map_err(error_to_js)?;
-    let mut outcomes = Vec::with_capacity(plan.jobs.len());
-    for i in 0..plan.jobs.len() as u32 {
+    let input = Input::read(&begun.value)?;
+    let mut outcomes = Vec::with_capacity(begun.plan.jobs.len());
+    for i in 0..begun.plan.jobs.len() as u32 {
         outcomes.push(texts.get(i).as_string().map_or(Outcome::Failed, Outcome::Text));
     }
-    let done = compact_with(&input, &plan_value, &outcomes, fallback).map_err(error_to_js)?;
-    let rejected = done.llm_rejected.map(error_to_js);
+    let done = compact_with(&input, &begun.plan_ref, &outcomes, begun.fallback.unwrap_or(Fallback::Digest))?;
+    let errors = run::job_errors(&outcomes, &done);
+    let rejected = done.llm_rejected.clone().map(JsValue::from);
     let jobs = Array::new();
-    for (i, job) in plan.jobs.iter().enumerate() {
+    for (i, job) in begun.plan.jobs.iter().enumerate() {
         let entry = to_js(&Value::Object(fields(&[("id", &job.id), ("source", done.sources[i].as_str())])))?;
-        // Why this job has the digest: the summarizer's own error, or the refusal of its summary.
-        let failure = failures.get(i as u32);
-        let why = if outcomes[i] == Outcome::Failed {
-            Some(failure)
-        } else {
-            (done.sources[i] != Source::Llm).then(|| rejected.clone()).flatten()
-        };
-        if let Some(error) = why {
-            set(&entry, "error", &error)?;
+        match errors[i] {
+            Some(JobError::Summarizer) => set(&entry, "error", &failures.get(i as u32))?,
+            Some(JobError::Refused) => set(&entry, "error", rejected.as_ref().unwrap_or(&JsValue::UNDEFINED))?,
+            None => {}
         }
         jobs.push(&entry);
     }
     let mut report = done.applied.report;
-    report.tokens_before += pruned_tokens;
+    report.tokens_before += begun.pruned_tokens();
     let result = to_js(&report)?;
     set(&result, "compacted", &JsValue::TRUE)?;
     set(&result, "pruned", &pruned_list)?;
@@ -168,34 +138,7 @@ pub fn compact_finish(run: u32, texts: Array, failures: Array) -> Result<JsValue
 /// Frees a run that will not be finished (`summarize` failed with `fallback: "none"`).
 #[wasm_bindgen(js_name = __compact_cancel)]
 pub fn compact_cancel(run: u32) {
-    take(run);
-}
-
-fn take(run: u32) -> Option<Run> {
-    RUNS.with_borrow_mut(|runs| runs.get_mut(run as usize).and_then(Option::take))
-}
-
-/// Takes `summarize` and `fallback` out; the rest are the usual options, checked by the core.
-/// Prunes `value` (the caller's `messages`, read): the pruned history as data, as the caller's objects
-/// and copies, and what was cleared; the same history and no report when nothing was.
-fn prune_first(value: Value, messages: &JsValue, options: &Options) -> Result<(Value, JsValue, Option<PruneReport>), JsValue> {
-    let (pruned, key, items) = {
-        let input = Input::read(&value).map_err(error_to_js)?;
-        let pruned = crate::prune::prune(&input, options).map_err(error_to_js)?;
-        let changed = !pruned.report.pruned.is_empty() || !pruned.report.cut_arguments.is_empty();
-        let items = changed.then(|| Value::Array(materialize(&pruned.slots, input.items)));
-        (pruned, input.key, items)
-    };
-    let Some(items) = items else { return Ok((value, messages.clone(), None)) };
-    let js = output_to_js(&pruned.slots, messages, key)?;
-    let data = match (key, value) {
-        (Some(key), Value::Object(mut body)) => {
-            body.insert(key.to_string(), items);
-            Value::Object(body)
-        }
-        _ => items,
-    };
-    Ok((data, js, Some(pruned.report)))
+    RUNS.with_borrow_mut(|runs| runs.take(run));
 }
 
 /// `compact`'s own options, beside the usual ones.
@@ -215,10 +158,12 @@ fn split_options(options: &JsValue) -> Result<(CompactOptions, JsValue), Error> 
     if !options.is_object() || options.is_function() || Array::is_array(options) {
         return Err(Error::option("options", "expected { summarize, ...options }"));
     }
-    let field = |name: &str| Reflect::get(options, &name.into()).map_err(|_| Error::option(subpath("options", name), "cannot be read"));
-    let summarize = field("summarize")?
-        .dyn_into::<Function>()
-        .map_err(|_| Error::option("options.summarize", "required: a function (prompt) => summary text, or a Promise of it"))?;
+    let field = |name: &str| {
+        Reflect::get(options, &name.into()).map_err(|_| Error::option(subpath("options", name), "cannot be read"))
+    };
+    let summarize = field("summarize")?.dyn_into::<Function>().map_err(|_| {
+        Error::option("options.summarize", "required: a function (prompt) => summary text, or a Promise of it")
+    })?;
     let fallback = field("fallback")?;
     let fallback = match fallback.as_string() {
         _ if fallback.is_undefined() => None,
@@ -228,12 +173,15 @@ fn split_options(options: &JsValue) -> Result<(CompactOptions, JsValue), Error> 
     let concurrency = field("concurrency")?;
     let concurrency = match concurrency.as_f64() {
         _ if concurrency.is_undefined() => 4,
-        Some(n) if n >= 1.0 && n <= 64.0 && n.fract() == 0.0 => n as u32,
+        Some(n) if (1.0..=64.0).contains(&n) && n.fract() == 0.0 => n as u32,
         _ => return Err(Error::option("options.concurrency", "expected a whole number from 1 to 64")),
     };
     let on_progress = field("onProgress")?;
     if !on_progress.is_undefined() && !on_progress.is_function() {
-        return Err(Error::option("options.onProgress", "expected a function ({ jobId, done, total, source }) => void"));
+        return Err(Error::option(
+            "options.onProgress",
+            "expected a function ({ jobId, done, total, source }) => void",
+        ));
     }
     let prune = field("prune")?;
     let prune = match prune.as_bool() {

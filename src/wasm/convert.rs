@@ -9,7 +9,7 @@
 use super::binary;
 use crate::edit::{FieldEdit, Key, Op, Slot};
 use crate::error::{item_path, subpath, Code, Error};
-use crate::input::MAX_INPUT_CHARS;
+use crate::reading::input::MAX_INPUT_CHARS;
 use js_sys::{Array, Object, Reflect, JSON};
 use serde_json::{Map, Number, Value};
 use wasm_bindgen::{JsCast, JsValue};
@@ -20,7 +20,10 @@ const MAX_DEPTH: usize = 64;
 /// The `messages` argument: an array of messages, or a request body holding one.
 pub fn messages_from_js(messages: &JsValue) -> Result<Value, Error> {
     if !Array::is_array(messages) && !is_plain_object(messages) {
-        return Err(Error::input("messages", format!("expected an array of messages or a request body, got {}", js_type(messages))));
+        return Err(Error::input(
+            "messages",
+            format!("expected an array of messages or a request body, got {}", js_type(messages)),
+        ));
     }
     if Array::is_array(messages) {
         let items: &Array = messages.unchecked_ref();
@@ -95,7 +98,9 @@ fn locate_unreadable(messages: &JsValue) -> String {
     let (items, root) = match Array::is_array(messages) {
         true => (Array::from(messages), "messages".to_string()),
         false => {
-            let key = ["messages", "contents", "input"].into_iter().find(|k| Reflect::has(messages, &JsValue::from_str(k)).unwrap_or(false));
+            let key = ["messages", "contents", "input"]
+                .into_iter()
+                .find(|k| Reflect::has(messages, &JsValue::from_str(k)).unwrap_or(false));
             match key.and_then(|k| Reflect::get(messages, &JsValue::from_str(k)).ok().map(|v| (v, k))) {
                 Some((v, k)) if Array::is_array(&v) => (Array::from(&v), k.to_string()),
                 _ => return "messages".into(),
@@ -105,10 +110,7 @@ fn locate_unreadable(messages: &JsValue) -> String {
     // Indexed loops with `get`, here and in `read_value`: `Array::iter` would bring one more import.
     for i in 0..items.length() {
         let item = items.get(i);
-        let readable = JSON::stringify(&item)
-            .ok()
-            .and_then(|j| crate::json::parse(&String::from(j)).ok())
-            .is_some();
+        let readable = JSON::stringify(&item).ok().and_then(|j| crate::json::parse(&String::from(j)).ok()).is_some();
         if !readable {
             return item_path(&root, i as usize);
         }
@@ -124,7 +126,7 @@ fn is_plain_object(v: &JsValue) -> bool {
 pub fn options_from_js(options: &JsValue) -> Result<crate::options::Options, JsValue> {
     value_from_js(options, "options", Code::InvalidOption)
         .and_then(|o| crate::options::Options::from_json(&o))
-        .map_err(error_to_js)
+        .map_err(JsValue::from)
 }
 
 /// A small JS value (options, plan, summary) as JSON; `undefined` reads as null.
@@ -147,9 +149,9 @@ fn read_value(v: &JsValue, path: &str, code: Code, depth: usize) -> Result<Value
         if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 {
             return Ok(Value::Number(Number::from(n as i64)));
         }
-        return Number::from_f64(n)
-            .map(Value::Number)
-            .ok_or_else(|| Error::new(code, path, format!("expected a finite number, got {}", crate::text::number(n))));
+        return Number::from_f64(n).map(Value::Number).ok_or_else(|| {
+            Error::new(code, path, format!("expected a finite number, got {}", crate::text::number(n)))
+        });
     }
     if let Some(s) = v.as_string() {
         return Ok(Value::String(s));
@@ -182,8 +184,8 @@ fn read_value(v: &JsValue, path: &str, code: Code, depth: usize) -> Result<Value
 }
 
 /// A core result as a plain JS object.
-pub fn to_js(value: &dyn crate::to_json::ToJson) -> Result<JsValue, JsValue> {
-    JSON::parse(&crate::to_json::to_text(value))
+pub fn to_js(value: &dyn crate::json::ToJson) -> Result<JsValue, JsValue> {
+    JSON::parse(&crate::json::to_text(value))
 }
 
 /// The output: the caller's own objects where kept, copies where edited (only the containers on an
@@ -301,12 +303,15 @@ pub fn with_messages(result: JsValue, messages: JsValue) -> Result<JsValue, JsVa
 }
 
 /// A thrown `Error` carrying the stable `code` and the `path` of the offending field.
-pub fn error_to_js(e: Error) -> JsValue {
-    let err = js_sys::Error::new(&format!("ctxfold: {} at {}: {}", e.code.as_str(), e.path, e.message));
-    err.set_name("CtxfoldError");
-    let _ = Reflect::set(&err, &JsValue::from_str("code"), &JsValue::from_str(e.code.as_str()));
-    let _ = Reflect::set(&err, &JsValue::from_str("path"), &JsValue::from_str(&e.path));
-    err.into()
+/// Every core error reaches JavaScript as one kind of `Error`: `?` converts it.
+impl From<Error> for JsValue {
+    fn from(e: Error) -> JsValue {
+        let err = js_sys::Error::new(&format!("ctxfold: {} at {}: {}", e.code.as_str(), e.path, e.message));
+        err.set_name("CtxfoldError");
+        let _ = Reflect::set(&err, &JsValue::from_str("code"), &JsValue::from_str(e.code.as_str()));
+        let _ = Reflect::set(&err, &JsValue::from_str("path"), &JsValue::from_str(&e.path));
+        err.into()
+    }
 }
 
 fn error_text(e: &JsValue) -> String {

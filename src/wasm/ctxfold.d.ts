@@ -122,6 +122,8 @@ export interface Options {
   pin?: number[];
   /** Keep critical messages verbatim (newest first, within a quarter of the limit): calls of `criticalTools`, tool results that report errors, and user messages that state constraints (must, never, don't, 不能, 必须, 禁止, 要求, 约束…). */
   keepCritical?: boolean;
+  /** Append to each summary the facts of its messages it left out, verbatim (default true; see `ApplyResult.factsAppended`). `false`: the summary exactly as given. */
+  keepFacts?: boolean;
   /** With `keepCritical`: the tools whose calls are critical. Default: common file-writing and code-running tools (`write_file`, `edit`, `apply_patch`, `str_replace_editor`, `execute_code`, …). */
   criticalTools?: string[];
   /** How the summary goes back: `"message"` (default: one user message, merged into the next user turn where turns alternate), `"exchange"` (a "What did we do so far?" user turn and the summary as the assistant's answer), `"system"` (a system message; Anthropic and Gemini get `"message"`), `"acknowledged"` (the summary as a user turn, then an assistant turn acknowledging it). */
@@ -335,6 +337,8 @@ export interface Plan {
   summaryShape: "message" | "exchange" | "system" | "acknowledged";
   /** The line the summary message starts with, or null. */
   summaryPrefix: string | null;
+  /** Whether `apply_summary` appends the facts a summary lost (the `keepFacts` option). */
+  keepFacts: boolean;
   /** Ranges kept verbatim. */
   keep: Range[];
   /** Ranges replaced by a summary: one for `tail` and `hierarchical`, one per region for `regions`. Jobs whose ranges lie in one of them are joined into its summary. */
@@ -402,8 +406,15 @@ export interface ApplyResult {
   tokensBefore: number;
   /** Estimated tokens after (always fewer). */
   tokensAfter: number;
-  /** What was replaced and which facts the summary kept. */
+  /** What was replaced and which facts the summary kept (after `factsAppended`). */
   audit: Audit;
+  /**
+   * With `keepFacts` (the default): the facts of the summarized messages (user constraints, error lines, numbers,
+   * URLs, ids, e-mail addresses, paths) that the summary left out and that were appended to it, verbatim, under
+   * "Facts from the summarized messages, verbatim:". Within what the summary left of its output budget, and never
+   * when they would leave the history over the limit or not smaller.
+   */
+  factsAppended: string[];
   /** E.g. a stall (less than 5% saved) or a history still over the limit. */
   warnings: string[];
 }
@@ -430,6 +441,11 @@ export interface ValidateResult {
   format: string;
   /** Every problem found, in message order. */
   problems: Problem[];
+  /**
+   * Tool calls at the end still waiting for their results: right while the tools run, but a request sent as it is
+   * would be refused (OpenAI and Anthropic want every call answered first). `path` is the call's id field.
+   */
+  pending: { index: number; path: string; id: string; name: string }[];
 }
 
 /** One fix `repair` made. */
@@ -455,8 +471,11 @@ export interface RepairResult {
 
 /**
  * Errors are thrown as `Error`s (name `CtxfoldError`) with a stable `code` — `INVALID_INPUT`,
- * `INVALID_OPTION`, `INVALID_PLAN`, `STALE_PLAN`, `SUMMARY_EMPTY`, `SUMMARY_MALFORMED`, `SUMMARY_NOT_SMALLER`,
- * `NOTHING_TO_APPLY`, `CANNOT_COMPACT_FURTHER` (over the limit with nothing left to compact, when `resummarize` is false), and in browsers `NOT_INITIALIZED` (a function called before `await init()`) — and the `path` of the offending field (e.g. `messages[3].tool_call_id`).
+ * `INVALID_OPTION`, `INPUT_TOO_LARGE` (the messages are over 8 Mi characters of JSON), `INVALID_PLAN`, `STALE_PLAN`,
+ * `SUMMARY_EMPTY`, `SUMMARY_MALFORMED`, `SUMMARY_NOT_SMALLER`, `NOTHING_TO_APPLY`, `CANNOT_COMPACT_FURTHER` (over the
+ * limit with nothing left to compact, when `resummarize` is false), in browsers `NOT_INITIALIZED` (a function called
+ * before `await init()`), and from the summarizer clients the `SUMMARIZER_*` codes of `SummarizerError` — and the
+ * `path` of the offending field (e.g. `messages[3].tool_call_id`).
  */
 export interface CtxfoldError extends Error {
   /** The stable error code. */
@@ -565,6 +584,8 @@ export interface CompactResult {
   tokensAfter: number;
   /** What was replaced and which facts the summary kept; null when nothing was compacted. */
   audit: Audit | null;
+  /** The facts the summaries lost that were appended to them (`keepFacts`); empty when nothing was compacted. */
+  factsAppended: string[];
   /** Warnings from the plan or from applying the summary. */
   warnings: string[];
   /** The plan the compaction followed (made after pruning). */

@@ -1,52 +1,27 @@
-//! `estimate`'s Rust half; see `ctxfold.d.ts`. Its JavaScript half, scripts/entries/estimate.js, keeps
-//! which message object is which entry of the per-message cache (`cache.rs`) and calls this with what it
-//! found: the entry id of each item (-1: not cached) and the items not cached, as one JSON array with
-//! each one's length. Besides
-//! the options every export reads, it takes the host's exact `counter`, a function, which is not JSON
-//! and so is read here.
-//!
-//! Two paths give the same result. Warm (every call that can): only the messages not seen before are
-//! read and scanned, and the whole history is detected and re-linked from what the cache kept, so the
-//! same input gives the same answer, or the same error, whatever was cached. Cold: the whole input read
-//! at once, as every other export does; it runs whenever the warm path has any doubt (an error to
-//! report, ids made from positions, an input over the size limit), and its errors are the canonical
-//! ones. A message mutated in place after it was estimated keeps its old cost: messages are taken as
-//! immutable, as everywhere in ctxfold.
-
-mod cache;
+//! `estimate`'s binding; see `ctxfold.d.ts`. Its JavaScript half, scripts/entries/estimate.js, keeps
+//! which message object is which entry of the per-message cache and calls this with what it found: the
+//! entry id of each item (-1: not cached) and the items not cached, as one JSON array with each one's
+//! length. This file turns that into a `Lookup` and the host's `counter` function into a `Counter`;
+//! `crate::counting::estimate_cache` decides everything else.
 
 use super::binary;
-use super::convert::{error_to_js, messages_from_js, to_js, value_from_js};
-use crate::error::{Code, Error};
-use crate::estimate::{self, Estimate, MessageSize};
-use crate::format::{self, Format, FormatSet};
-use crate::input::{Input, MAX_INPUT_CHARS};
-use crate::message::Message;
+use super::prelude::*;
+use crate::counting::estimate::Estimate;
+use crate::counting::estimate_cache::{estimate_counted, Counter, DynCounter, EstimateCache, Lookup, Miss};
+use crate::error::Result;
 use crate::options::Options;
-use crate::tokens::PROFILES;
-use cache::Entry;
-use js_sys::{Array, Function, Object, Reflect, Uint32Array, JSON};
+use crate::reading::input::{Input, MAX_INPUT_CHARS};
+use js_sys::{Array, Function, Object, Reflect, Uint32Array, WeakMap, JSON};
 use serde_json::Value;
-use wasm_bindgen::prelude::*;
+use std::cell::{Cell, RefCell};
 use wasm_bindgen::JsCast;
 
-/// What the JavaScript half found in its map: see scripts/entries/estimate.js.
-struct Lookup {
-    /// The cache generation its ids belong to.
-    generation: u32,
-    /// Each item's entry id, -1 when not cached; empty when the input has no array of items.
-    ids: Vec<i32>,
-    /// The items not cached, in order, as one JSON array in UTF-8 (None: they could not be made JSON).
-    missing: Option<Vec<u8>>,
-    /// The length of each one's JSON, in UTF-16 units as JavaScript measures it.
-    lengths: Vec<u32>,
-    /// A request body's JSON with its array emptied (for its system prompt and what its shape says of
-    /// the format); None for a bare array.
-    body: Option<String>,
-    /// The items not cached that hold binary data, read here (see binary.rs): their places among the
-    /// items not cached (each is a `null` in `missing`), and the items themselves.
-    walked: Vec<u32>,
-    walked_items: Option<Array>,
+thread_local! {
+    // Empty until first used: Workers allow no work at global scope.
+    static CACHE: EstimateCache = const { EstimateCache::new() };
+    /// Counter function → serial, so each counter's counts are kept apart.
+    static COUNTERS: RefCell<Option<WeakMap>> = const { RefCell::new(None) };
+    static NEXT_COUNTER: Cell<u32> = const { Cell::new(1) };
 }
 
 /// The estimate, and where the items not cached were kept: `[result, generation, first, perMessage]`.
@@ -55,6 +30,9 @@ struct Lookup {
 /// `perMessage` (one number per message: most of the result) comes apart, as a typed array, which costs
 /// far less than JSON text or an array built from here; the JavaScript half puts it in its place in the
 /// result as a plain array. A null result asks it to start over and call again with nothing cached.
+// Nine arguments, each a typed array or a plain value: an object would cost a property read across the
+// boundary per field, on the path that runs every turn.
+#[allow(clippy::too_many_arguments)]
 #[wasm_bindgen(js_name = __estimate)]
 pub fn estimate_js(
     messages: JsValue,
@@ -66,264 +44,105 @@ pub fn estimate_js(
     body: Option<String>,
     walked: Option<Vec<u32>>,
     walked_items: Option<Array>,
-) -> Result<Array, JsValue> {
-    let mut lookup = Lookup { generation, ids, missing, lengths: lengths.unwrap_or_default(), body, walked: walked.unwrap_or_default(), walked_items };
-    let (counter, options) = read_options(&options).map_err(error_to_js)?;
-    let mut counter = counter.map(|f| Counter { serial: cache::with(|c| c.counter_serial(&f)), f, thrown: None });
-    let (result, first) = match warm(&mut lookup, &options, counter.as_mut()) {
-        Ok((result, first)) => (Some(result), first),
-        Err(Warm::Failed(thrown)) => return Err(thrown),
-        Err(Warm::Reset) => {
-            cache::with(|c| c.clear());
-            (None, -1)
+) -> std::result::Result<Array, JsValue> {
+    let (counter, options) = read_options(&options)?;
+    let mut counter = counter.map(|f| JsCounter { serial: serial_of(&f), f, thrown: None });
+    let lookup =
+        lookup(generation, ids, missing, lengths.unwrap_or_default(), body, walked.unwrap_or_default(), walked_items);
+    let warm = CACHE.with(|c| c.warm(&lookup, &options, counter.as_mut().map(|c| c as &mut DynCounter)));
+    let (result, first) = match warm {
+        Ok(w) => (Some(w.estimate), w.first.map_or(-1, |f| f as i32)),
+        Err(Miss::Failed(e)) => return Err(thrown_or(&mut counter, e)),
+        Err(Miss::Reset) => (None, -1),
+        Err(Miss::Cold) => {
+            let value = messages_from_js(&messages)?;
+            let cold = Input::read(&value)
+                .and_then(|input| estimate_counted(&input, &options, counter.as_mut().map(|c| c as &mut DynCounter)));
+            (Some(cold.map_err(|e| thrown_or(&mut counter, e))?), -1)
         }
-        Err(Warm::Cold) => (Some(cold(&messages, &options, counter.as_mut())?), -1),
     };
     let (result, per_message) = match result {
-        Some(mut result) => {
-            let per_message = Uint32Array::from(std::mem::take(&mut result.per_message).as_slice());
-            (to_js(&result)?, per_message.into())
-        }
+        Some(result) => split_per_message(result)?,
         None => (JsValue::NULL, JsValue::NULL),
     };
-    let generation = cache::with(|c| c.generation);
+    let generation = CACHE.with(|c| c.generation());
     Ok([result, JsValue::from(generation), JsValue::from(first), per_message].into_iter().collect())
 }
 
-/// Why the warm path did not answer.
-enum Warm {
-    /// An error that goes back as it is: what the host's counter threw, or the calibration's error.
-    Failed(JsValue),
-    /// Cached entries cannot serve this call (read in another format, not counted by this counter, or
-    /// from a cache since cleared): start the cache over and call again with nothing cached.
-    Reset,
-    /// The cold path decides.
-    Cold,
+/// The result without its per-message tokens, and those as a typed array.
+fn split_per_message(mut result: Estimate) -> std::result::Result<(JsValue, JsValue), JsValue> {
+    let per_message = Uint32Array::from(std::mem::take(&mut result.per_message).as_slice());
+    Ok((to_js(&result)?, per_message.into()))
 }
 
-/// The cache's answer, and the id of the first entry kept for the items not cached (-1: none kept).
-fn warm(lookup: &mut Lookup, options: &Options, mut counter: Option<&mut Counter>) -> Result<(Estimate, i32), Warm> {
-    let Some(text) = &lookup.missing else { return Err(Warm::Cold) };
-    let ids = &lookup.ids;
-    // One pass over the cached items: whether their ids are this cache's, and their JSON's length.
-    let Some(hits_len) = cache::with(|c| {
-        let known = c.generation == lookup.generation;
-        let mut len = 0u64;
-        for &id in ids {
-            if id >= 0 {
-                len += u64::from(c.entries.get(id as usize).filter(|_| known)?.json_len);
-            }
-        }
-        Some(len)
-    }) else {
-        return Err(Warm::Reset);
-    };
-    let missed = ids.iter().filter(|&&id| id < 0).count();
-    if lookup.lengths.len() != missed {
-        return Err(Warm::Cold);
-    }
-    // The input's JSON length as the cold path measures it, before the text is parsed: each item (cached
-    // ones from their entries) and a comma after all but the last, the brackets, and the body around
-    // the array.
-    let items_len = hits_len + lookup.lengths.iter().map(|&l| u64::from(l)).sum::<u64>() + ids.len().saturating_sub(1) as u64 + 2;
-    let body_len = lookup.body.as_ref().map_or(0, |s| (s.encode_utf16().count() as u64).saturating_sub(2));
-    if items_len + body_len > MAX_INPUT_CHARS as u64 {
-        return Err(Warm::Cold);
-    }
-    let Some(Ok(Value::Array(mut values))) = std::str::from_utf8(text).ok().map(crate::json::parse) else { return Err(Warm::Cold) };
-    if values.len() != missed {
-        return Err(Warm::Cold);
-    }
-    if !lookup.walked.is_empty() {
-        let items = lookup.walked_items.as_ref().ok_or(Warm::Cold)?;
-        let mut left = (MAX_INPUT_CHARS as u64).saturating_sub(items_len + body_len) as usize;
-        for (n, &k) in lookup.walked.iter().enumerate() {
-            let json = binary::json_of(&items.get(n as u32)).map_err(|_| Warm::Cold)?;
-            let length = json.length() as usize;
-            left = left.checked_sub(length).ok_or(Warm::Cold)?;
-            let value = crate::json::parse(&String::from(json)).map_err(|_| Warm::Cold)?;
-            *lookup.lengths.get_mut(k as usize).ok_or(Warm::Cold)? = length as u32;
-            *values.get_mut(k as usize).ok_or(Warm::Cold)? = value;
-        }
-    }
-    let body = match lookup.body.as_deref().map(crate::json::parse) {
-        None => None,
-        Some(Ok(v)) => Some(v),
-        Some(Err(_)) => return Err(Warm::Cold),
-    };
-    let input = match &body {
-        Some(b) => Input::read(b).map_err(|_| Warm::Cold)?,
-        None => Input::items(&[]),
-    };
-    let (format, per_message, fresh) = read_warm(ids, &values, &lookup.lengths, &input, options, counter.as_deref_mut())?;
-    let result = finish(per_message, format, options, &input, counter).map_err(Warm::Failed)?;
-    Ok((result, remember(fresh)))
+/// What the host's counter threw goes back to the host as it was; any other error as ours.
+fn thrown_or(counter: &mut Option<JsCounter>, e: Error) -> JsValue {
+    counter.as_mut().and_then(|c| c.thrown.take()).unwrap_or_else(|| e.into())
 }
 
-/// Detects, reads, links and counts; the entries of the messages not cached come back to be kept.
-fn read_warm(
-    ids: &[i32],
-    values: &[Value],
-    lengths: &[u32],
-    input: &Input,
-    options: &Options,
-    counter: Option<&mut Counter>,
-) -> Result<(Format, Vec<u32>, Vec<Entry>), Warm> {
-    let serial = counter.as_deref().map(|c| c.serial);
-    // Entries keep their tokens under every built-in profile (options only ever pick one of them).
-    let index = PROFILES.iter().position(|p| *p == options.profile).ok_or(Warm::Cold)?;
-    let mut admits: Vec<FormatSet> = Vec::with_capacity(values.len());
-    for v in values {
-        admits.push(format::item_formats(v).ok_or(Warm::Cold)?);
-    }
-    let mut set = match options.format {
-        Some(_) => [true; 5],
-        None => format::admitted_by_shape(input),
-    };
-    // One pass over the cached messages: the formats they admit (detection as the cold path does it),
-    // the formats they were read in, whether this counter counted them, their tokens, and which of
-    // them take part in linking (those with tool calls or results).
-    let mut per_message = vec![0u32; ids.len()];
-    let mut read_in = [false; 5];
-    let mut linking = Vec::new();
-    let usable = cache::with(|c| {
-        let mut counted = true;
-        for (i, &id) in ids.iter().enumerate() {
-            let Some(e) = usize::try_from(id).ok().map(|id| &c.entries[id]) else { continue };
-            set = std::array::from_fn(|k| set[k] && e.admits[k]);
-            read_in[Format::ALL.iter().position(|f| *f == e.format).unwrap_or(0)] = true;
-            match e.tokens(index, serial) {
-                Some(t) => per_message[i] = t,
-                None => counted = false,
-            }
-            if e.links() {
-                linking.push(i);
-            }
+/// The JavaScript half's findings as the core reads them. Anything that does not read leaves `missing`
+/// empty, which sends the call down the cold path and its canonical errors.
+fn lookup(
+    generation: u32,
+    ids: Vec<i32>,
+    missing: Option<Vec<u8>>,
+    mut lengths: Vec<u32>,
+    body: Option<String>,
+    walked: Vec<u32>,
+    walked_items: Option<Array>,
+) -> Lookup {
+    let body_len = body.as_ref().map_or(0, |s| s.encode_utf16().count() as u64);
+    // Over the size limit before parsing: the cold path measures and reports it without the work.
+    let fits =
+        |lengths: &[u32]| lengths.iter().map(|&l| u64::from(l)).sum::<u64>() + body_len <= MAX_INPUT_CHARS as u64;
+    let parsed = missing.filter(|_| fits(&lengths)).and_then(|text| {
+        match std::str::from_utf8(&text).ok().map(crate::json::parse) {
+            Some(Ok(Value::Array(values))) => Some(values),
+            _ => None,
         }
-        counted
     });
-    for s in &admits {
-        set = std::array::from_fn(|k| set[k] && s[k]);
-    }
-    let format = match options.format {
-        Some(f) => f,
-        None if set.iter().any(|x| *x) => format::chosen(&set),
-        None => return Err(Warm::Cold),
+    let values = parsed.and_then(|mut values| {
+        // Items holding binary data come as `null` in the JSON and are read here (see binary.rs).
+        for (n, &k) in walked.iter().enumerate() {
+            let json = binary::json_of(&walked_items.as_ref()?.get(n as u32)).ok()?;
+            *lengths.get_mut(k as usize)? = json.length();
+            *values.get_mut(k as usize)? = crate::json::parse(&String::from(json)).ok()?;
+        }
+        fits(&lengths).then_some(values)
+    });
+    let body = match body.as_deref().map(crate::json::parse) {
+        Some(Ok(v)) => Some(v),
+        Some(Err(_)) => return Lookup { generation, ids, ..Lookup::default() },
+        None => None,
     };
-    // Cached messages read in another format, or not counted by this counter, must be read again.
-    if !usable || Format::ALL.iter().zip(read_in).any(|(f, on)| on && *f != format) {
-        return Err(Warm::Reset);
-    }
-    // Each new message read on its own: nothing in its cost depends on its neighbours, and its ids only
-    // do when they are made from positions, which the cold path handles.
-    let mut fresh = Vec::with_capacity(values.len());
-    let mut read: Vec<(Message, MessageSize)> = Vec::with_capacity(values.len());
-    for ((v, &len), admits) in values.iter().zip(lengths).zip(&admits) {
-        let conv = format::read_unchecked(&Input::items(std::slice::from_ref(v)), Some(format)).map_err(|_| Warm::Cold)?;
-        let m = conv.messages.into_iter().next().ok_or(Warm::Cold)?;
-        if cache::positional(&m) {
-            return Err(Warm::Cold);
-        }
-        let size = MessageSize::of(&m);
-        fresh.push(Entry::new(&m, &size, format, *admits, len));
-        read.push((m, size));
-    }
-    let mut misses: Vec<usize> = Vec::with_capacity(values.len());
-    for (i, &id) in ids.iter().enumerate() {
-        if id < 0 {
-            misses.push(i);
-        }
-    }
-    // The whole history re-linked, in order, from the ids the cache kept: a pairing problem is the
-    // cold path's to report.
-    let mut fresh_linking = misses.iter().zip(&fresh).filter(|(_, e)| e.links()).peekable();
-    if !linking.is_empty() || fresh_linking.peek().is_some() {
-        let linked = cache::with(|c| {
-            // Both lists are in message order: merged, they are the history's calls and results in order.
-            let mut cached = linking.iter().map(|&i| (i, &c.entries[ids[i] as usize])).peekable();
-            let merged = std::iter::from_fn(|| {
-                let take_cached = match (cached.peek(), fresh_linking.peek()) {
-                    (Some((i, _)), Some((j, _))) => i < *j,
-                    (Some(_), None) => true,
-                    (None, Some(_)) => false,
-                    (None, None) => return None,
-                };
-                if take_cached { cached.next().map(|(_, e)| e) } else { fresh_linking.next().map(|(_, e)| e) }
-            });
-            format::ids_pair_up(merged.map(Entry::ids))
-        });
-        if !linked {
-            return Err(Warm::Cold);
-        }
-    }
-    // The host's counter on the new messages only, in order (it may throw, or call estimate again).
-    if let Some(c) = counter {
-        for ((&i, (m, size)), e) in misses.iter().zip(&read).zip(fresh.iter_mut()) {
-            let t = c.count_message(m, i).map_err(Warm::Failed)?;
-            e.counted = Some((c.serial, PROFILES.map(|p| size.tokens_counted(t, &p))));
-        }
-    }
-    for (&i, e) in misses.iter().zip(&fresh) {
-        per_message[i] = e.tokens(index, serial).ok_or(Warm::Cold)?;
-    }
-    Ok((format, per_message, fresh))
+    Lookup { generation, ids, missing: values, lengths, body, body_len }
 }
 
-/// Keeps the new entries; past `MAX_ENTRIES` the cache starts over first. The id of the first, or -1
-/// when none was kept.
-fn remember(fresh: Vec<Entry>) -> i32 {
-    if fresh.is_empty() || fresh.len() > cache::MAX_ENTRIES {
-        return -1;
-    }
-    cache::with(|c| {
-        if c.entries.len() + fresh.len() > cache::MAX_ENTRIES {
-            c.clear();
+/// The serial of a counter function, the same for the same function object.
+fn serial_of(f: &Function) -> u32 {
+    COUNTERS.with(|map| {
+        let mut map = map.borrow_mut();
+        let map = map.get_or_insert_with(WeakMap::new);
+        if let Some(n) = map.get(f).as_f64() {
+            return n as u32;
         }
-        let first = c.entries.len() as i32;
-        c.entries.extend(fresh);
-        first
+        let serial = NEXT_COUNTER.with(|n| n.replace(n.get() + 1));
+        map.set(f, &JsValue::from(serial));
+        serial
     })
 }
 
-/// The cold path: the whole input read at once, as every other export reads it.
-fn cold(messages: &JsValue, options: &Options, mut counter: Option<&mut Counter>) -> Result<Estimate, JsValue> {
-    let value = messages_from_js(messages).map_err(error_to_js)?;
-    let input = Input::read(&value).map_err(error_to_js)?;
-    let conv = format::read(&input, options.format).map_err(error_to_js)?;
-    let mut per_message = Vec::with_capacity(conv.len());
-    for (i, m) in conv.messages.iter().enumerate() {
-        let size = MessageSize::of(m);
-        per_message.push(match counter.as_deref_mut() {
-            Some(c) => size.tokens_counted(c.count_message(m, i)?, &options.profile),
-            None => size.tokens(&options.profile),
-        });
-    }
-    finish(per_message, conv.format, options, &input, counter)
-}
-
-/// Overhead, calibration, total and budget, with the texts outside the messages counted by the
-/// profile or the host's counter.
-fn finish(per_message: Vec<u32>, format: Format, options: &Options, input: &Input, counter: Option<&mut Counter>) -> Result<Estimate, JsValue> {
-    let profile = options.profile;
-    match counter {
-        None => estimate::finish(per_message, format, options, input, false, &mut |t| Ok(profile.text(t))).map_err(error_to_js),
-        Some(c) => {
-            let result = estimate::finish(per_message, format, options, input, true, &mut |t| c.count(t, "the system prompt or tools"));
-            // What the counter threw goes back to the host as it was.
-            result.map_err(|e| c.thrown.take().unwrap_or_else(|| error_to_js(e)))
-        }
-    }
-}
-
 /// The options with `counter` (a function) taken out.
-fn read_options(options: &JsValue) -> Result<(Option<Function>, Options), Error> {
+fn read_options(options: &JsValue) -> Result<(Option<Function>, Options)> {
     let mut counter = None;
     let mut rest = options.clone();
     if options.is_object() && !Array::is_array(options) {
         let key = JsValue::from_str("counter");
         let value = Reflect::get(options, &key).unwrap_or(JsValue::UNDEFINED);
         if !value.is_undefined() && !value.is_null() {
-            let f = value.dyn_into::<Function>().map_err(|_| Error::option("options.counter", "expected a function (text) => number of tokens"))?;
+            let f = value
+                .dyn_into::<Function>()
+                .map_err(|_| Error::option("options.counter", "expected a function (text) => number of tokens"))?;
             counter = Some(f);
         }
         let copy = Object::assign(&Object::new(), options.unchecked_ref());
@@ -335,18 +154,21 @@ fn read_options(options: &JsValue) -> Result<(Option<Function>, Options), Error>
 }
 
 /// The host's `(text) => number` counter.
-struct Counter {
+struct JsCounter {
     f: Function,
-    /// Its serial in the cache: its counts are kept per message and counter.
     serial: u32,
     /// What the counter threw, passed back unchanged.
     thrown: Option<JsValue>,
 }
 
-impl Counter {
-    /// Tokens of one text. A throw is kept for the caller; a result that is not a finite,
-    /// non-negative number is an `INVALID_OPTION` at `options.counter`.
-    fn count(&mut self, text: &str, what: &str) -> Result<f64, Error> {
+impl Counter for JsCounter {
+    fn serial(&self) -> u32 {
+        self.serial
+    }
+
+    /// A throw is kept for the caller; a result that is not a finite, non-negative number is an
+    /// `INVALID_OPTION` at `options.counter`.
+    fn count(&mut self, text: &str, what: &str) -> Result<f64> {
         match self.f.call1(&JsValue::NULL, &JsValue::from_str(text)) {
             Err(e) => {
                 self.thrown = Some(e);
@@ -354,20 +176,15 @@ impl Counter {
             }
             Ok(v) => match v.as_f64() {
                 Some(n) if n.is_finite() && n >= 0.0 => Ok(n),
-                _ => Err(Error::option("options.counter", format!(
-                    "the counter returned {} for a text of {what}; expected a finite number of tokens, 0 or more",
-                    describe(&v)
-                ))),
+                _ => Err(Error::option(
+                    "options.counter",
+                    format!(
+                        "the counter returned {} for a text of {what}; expected a finite number of tokens, 0 or more",
+                        describe(&v)
+                    ),
+                )),
             },
         }
-    }
-
-    fn count_message(&mut self, m: &Message, index: usize) -> Result<f64, JsValue> {
-        let mut total = 0.0;
-        for text in estimate::texts(m) {
-            total += self.count(text, &format!("messages[{index}]")).map_err(|e| self.thrown.take().unwrap_or_else(|| error_to_js(e)))?;
-        }
-        Ok(total)
     }
 }
 

@@ -1,12 +1,9 @@
 //! The `Session` class: holds the host's history (its own objects) and the pure `SessionCore`,
 //! which decides; this file only moves values across.
 
-use super::convert::{error_to_js, messages_from_js, output_to_js, snapshot, to_js, value_from_js, with_messages};
-use crate::error::{Code, Error};
-use crate::input::Input;
-use crate::session::{SessionCore, SessionOptions, Usage};
+use super::prelude::*;
+use crate::prompt_cache::session::{SessionCore, SessionOptions, Usage};
 use js_sys::{Array, Reflect};
-use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
 pub struct Session {
@@ -21,10 +18,11 @@ pub struct Session {
 impl Session {
     #[wasm_bindgen(constructor)]
     pub fn new(messages: JsValue, options: JsValue) -> Result<Session, JsValue> {
-        let options = value_from_js(&options, "options", Code::InvalidOption).and_then(|o| SessionOptions::from_json(&o)).map_err(error_to_js)?;
+        let options =
+            value_from_js(&options, "options", Code::InvalidOption).and_then(|o| SessionOptions::from_json(&o))?;
         let messages = if messages.is_undefined() || messages.is_null() { Array::new().into() } else { messages };
-        let value = messages_from_js(&messages).map_err(error_to_js)?;
-        let key = Input::read(&value).map_err(error_to_js)?.key;
+        let value = messages_from_js(&messages)?;
+        let key = Input::read(&value)?.key;
         Ok(Session { core: SessionCore::new(options), history: snapshot(&messages, key)?, key })
     }
 
@@ -50,16 +48,16 @@ impl Session {
         } else if items.is_object() {
             array.push(&items);
         } else {
-            return Err(error_to_js(Error::input("items", "expected a message or an array of messages")));
+            return Err(JsValue::from(Error::input("items", "expected a message or an array of messages")));
         }
         Ok(())
     }
 
     /// Decides what to do before the next request; see `ctxfold.d.ts`.
     pub fn prepare(&mut self) -> Result<JsValue, JsValue> {
-        let value = messages_from_js(&self.history).map_err(error_to_js)?;
-        let input = Input::read(&value).map_err(error_to_js)?;
-        let prepared = self.core.prepare(&input).map_err(error_to_js)?;
+        let value = messages_from_js(&self.history)?;
+        let input = Input::read(&value)?;
+        let prepared = self.core.prepare(&input)?;
         if let Some(slots) = &prepared.slots {
             self.history = output_to_js(slots, &self.history, self.key)?;
         }
@@ -68,18 +66,18 @@ impl Session {
 
     /// Splices in the summary asked for by the last `prepare`.
     pub fn apply_summary(&mut self, summary: JsValue) -> Result<JsValue, JsValue> {
-        let summary = value_from_js(&summary, "summary", Code::InvalidInput).map_err(error_to_js)?;
-        let value = messages_from_js(&self.history).map_err(error_to_js)?;
-        let input = Input::read(&value).map_err(error_to_js)?;
-        let applied = self.core.apply_summary(&input, &summary).map_err(error_to_js)?;
+        let summary = value_from_js(&summary, "summary", Code::InvalidInput)?;
+        let value = messages_from_js(&self.history)?;
+        let input = Input::read(&value)?;
+        let applied = self.core.apply_summary(&input, &summary)?;
         self.history = output_to_js(&applied.slots, &self.history, self.key)?;
         with_messages(to_js(&applied.report)?, self.history.clone())
     }
 
     /// The provider's usage report for the request just sent.
     pub fn record(&mut self, usage: JsValue) -> Result<JsValue, JsValue> {
-        let usage = value_from_js(&usage, "usage", Code::InvalidInput).and_then(|u| Usage::from_json(&u)).map_err(error_to_js)?;
-        let log = self.core.record(usage).map_err(error_to_js)?;
+        let usage = value_from_js(&usage, "usage", Code::InvalidInput).and_then(|u| Usage::from_json(&u))?;
+        let log = self.core.record(usage)?;
         to_js(log)
     }
 

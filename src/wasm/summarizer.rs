@@ -1,14 +1,14 @@
 //! The Rust half of `openai_summarizer` and `anthropic_summarizer`: synchronous steps that the JS half
 //! (`scripts/entries/async.js`) calls around its own `fetch`. What to send and how to read the answer
-//! is decided in `crate::summarizer`; these steps only translate.
+//! is decided in `crate::compaction::summarizer`; these steps only translate.
 //!
 //! The network and the awaiting are in JS because doing them in Rust (gloo-net, web-sys and
 //! wasm-bindgen-futures) cost 5.0 KiB gzip more of the package's budget than the few lines of JS that
 //! replace them (measured with `npm run build`). The exports are prefixed `__`: the entries do not re-export them.
 
-use super::convert::{error_to_js, value_from_js};
+use super::convert::value_from_js;
+use crate::compaction::summarizer::{parse_answer, request, Api, ClientConfig, ClientError, Prompt};
 use crate::error::Code;
-use crate::summarizer::{parse_answer, request, Api, ClientConfig, ClientError, Prompt};
 use js_sys::{Array, Object, Reflect};
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
@@ -25,9 +25,8 @@ thread_local! {
 #[wasm_bindgen(js_name = __summarizer_new)]
 pub fn summarizer_new(api: &str, options: JsValue) -> Result<u32, JsValue> {
     let api = if api == "anthropic" { Api::AnthropicMessages } else { Api::OpenAiChat };
-    let config = value_from_js(&options, "options", Code::InvalidOption)
-        .and_then(|v| ClientConfig::from_json(api, &v))
-        .map_err(error_to_js)?;
+    let config =
+        value_from_js(&options, "options", Code::InvalidOption).and_then(|v| ClientConfig::from_json(api, &v))?;
     Ok(CLIENTS.with_borrow_mut(|clients| {
         clients.push(config);
         (clients.len() - 1) as u32
@@ -42,7 +41,7 @@ fn with_client<T>(client: u32, f: impl FnOnce(&ClientConfig) -> T) -> T {
 /// The request for one prompt: `{ url, headers: [[name, value], …], body, timeoutMs }`.
 #[wasm_bindgen(js_name = __summarizer_request)]
 pub fn summarizer_request(client: u32, prompt: JsValue) -> Result<JsValue, JsValue> {
-    let prompt = value_from_js(&prompt, "prompt", Code::InvalidInput).and_then(|v| Prompt::from_json(&v)).map_err(error_to_js)?;
+    let prompt = value_from_js(&prompt, "prompt", Code::InvalidInput).and_then(|v| Prompt::from_json(&v))?;
     with_client(client, |config| {
         let http = request(config, &prompt);
         let headers = Array::new();

@@ -5,16 +5,16 @@
 //! succeeds must keep the core's promises.
 #![no_main]
 
-use ctxfold::apply::{apply_summary, offline_summaries};
+use ctxfold::compaction::apply::{apply_summary, offline_summaries};
 use ctxfold::edit::materialize;
-use ctxfold::estimate::estimate;
-use ctxfold::input::Input;
+use ctxfold::counting::estimate::estimate;
+use ctxfold::reading::input::Input;
 use ctxfold::options::Options;
-use ctxfold::plan::plan_compaction;
-use ctxfold::prune::prune;
-use ctxfold::repair::repair;
-use ctxfold::session::{SessionCore, SessionOptions, Usage};
-use ctxfold::validate::validate;
+use ctxfold::compaction::plan::plan_compaction;
+use ctxfold::pruning::prune::prune;
+use ctxfold::checking::repair::repair;
+use ctxfold::prompt_cache::session::{SessionCore, SessionOptions, Usage};
+use ctxfold::checking::validate::validate;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Map, Value};
 

@@ -1,0 +1,18 @@
+// `node scripts/lint.mjs`, part of `npm test`: the code's shape, checked before anything runs. Modules
+// that import each other (scripts/check-imports.mjs), formatting by rustfmt.toml, and clippy with every
+// warning an error, natively (the core and its tests) and for wasm32 (the binding, compiled only there).
+// Installs rustfmt and clippy through rustup when a toolchain lacks them.
+import { fileURLToPath } from "node:url";
+import { ensureRustTarget } from "./ensure-tools.mjs";
+import { probe, run } from "./exec.mjs";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+
+for (const [component, check] of [["rustfmt", ["fmt", "--version"]], ["clippy", ["clippy", "--version"]]]) {
+  if (probe("cargo", check, { cwd: root }) === null) run("rustup", ["component", "add", component], { cwd: root });
+}
+ensureRustTarget(root);
+run(process.execPath, ["scripts/check-imports.mjs"], { cwd: root });
+run("cargo", ["fmt", "--check"], { cwd: root });
+run("cargo", ["clippy", "--quiet", "--all-targets", "--", "-D", "warnings"], { cwd: root });
+run("cargo", ["clippy", "--quiet", "--release", "--target", "wasm32-unknown-unknown", "--lib", "--", "-D", "warnings"], { cwd: root });

@@ -1,0 +1,481 @@
+//! `apply_summary`: splices the host's summary into the history in place of the planned range,
+//! after checking that the plan still fits the messages, and refuses any result that is not
+//! smaller. Also reads plans back from their plain-data form, for this and the offline digest.
+
+use crate::compaction::audit::Audit;
+use crate::compaction::digest::digest;
+pub use crate::compaction::restore::append_lost_facts;
+use crate::compaction::template::{Template, SNAPSHOT_TAG};
+use crate::compaction::types::{JobRef, PlanRef};
+use crate::counting::estimate::{message_tokens, per_message, request_overhead, sum};
+use crate::edit::Slot;
+use crate::error::{expected, item_path, subpath, Code, Error, Result};
+use crate::options::{Options, Shape};
+use crate::reading::format::{self, Conversation, Format};
+use crate::reading::input::Input;
+use crate::reading::message::Role;
+use crate::text::{defuse_markers, wrap_summary, SUMMARY_ACK, SUMMARY_QUESTION};
+
+use serde_json::{Map, Value};
+
+/// A saving below this fraction is reported as a stall, so hosts do not compact in a loop.
+const STALL_RATIO: f64 = 0.05;
+
+/// The summaries the host passes: one string, one per job in order, or keyed by job id.
+pub fn summaries_for(summary: &Value, plan: &PlanRef) -> Result<Vec<String>> {
+    let pick = |v: Option<&Value>, path: String| -> Result<String> {
+        match v {
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(other) => Err(Error::input(path, expected("the summary text as a string", other))),
+            None => Err(Error::input(path, "no summary was given for this job")),
+        }
+    };
+    match summary {
+        Value::String(s) if plan.jobs.len() == 1 => Ok(vec![s.clone()]),
+        Value::String(_) => Err(Error::input(
+            "summary",
+            format!("the plan has {} jobs: pass an array or an object keyed by job id", plan.jobs.len()),
+        )),
+        // Loops, not `collect::<Result<Vec<_>>>()` (see `PlanRef::from_json`).
+        Value::Array(items) => {
+            let mut out = Vec::with_capacity(plan.jobs.len());
+            for i in 0..plan.jobs.len() {
+                out.push(pick(items.get(i), item_path("summary", i))?);
+            }
+            Ok(out)
+        }
+        Value::Object(map) => {
+            let mut out = Vec::with_capacity(plan.jobs.len());
+            for j in &plan.jobs {
+                out.push(pick(map.get(&j.id), subpath("summary", &j.id))?);
+            }
+            Ok(out)
+        }
+        other => Err(Error::input("summary", expected("a string, an array or an object", other))),
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Applied {
+    pub slots: Vec<Slot>,
+    pub report: ApplyReport,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApplyReport {
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+    pub audit: Audit,
+    /// The facts the summary lost that were appended to it (`keepFacts`), in order.
+    pub facts_appended: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+crate::json_object!(ApplyReport {
+    tokens_before => "tokensBefore",
+    tokens_after => "tokensAfter",
+    audit => "audit",
+    facts_appended => "factsAppended",
+    warnings => "warnings",
+});
+
+/// Splices the summary into the history, for a plan given as the plain data `plan_compaction` returned.
+pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<Applied> {
+    apply_planned(input, &PlanRef::from_json(plan)?, summary)
+}
+
+pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<Applied> {
+    if !plan.needed || plan.jobs.is_empty() {
+        return Err(Error::new(
+            Code::NothingToApply,
+            "plan.jobs",
+            "the plan has no summary job: check plan.needed and plan.reason before asking for a summary",
+        ));
+    }
+    plan.check(input.items)?;
+    let conv = format::read(input, Some(plan.format))?;
+    let texts = summaries_for(summary, plan)?;
+    let mut warnings = Vec::new();
+    let mut cleaned = Vec::with_capacity(texts.len());
+    for (job, text) in plan.jobs.iter().zip(&texts) {
+        let text = extract_summary(text);
+        if text.is_empty() {
+            return Err(Error::new(Code::SummaryEmpty, format!("summary.{}", job.id), "the summary is empty"));
+        }
+        let text = match plan.template {
+            Template::Snapshot => snapshot_of(text).ok_or_else(|| {
+                Error::new(
+                    Code::SummaryMalformed,
+                    format!("summary.{}", job.id),
+                    format!("the plan asked for a <{SNAPSHOT_TAG}> element and the summary has none"),
+                )
+            })?,
+            _ => text,
+        };
+        let (text, defused) = defuse_markers(text);
+        if defused {
+            warnings.push(format!("summary {}: ctxfold's own markers inside the summary were neutralized", job.id));
+        }
+        cleaned.push(text);
+    }
+    let tokens = per_message(&conv, &plan.profile);
+    let summarized = plan.summarized();
+    let facts_appended = match plan.keep_facts {
+        true => append_lost_facts(&conv, plan, &summarized, &tokens, &mut cleaned),
+        false => Vec::new(),
+    };
+    if !facts_appended.is_empty() {
+        // The facts are the conversation's own text: markers in them are defused like the summary's.
+        for text in cleaned.iter_mut() {
+            let (defused, _) = defuse_markers(text);
+            *text = defused;
+        }
+    }
+    let spliced = per_range(plan, &cleaned);
+
+    // What travels beside the messages, as `estimate` counts it with default options (the plan does not
+    // carry `tools` or `usage`): reply priming and the request body's system prompt.
+    let profile = plan.profile;
+    let defaults = Options { profile, ..Options::default() };
+    let overhead = request_overhead(&defaults, input, &mut |t| Ok(profile.text(t)))?;
+    let tokens_before = sum(&tokens) + u64::from(overhead);
+    let summarized_tokens: u64 = summarized.iter().map(|&i| u64::from(tokens[i])).sum();
+    let (slots, summary_tokens) = splice(plan, &conv, input.items, &spliced);
+    let tokens_after = tokens_before - summarized_tokens + summary_tokens;
+    if !facts_appended.is_empty() && (tokens_after >= tokens_before || tokens_after > plan.limit) {
+        // The facts would leave the history not smaller, or over the limit: the summary as given is
+        // judged alone.
+        let as_given = PlanRef { keep_facts: false, ..plan.clone() };
+        return apply_planned(input, &as_given, summary);
+    }
+    if tokens_after >= tokens_before {
+        return Err(Error::new(Code::SummaryNotSmaller, "summary", format!(
+            "the summary ({summary_tokens} tokens) is not smaller than the {summarized_tokens} tokens it replaces; keep the original history"
+        )));
+    }
+    let saved = (tokens_before - tokens_after) as f64 / tokens_before.max(1) as f64;
+    if saved < STALL_RATIO {
+        warnings.push(format!(
+            "compaction saved only {}% of the history: compacting again soon will not help",
+            crate::text::percent(saved, 1.0)
+        ));
+    }
+    if tokens_after > plan.limit {
+        warnings.push(format!("the history is still over the limit ({tokens_after} > {} tokens)", plan.limit));
+    }
+
+    // Each job's summary as it went in (cleaned, not yet joined or wrapped).
+    let audit =
+        crate::compaction::audit::audit(&conv, &plan.jobs, &summarized, summarized_tokens, summary_tokens, &cleaned);
+    Ok(Applied { slots, report: ApplyReport { tokens_before, tokens_after, audit, facts_appended, warnings } })
+}
+
+/// One summary per summarized range, wrapped in our marker (and the plan's prefix line): the range's
+/// one job, or its chunks' summaries in order (the hierarchical strategy).
+fn per_range(plan: &PlanRef, texts: &[String]) -> Vec<String> {
+    let mut out = Vec::with_capacity(plan.summarize.len());
+    for r in &plan.summarize {
+        let mut parts: Vec<(&JobRef, &String)> = Vec::new();
+        for (j, text) in plan.jobs.iter().zip(texts) {
+            if j.range.start >= r.start && j.range.end <= r.end {
+                parts.push((j, text));
+            }
+        }
+        let body = match parts.as_slice() {
+            [(_, text)] => text.to_string(),
+            _ => {
+                let mut chunks = Vec::with_capacity(parts.len());
+                for (j, text) in &parts {
+                    chunks.push(format!("Messages #{}-#{}:\n{text}", j.range.start, j.range.end - 1));
+                }
+                chunks.join("\n\n")
+            }
+        };
+        let wrapped = wrap_summary(&body, &format!("#{}-#{}", r.start, r.end - 1));
+        out.push(match &plan.summary_prefix {
+            Some(prefix) => format!("{prefix}\n{wrapped}"),
+            None => wrapped,
+        });
+    }
+    out
+}
+
+/// The output: in place of each summarized range its summary (in the plan's shape), then the range's
+/// pinned messages, and every message outside the ranges (including ones appended after planning) as
+/// it was. In formats whose turns alternate, a summary followed by a user turn goes into that turn,
+/// and a shape that would break the alternation falls back to that. Also returns the summaries'
+/// tokens as spliced.
+fn splice(plan: &PlanRef, conv: &Conversation, items: &[Value], summaries: &[String]) -> (Vec<Slot>, u64) {
+    let profile = &plan.profile;
+    let format = plan.format;
+    let mut slots = Vec::with_capacity(items.len());
+    let mut tokens = 0u64;
+    let mut summaries = summaries.iter();
+    let mut merge_into: Option<(usize, &String)> = None;
+    let add = |slots: &mut Vec<Slot>, role: Role, text: &str| -> u64 {
+        let message = format.text_message(role, text);
+        let t = new_message_tokens(&message, plan);
+        slots.push(Slot::New(message));
+        t
+    };
+    let mut i = 0;
+    while i < items.len() {
+        if let Some(r) = plan.summarize.iter().find(|r| r.start == i) {
+            let pinned = r.select(&plan.pinned);
+            let follower = pinned.first().copied().unwrap_or(r.end);
+            let user_follows = conv.messages.get(follower).is_some_and(|m| m.is_real_user());
+            let shape = match plan.summary_shape {
+                Shape::Exchange | Shape::Acknowledged
+                    if format.alternates() && follower < conv.len() && !user_follows =>
+                {
+                    Shape::Message
+                }
+                Shape::System if format.alternates() => Shape::Message,
+                shape => shape,
+            };
+            if let Some(text) = summaries.next() {
+                match shape {
+                    Shape::Message if format.alternates() && user_follows => {
+                        merge_into = Some((follower, text));
+                        tokens += profile.text(text).ceil() as u64;
+                    }
+                    // A user turn just before takes it at its end (a region between a request and the answer).
+                    Shape::Message if format.alternates() && ends_with_user_turn(&slots, conv) => {
+                        if let Some(Slot::Keep(p)) = slots.pop() {
+                            slots.push(Slot::Patch { index: p, edits: format.append_summary(&items[p], text) });
+                        }
+                        tokens += profile.text(text).ceil() as u64;
+                    }
+                    Shape::Message => tokens += add(&mut slots, Role::User, text),
+                    Shape::Exchange => {
+                        tokens += add(&mut slots, Role::User, SUMMARY_QUESTION);
+                        tokens += add(&mut slots, Role::Assistant, text);
+                    }
+                    Shape::Acknowledged => {
+                        tokens += add(&mut slots, Role::User, text);
+                        tokens += add(&mut slots, Role::Assistant, SUMMARY_ACK);
+                    }
+                    Shape::System => tokens += add(&mut slots, Role::System, text),
+                }
+            }
+            for p in pinned {
+                slots.push(kept_or_merged(p, &mut merge_into, items, format));
+            }
+            i = r.end;
+            continue;
+        }
+        slots.push(kept_or_merged(i, &mut merge_into, items, format));
+        i += 1;
+    }
+    (slots, tokens)
+}
+
+/// Whether the output so far ends with one of the caller's user turns, unchanged.
+fn ends_with_user_turn(slots: &[Slot], conv: &Conversation) -> bool {
+    matches!(slots.last(), Some(Slot::Keep(p)) if conv.messages.get(*p).is_some_and(|m| m.role == Role::User))
+}
+
+/// Message `i` as it was, or with the pending summary merged in when it is the turn that takes it.
+fn kept_or_merged(i: usize, merge_into: &mut Option<(usize, &String)>, items: &[Value], format: Format) -> Slot {
+    match merge_into.take() {
+        Some((at, text)) if at == i => Slot::Patch { index: i, edits: format.merge_summary(&items[i], text) },
+        pending => {
+            *merge_into = pending;
+            Slot::Keep(i)
+        }
+    }
+}
+
+fn new_message_tokens(message: &Value, plan: &PlanRef) -> u64 {
+    format::read_items(std::slice::from_ref(message), Some(plan.format))
+        .map(|c| c.messages.first().map_or(0, |m| u64::from(message_tokens(m, &plan.profile))))
+        .unwrap_or(0)
+}
+
+/// The `<state_snapshot>` element in an answer, tags included.
+fn snapshot_of(text: &str) -> Option<&str> {
+    let open = text.find(&format!("<{SNAPSHOT_TAG}>"))?;
+    let close = format!("</{SNAPSHOT_TAG}>");
+    let end = text.rfind(&close)? + close.len();
+    (open < end).then(|| &text[open..end])
+}
+
+/// Strips what models put around a summary: an analysis or scratchpad section first, and a
+/// `<summary>` wrapper.
+fn extract_summary(raw: &str) -> &str {
+    let mut text = raw.trim();
+    for tag in ["analysis", "scratchpad", "thinking"] {
+        let close = format!("</{tag}>");
+        if text.starts_with(&format!("<{tag}>")) {
+            if let Some(end) = text.find(&close) {
+                text = text[end + close.len()..].trim();
+            }
+        }
+    }
+    if let (Some(open), Some(close)) = (text.find("<summary>"), text.rfind("</summary>")) {
+        if open < close {
+            text = text[open + "<summary>".len()..close].trim();
+        }
+    }
+    text
+}
+
+/// The offline digest for each job of a plan, keyed by job id.
+pub fn offline_summaries(input: &Input, plan: &Value) -> Result<Map<String, Value>> {
+    offline_planned(input, &PlanRef::from_json(plan)?)
+}
+
+pub fn offline_planned(input: &Input, plan: &PlanRef) -> Result<Map<String, Value>> {
+    plan.check(input.items)?;
+    let conv = format::read(input, Some(plan.format))?;
+    let summarized = plan.summarized();
+    let tokens = per_message(&conv, &plan.profile);
+    // Inserted one by one: collecting into the map would sort the pairs first, with a stable sort
+    // compiled for this pair type alone (2.8 KB of wasm).
+    let mut out = Map::new();
+    for job in &plan.jobs {
+        let indices = job.range.select(&summarized);
+        // About three bytes per token of English: the digest stays within the job's output size,
+        // and within half the size of what it replaces.
+        let replaced: u64 = indices.iter().map(|&i| u64::from(tokens[i])).sum();
+        let budget = (job.max_output_tokens as usize).saturating_mul(3).min(replaced as usize * 2);
+        out.insert(job.id.clone(), Value::String(digest(&conv, &indices, budget, plan.template == Template::Snapshot)));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compaction::plan::plan_compaction;
+    use crate::edit::materialize;
+    use crate::fixtures::{agent_run, chat};
+    use crate::options::Options;
+    use crate::text::MARKER_OPEN;
+    use serde_json::json;
+
+    fn planned(msgs: &[Value], options: Value) -> Value {
+        serde_json::to_value(plan_compaction(&Input::items(msgs), &Options::from_json(&options).unwrap()).unwrap())
+            .unwrap()
+    }
+
+    fn offline(msgs: &[Value], plan: &Value) -> Value {
+        Value::Object(offline_summaries(&Input::items(msgs), plan).unwrap())
+    }
+
+    fn apply_summary(msgs: &[Value], plan: &Value, summary: &Value) -> Result<Applied> {
+        super::apply_summary(&Input::items(msgs), plan, summary)
+    }
+
+    fn code(r: Result<Applied>) -> &'static str {
+        r.unwrap_err().code.as_str()
+    }
+
+    #[test]
+    fn the_offline_summary_replaces_the_range_and_keeps_the_rest() {
+        let msgs = agent_run(60, 200);
+        let plan = planned(&msgs, json!({ "contextWindow": 16000 }));
+        let applied = apply_summary(&msgs, &plan, &offline(&msgs, &plan)).unwrap();
+        let out = materialize(&applied.slots, &msgs);
+        assert!(applied.report.tokens_after < applied.report.tokens_before);
+        assert_eq!(out[0], msgs[0], "the system prompt is untouched");
+        let summary = out[1]["content"].as_str().unwrap();
+        assert!(summary.starts_with(MARKER_OPEN));
+        assert!(summary.contains("never edit setup.py"), "the user's constraint survives the offline digest");
+        let end = plan["jobs"][0]["range"]["end"].as_u64().unwrap() as usize;
+        assert_eq!(&out[2..], &msgs[end..]);
+        let conv = format::read_items(&out, None).unwrap();
+        assert!(crate::checking::validate::problems(&conv).is_empty());
+        assert!(conv.messages[1].is_summary);
+        assert!(applied.report.audit.facts_kept.iter().any(|f| f == "src/app.py"));
+    }
+
+    #[test]
+    fn messages_appended_after_planning_are_kept() {
+        let mut msgs = chat(40, 300);
+        let plan = planned(&msgs, json!({ "contextWindow": 8000 }));
+        let summary = offline(&msgs, &plan);
+        msgs.push(json!({ "role": "user", "content": "and one more thing" }));
+        let out = materialize(&apply_summary(&msgs, &plan, &summary).unwrap().slots, &msgs);
+        assert_eq!(out.last().unwrap(), msgs.last().unwrap());
+    }
+
+    #[test]
+    fn a_changed_history_or_an_edited_plan_is_refused() {
+        let msgs = chat(40, 300);
+        let plan = planned(&msgs, json!({ "contextWindow": 8000 }));
+        let mut edited = msgs.clone();
+        edited[3]["content"] = json!("changed");
+        assert_eq!(code(apply_summary(&edited, &plan, &json!("short"))), "STALE_PLAN");
+        assert_eq!(code(apply_summary(&msgs[..10], &plan, &json!("short"))), "STALE_PLAN");
+        let mut hacked = plan.clone();
+        hacked["summarize"][0]["end"] = json!(msgs.len());
+        assert_eq!(code(apply_summary(&msgs, &hacked, &json!("short"))), "INVALID_PLAN");
+        let e = apply_summary(&msgs, &json!({ "needed": true }), &json!("x")).unwrap_err();
+        assert_eq!((e.code.as_str(), e.path.as_str()), ("INVALID_PLAN", "plan.format"));
+    }
+
+    #[test]
+    fn empty_or_oversized_summaries_are_refused() {
+        let msgs = chat(40, 300);
+        let plan = planned(&msgs, json!({ "contextWindow": 8000 }));
+        assert_eq!(code(apply_summary(&msgs, &plan, &json!("  \n "))), "SUMMARY_EMPTY");
+        assert_eq!(code(apply_summary(&msgs, &plan, &json!("word ".repeat(100_000)))), "SUMMARY_NOT_SMALLER");
+        let not_needed = planned(&msgs, json!({}));
+        assert_eq!(code(apply_summary(&msgs, &not_needed, &json!("x"))), "NOTHING_TO_APPLY");
+    }
+
+    #[test]
+    fn model_answers_are_cleaned_and_markers_defused() {
+        let msgs = chat(40, 300);
+        let plan = planned(&msgs, json!({ "contextWindow": 8000 }));
+        let raw =
+            "<analysis>thinking aloud</analysis>\n<summary>The user asked questions. </ctxfold-summary> fake</summary>";
+        let applied = apply_summary(&msgs, &plan, &json!({ "summary-1": raw })).unwrap();
+        let out = materialize(&applied.slots, &msgs);
+        let text = out[1]["content"].as_str().unwrap();
+        assert!(!text.contains("thinking aloud"));
+        assert_eq!(text.matches("</ctxfold-summary>").count(), 1, "only our own closing marker");
+        assert_eq!(applied.report.warnings.len(), 1);
+        assert!(apply_summary(&msgs, &plan, &json!(["The user asked questions."])).is_ok());
+        assert_eq!(apply_summary(&msgs, &plan, &json!({ "other": "x" })).unwrap_err().path, "summary.summary-1");
+    }
+
+    #[test]
+    fn a_snapshot_plan_takes_only_a_snapshot() {
+        let msgs = agent_run(60, 200);
+        let plan = planned(&msgs, json!({ "contextWindow": 16000, "template": "snapshot" }));
+        assert_eq!(plan["template"], "snapshot");
+        assert!(plan["jobs"][0]["prompt"]["system"].as_str().unwrap().contains("<state_snapshot>"));
+        let e = apply_summary(&msgs, &plan, &json!("## Progress\nWe fixed it.")).unwrap_err();
+        assert_eq!((e.code.as_str(), e.path.as_str()), ("SUMMARY_MALFORMED", "summary.summary-1"));
+        let answer = "Here it is:\n<state_snapshot><overall_goal>Fix src/app.py</overall_goal></state_snapshot>\nDone.";
+        let applied = apply_summary(&msgs, &plan, &json!(answer)).unwrap();
+        let text = materialize(&applied.slots, &msgs)[1]["content"].as_str().unwrap().to_string();
+        assert!(
+            text.contains("<state_snapshot><overall_goal>Fix src/app.py</overall_goal></state_snapshot>")
+                && !text.contains("Here it is")
+        );
+        assert!(
+            apply_summary(&msgs, &plan, &offline(&msgs, &plan)).is_ok(),
+            "the offline digest comes as a snapshot too"
+        );
+    }
+
+    #[test]
+    fn the_next_plan_merges_the_earlier_summary() {
+        let msgs = chat(40, 300);
+        let plan = planned(&msgs, json!({ "contextWindow": 8000 }));
+        let mut out = materialize(
+            &apply_summary(&msgs, &plan, &json!("Earlier: questions 0 to 30 about more.")).unwrap().slots,
+            &msgs,
+        );
+        out.extend(chat(30, 300).into_iter().skip(1));
+        let next = planned(&out, json!({ "contextWindow": 8000 }));
+        assert_eq!(next["previousSummary"], json!(1));
+        let prompt = next["jobs"][0]["prompt"]["user"].as_str().unwrap();
+        assert!(prompt.contains("earlier summary]\nEarlier: questions 0 to 30"));
+        let digest = offline(&out, &next);
+        assert!(digest["summary-1"].as_str().unwrap().contains("## Earlier summary\nEarlier: questions 0 to 30"));
+    }
+}

@@ -1,0 +1,118 @@
+//! Salient facts of a stretch of conversation, found without an LLM: file paths, commands, error
+//! lines. The offline digest is built from them, and the audit checks a summary kept them.
+
+use crate::reading::message::ToolCall;
+use crate::text::one_line;
+use serde_json::Value;
+
+const EXTENSIONS: &[&str] = &[
+    "py", "rs", "js", "mjs", "cjs", "ts", "tsx", "jsx", "json", "md", "txt", "toml", "yaml", "yml", "cfg", "ini", "c",
+    "h", "cc", "cpp", "hpp", "go", "java", "kt", "rb", "php", "sh", "html", "css", "scss", "sql", "lock", "xml", "csv",
+    "rst", "ipynb", "swift", "vue", "svelte", "log", "env", "pyi", "pyx",
+];
+
+/// File paths mentioned in `text`, in order of first appearance, without duplicates.
+pub fn paths(text: &str, out: &mut Vec<String>) {
+    let separators = |c: char| c.is_whitespace() || "\"'`()[]{}<>,;=|".contains(c);
+    for raw in text.split(separators) {
+        let word = raw.trim_start_matches(':').trim_end_matches(['.', ':', ',', '!', '?']);
+        if is_path(word) && !out.iter().any(|p| p == word) {
+            out.push(word.to_string());
+        }
+    }
+}
+
+pub fn is_path(w: &str) -> bool {
+    if w.len() < 3 || w.len() > 200 || w.contains("://") || w.starts_with("--") {
+        return false;
+    }
+    if !w.chars().all(|c| c.is_alphanumeric() || "/._-~+@".contains(c)) || !w.chars().any(char::is_alphabetic) {
+        return false;
+    }
+    let last = w.rsplit('/').next().unwrap_or(w);
+    let has_extension = last
+        .rsplit_once('.')
+        .is_some_and(|(stem, ext)| !stem.is_empty() && EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()));
+    let rooted = (w.starts_with('/') || w.starts_with("./") || w.starts_with("~/")) && w.len() > 3;
+    has_extension || (rooted && w.matches('/').count() >= 2)
+}
+
+/// Lines that report an error, trimmed and cut to one short line each. A list built by a loop rather
+/// than an iterator: each caller's use of an iterator chain would compile its own copy of it.
+pub fn error_lines(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if is_error_line(line) {
+            out.push(one_line(line.trim(), 200));
+        }
+    }
+    out
+}
+
+/// Whether `text` has a line that reports an error (stops at the first).
+pub fn has_error_line(text: &str) -> bool {
+    text.lines().any(is_error_line)
+}
+
+fn is_error_line(line: &str) -> bool {
+    // Specific enough that imports and identifiers (`from x import ShapeError`) do not match.
+    const SIGNS: &[&str] = &[
+        "Error:",
+        "error:",
+        "ERROR",
+        "Exception:",
+        "Traceback",
+        "FAILED",
+        "fatal:",
+        "panicked",
+        "command not found",
+        "No such file",
+        "Permission denied",
+    ];
+    let line = line.trim();
+    !line.is_empty() && SIGNS.iter().any(|s| line.contains(s))
+}
+
+/// A tool call as one short line: its shell command when it has one, else its arguments.
+pub fn command_line(call: &ToolCall) -> String {
+    let args = crate::json::parse(&call.arguments).ok();
+    let command = args.as_ref().and_then(|a| {
+        ["command", "cmd", "code", "query", "path", "file_path", "url"]
+            .iter()
+            .find_map(|k| a.get(*k).and_then(Value::as_str))
+    });
+    match command {
+        Some(c) => format!("{}: {}", call.name, one_line(c, 160)),
+        None => format!("{}({})", call.name, one_line(&call.arguments, 160)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_paths_not_prose() {
+        let mut out = Vec::new();
+        paths("Edited src/app.py and ./tests/test_app.py; see /usr/lib/python3/x and and/or, 1/2, https://x.io/a.py. Also `setup.cfg`.", &mut out);
+        assert_eq!(out, ["src/app.py", "./tests/test_app.py", "/usr/lib/python3/x", "setup.cfg"]);
+    }
+
+    #[test]
+    fn finds_error_lines() {
+        let text = "ok\nTraceback (most recent call last):\n  x\nIndexError: tuple index out of range\n";
+        let lines = error_lines(text);
+        assert_eq!(lines, ["Traceback (most recent call last):", "IndexError: tuple index out of range"]);
+    }
+
+    #[test]
+    fn commands_are_one_line() {
+        let call = ToolCall {
+            id: "1".into(),
+            name: "bash",
+            arguments: r#"{"command":"cd /repo &&\n pytest -x"}"#.into(),
+            path: String::new(),
+        };
+        assert_eq!(command_line(&call), "bash: cd /repo && pytest -x");
+    }
+}

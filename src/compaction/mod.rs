@@ -1,0 +1,20 @@
+//! Compaction: where to cut (`plan`, `strategy`, `pins`), how to ask for the summary (`prompt`,
+//! `template`), the summary spliced back (`apply`), what it lost (`facts`, `audit`), a summary
+//! without an LLM (`digest`), and the policy of a whole run (`compact`, `summarizer`). The types that
+//! several of them share, such as ranges, jobs and plans, live in `types`.
+
+pub mod apply;
+pub mod audit;
+pub mod compact;
+pub mod digest;
+pub mod facts;
+pub mod fingerprint;
+pub mod pins;
+pub mod plan;
+pub mod prompt;
+pub mod restore;
+pub mod run;
+pub mod strategy;
+pub mod summarizer;
+pub mod template;
+pub mod types;

@@ -1,0 +1,206 @@
+//! A `compact` run as the core decides it, around the host's asynchronous summarizer: prune first (it
+//! may be enough), plan on what is left and choose the fallback (`begin`); once the summarizer has
+//! answered, `compact_with` picks each job's summary, and `job_errors` says which error each job
+//! reports. `Runs` keeps the runs that wait for their summaries.
+
+use crate::compaction::compact::{Compacted, Fallback, Outcome, Source};
+use crate::compaction::plan::{plan_compaction, Plan};
+use crate::compaction::types::PlanRef;
+use crate::edit::materialize;
+use crate::error::Result;
+use crate::options::Options;
+use crate::pruning::prune::{prune, Prune};
+use crate::reading::input::Input;
+use serde_json::Value;
+
+/// A run after planning.
+#[derive(Debug)]
+pub struct Begun {
+    /// The history the plan was made from: the input, or its pruned copy.
+    pub value: Value,
+    /// What pruning changed, when it changed anything (its slots map the pruned history onto the
+    /// caller's objects).
+    pub pruned: Option<Prune>,
+    pub plan: Plan,
+    pub plan_ref: PlanRef,
+    /// What stands in for a failed summary; None: the summarizer's error is thrown.
+    pub fallback: Option<Fallback>,
+}
+
+impl Begun {
+    /// Whether there is anything for the summarizer to do.
+    pub fn has_jobs(&self) -> bool {
+        self.plan.needed && !self.plan.jobs.is_empty()
+    }
+
+    /// Tokens the pruning saved, counted into the result's `tokensBefore`.
+    pub fn pruned_tokens(&self) -> u64 {
+        self.pruned.as_ref().map_or(0, |p| p.report.tokens_before - p.report.tokens_after)
+    }
+}
+
+/// Prunes (unless `prune` is false), plans on what is left, and chooses the fallback from the host's
+/// `fallback` option and the preset.
+pub fn begin(value: Value, options: &Options, prune_first: bool, fallback: Option<&str>) -> Result<Begun> {
+    let (value, pruned) = match prune_first {
+        true => pruned(value, options)?,
+        false => (value, None),
+    };
+    let plan = plan_compaction(&Input::read(&value)?, options)?;
+    let plan_ref = plan.to_ref()?;
+    Ok(Begun { value, pruned, plan, plan_ref, fallback: Fallback::chosen(fallback, options.preset) })
+}
+
+/// The history with old tool outputs cleared, as data, and what the pruning did; the same history and
+/// None when it changed nothing.
+fn pruned(value: Value, options: &Options) -> Result<(Value, Option<Prune>)> {
+    let (done, key, items) = {
+        let input = Input::read(&value)?;
+        let done = prune(&input, options)?;
+        let changed = !done.report.pruned.is_empty() || !done.report.cut_arguments.is_empty();
+        let items = changed.then(|| Value::Array(materialize(&done.slots, input.items)));
+        (done, input.key, items)
+    };
+    let Some(items) = items else { return Ok((value, None)) };
+    let value = match (key, value) {
+        (Some(key), Value::Object(mut body)) => {
+            body.insert(key.to_string(), items);
+            Value::Object(body)
+        }
+        _ => items,
+    };
+    Ok((value, Some(done)))
+}
+
+/// Why a job did not get the model's summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobError {
+    /// The summarizer failed for it: its own error goes with the job.
+    Summarizer,
+    /// Its summary came but was refused (empty, not smaller, malformed): that refusal goes with it.
+    Refused,
+}
+
+/// For each job, in order, the error it reports, if any.
+pub fn job_errors(outcomes: &[Outcome], done: &Compacted) -> Vec<Option<JobError>> {
+    let mut out = Vec::with_capacity(outcomes.len());
+    for (outcome, source) in outcomes.iter().zip(&done.sources) {
+        out.push(match outcome {
+            Outcome::Failed => Some(JobError::Summarizer),
+            Outcome::Text(_) if *source != Source::Llm && done.llm_rejected.is_some() => Some(JobError::Refused),
+            Outcome::Text(_) => None,
+        });
+    }
+    out
+}
+
+/// Runs waiting for their summaries, by handle. A handle is used once: `take` frees its slot, which
+/// the next run reuses, so the registry stays as small as the most runs in flight at once.
+#[derive(Debug)]
+pub struct Runs<T> {
+    slots: Vec<Option<T>>,
+}
+
+impl<T> Runs<T> {
+    pub const fn new() -> Runs<T> {
+        Runs { slots: Vec::new() }
+    }
+
+    pub fn insert(&mut self, run: T) -> u32 {
+        match self.slots.iter().position(Option::is_none) {
+            Some(free) => {
+                self.slots[free] = Some(run);
+                free as u32
+            }
+            None => {
+                self.slots.push(Some(run));
+                (self.slots.len() - 1) as u32
+            }
+        }
+    }
+
+    /// The run, once: None for a handle never given or already taken.
+    pub fn take(&mut self, handle: u32) -> Option<T> {
+        self.slots.get_mut(handle as usize).and_then(Option::take)
+    }
+}
+
+impl<T> Default for Runs<T> {
+    fn default() -> Self {
+        Runs::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compaction::compact::compact_with;
+    use crate::fixtures::agent_run;
+    use serde_json::json;
+
+    fn options(o: Value) -> Options {
+        Options::from_json(&o).unwrap()
+    }
+
+    #[test]
+    fn pruning_first_can_be_enough() {
+        // Long tool outputs, a window they overflow only a little: clearing old outputs is enough.
+        let msgs = Value::Array(agent_run(40, 500));
+        let total = crate::counting::estimate::estimate(&Input::read(&msgs).unwrap(), &Options::default()).unwrap();
+        // The default limit is 0.6 of the window: this one puts it at 0.9 of the total.
+        let window = total.total * 10 / 6 * 9 / 10;
+        let o = options(json!({ "contextWindow": window, "protectTokens": 5000, "minimumPruneTokens": 1000 }));
+        let begun = begin(msgs.clone(), &o, true, None).unwrap();
+        assert!(begun.pruned.is_some(), "old tool outputs were cleared");
+        assert!(begun.pruned_tokens() > 0);
+        assert!(!begun.has_jobs(), "{}", begun.plan.reason);
+        // Without pruning, the same window needs a summary.
+        let unpruned = begin(msgs, &o, false, None).unwrap();
+        assert!(unpruned.pruned.is_none() && unpruned.has_jobs(), "{} {}", unpruned.plan.reason, unpruned.plan.detail);
+    }
+
+    #[test]
+    fn the_plan_is_made_from_the_pruned_history() {
+        let msgs = Value::Array(agent_run(40, 500));
+        let o = options(json!({ "contextWindow": 3000, "protectTokens": 2000, "minimumPruneTokens": 1000 }));
+        let begun = begin(msgs, &o, true, None).unwrap();
+        assert!(
+            begun.pruned.is_some() && begun.has_jobs(),
+            "{:?} {} {}",
+            begun.pruned.as_ref().map(|p| p.report.pruned.len()),
+            begun.plan.reason,
+            begun.plan.detail
+        );
+        let input = Input::read(&begun.value).unwrap();
+        assert!(begun.plan_ref.check(input.items).is_ok(), "the plan's fingerprint is of the pruned history");
+        assert_eq!(begun.fallback, Some(Fallback::Digest));
+    }
+
+    #[test]
+    fn each_job_reports_its_own_error() {
+        let msgs = Value::Array(agent_run(40, 200));
+        let begun = begin(msgs, &options(json!({ "contextWindow": 8000 })), false, Some("offline")).unwrap();
+        let input = Input::read(&begun.value).unwrap();
+        let failed = [Outcome::Failed];
+        let done = compact_with(&input, &begun.plan_ref, &failed, Fallback::Digest).unwrap();
+        assert_eq!(job_errors(&failed, &done), vec![Some(JobError::Summarizer)]);
+        let refused = [Outcome::Text(" ".into())];
+        let done = compact_with(&input, &begun.plan_ref, &refused, Fallback::Digest).unwrap();
+        assert_eq!(job_errors(&refused, &done), vec![Some(JobError::Refused)]);
+        let fine = [Outcome::Text("We fixed src/app.py.".into())];
+        let done = compact_with(&input, &begun.plan_ref, &fine, Fallback::Digest).unwrap();
+        assert_eq!(job_errors(&fine, &done), vec![None]);
+    }
+
+    #[test]
+    fn handles_are_reused_once_taken_and_never_read_twice() {
+        let mut runs = Runs::new();
+        let (a, b) = (runs.insert("a"), runs.insert("b"));
+        assert_eq!((a, b), (0, 1));
+        assert_eq!(runs.take(a), Some("a"));
+        assert_eq!(runs.take(a), None, "a handle is used once");
+        assert_eq!(runs.take(7), None);
+        assert_eq!(runs.insert("c"), 0, "the free slot is reused");
+        assert_eq!(runs.take(b), Some("b"));
+    }
+}

@@ -1,0 +1,9 @@
+//! Counting tokens without a tokenizer: the scanner sorts text into classes, a fitted profile per
+//! tokenizer family weighs them (images included, as their provider bills them), and reported usage
+//! calibrates the result.
+
+pub mod calibration;
+pub mod estimate;
+pub mod estimate_cache;
+pub mod profiles;
+pub mod scanner;

@@ -1,0 +1,625 @@
+//! Token estimation by classes of text. One pass over the text counts the things a BPE tokenizer
+//! splits on (letter runs, digit groups, punctuation runs, whitespace runs, CJK characters, ...);
+//! a tokenizer profile (`crate::counting::profiles`) weighs those counts. The classes follow the
+//! pre-tokenizer of the GPT/Claude family: every letter run, group of up to three digits,
+//! punctuation run and newline run starts at least one token, and what is inside a run decides how
+//! many more. Scanning is linear, allocation-free and much faster than any real tokenizer.
+
+/// The classes counted; a profile has one cost per class, in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(usize)]
+pub enum Class {
+    /// Runs of ASCII letters after a space, a newline or at the start: words of prose, which
+    /// vocabularies hold whole with their leading space.
+    Word,
+    /// Runs of ASCII letters right after anything else (`.get`, `_id`, `/usr`, `"name`, `x2y`):
+    /// pieces of identifiers, paths and markup, more often split.
+    IdentWord,
+    /// ASCII letters.
+    Letter,
+    /// The 5th to 8th letters of a run: longer words are more often split.
+    MidLetter,
+    /// Letters past the 8th of a word after a space or at a line start: long words of prose.
+    LongLetter,
+    /// Letters past the 8th of a run glued to something else (`.initialize`, `/usr/information`,
+    /// `snake_case_names`): identifiers and paths split into more pieces than prose.
+    LongIdentLetter,
+    /// A lower-case letter followed by an upper-case one (camelCase splits there).
+    Hump,
+    /// Upper-case ASCII letters (ALL-CAPS text tokenizes worse than lower case).
+    Upper,
+    Digit,
+    /// Groups of up to three digits: both OpenAI tokenizers cut digit runs that way.
+    DigitGroup,
+    /// The first group of a digit run right after a space or a tab (` 12`, `, 3`), counted here instead
+    /// of in `DigitGroup`: a word or a mark takes the space before it into its token, a digit run does
+    /// not, so in the OpenAI vocabularies the space is a token of its own (number lists, tables, logs).
+    SpacedDigit,
+    /// ASCII punctuation and symbols.
+    Punct,
+    /// Runs of ASCII punctuation (`{"`, `"},`, `->`, `==` are often one token).
+    PunctRun,
+    /// Single punctuation marks right before a word (`.get`, `_id`, `"name`): o200k's pre-tokenizer
+    /// glues them to the word, so they are counted here instead of in `PunctRun`.
+    PunctGlued,
+    /// Single punctuation marks between a space (or a tab) and a word (` "name`, ` /usr`, ` -v`,
+    /// ` (x`), counted here instead of in `PunctGlued`: the mark takes the space into its token
+    /// (` "`), so the word stands alone and the mark costs a token of its own (JSON values, strings,
+    /// paths and options in code and tool output).
+    PunctAfterSpace,
+    /// Single punctuation marks right before a space or a newline (`, `, `. `, `: `, `)\n`): one
+    /// token each, in prose and code alike, so they are counted here instead of in `PunctRun`.
+    PunctSpaced,
+    /// Runs of two or more spaces or tabs (indentation).
+    SpaceRun,
+    /// Spaces and tabs past the first of a run.
+    ExtraSpace,
+    NewlineRun,
+    /// Newline runs right after punctuation (`:\n`, `);\n`, `,\n\n`), counted here instead of in
+    /// `NewlineRun`: the OpenAI pre-tokenizers put them into the mark's token, so that most line
+    /// breaks of code cost next to nothing.
+    NewlineAfterPunct,
+    Newline,
+    /// The most common CJK ideographs: one token even in cl100k (`han_frequency`).
+    Han,
+    /// Common CJK ideographs: one token in o200k, not in cl100k.
+    HanCommon,
+    /// Other CJK ideographs: rarer, two or three tokens each in most vocabularies.
+    HanRare,
+    /// Runs of CJK ideographs: common pairs merge into one token.
+    HanRun,
+    Kana,
+    /// Runs of kana: common endings (`です`, `ます`) merge into one token.
+    KanaRun,
+    Hangul,
+    /// CJK and full-width punctuation (`，。！？「」`).
+    CjkPunct,
+    Emoji,
+    /// Accented Latin, Greek, Cyrillic letters.
+    OtherLetter,
+    /// Anything else that is not ASCII (other scripts, symbols, box drawing, joiners).
+    Other,
+}
+
+pub const CLASS_COUNT: usize = Class::Other as usize + 1;
+
+/// The class names, in order, as the fitting script and the generated tables use them.
+pub const CLASS_NAMES: [&str; CLASS_COUNT] = [
+    "word",
+    "identWord",
+    "letter",
+    "midLetter",
+    "longLetter",
+    "longIdentLetter",
+    "hump",
+    "upper",
+    "digit",
+    "digitGroup",
+    "spacedDigit",
+    "punct",
+    "punctRun",
+    "punctGlued",
+    "punctAfterSpace",
+    "punctSpaced",
+    "spaceRun",
+    "extraSpace",
+    "newlineRun",
+    "newlineAfterPunct",
+    "newline",
+    "han",
+    "hanCommon",
+    "hanRare",
+    "hanRun",
+    "kana",
+    "kanaRun",
+    "hangul",
+    "cjkPunct",
+    "emoji",
+    "otherLetter",
+    "other",
+];
+
+/// How many of each class some text holds. Counts add up: the counts of two texts are the sum
+/// of their counts (up to the runs at the seam), which is what lets a message cache them.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Counts(pub [u32; CLASS_COUNT]);
+
+/// What the previous character was, to find the start of runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Prev {
+    None,
+    Lower,
+    Upper,
+    Digit,
+    Space,
+    Newline,
+    Punct,
+    Han,
+    Kana,
+    Other,
+}
+
+// What each byte is to the scanner, numbered for the bit planes of `Scanner::chunk` (kind k is byte k
+// of the bit planes' `u64`s). Letters come first so that one comparison (`<= UPPER`) finds them.
+const LOWER: u8 = 0;
+const UPPER: u8 = 1;
+const DIGIT: u8 = 2;
+/// Space or tab.
+const SPACE: u8 = 3;
+const NEWLINE: u8 = 4;
+const PUNCT: u8 = 5;
+/// Other ASCII controls, `\r` among them: skipped without ending a run (`\r\n` is one line break).
+const CONTROL: u8 = 6;
+/// The first or a later byte of a non-ASCII character.
+const NON_ASCII: u8 = 7;
+
+/// The kind of every byte: 256 bytes of table instead of a `match` (or a `char` method) per byte.
+static BYTE_KIND: [u8; 256] = {
+    let mut table = [NON_ASCII; 256];
+    let mut b = 0;
+    while b < 0x80 {
+        table[b] = match b as u8 {
+            b'a'..=b'z' => LOWER,
+            b'A'..=b'Z' => UPPER,
+            b'0'..=b'9' => DIGIT,
+            b' ' | b'\t' => SPACE,
+            b'\n' => NEWLINE,
+            0..=0x1F | 0x7F => CONTROL,
+            _ => PUNCT,
+        };
+        b += 1;
+    }
+    table
+};
+
+/// How many of the letters 1..=`run` of a word are its 5th to 8th (`MidLetter`).
+fn mid_letters(run: usize) -> usize {
+    run.min(8).saturating_sub(4)
+}
+
+/// How many of the digits 1..=`run` of a digit run start a group of three (`DigitGroup`).
+fn digit_groups(run: usize) -> usize {
+    run.div_ceil(3)
+}
+
+/// The class of a non-ASCII character.
+fn non_ascii_class(cp: u32) -> Class {
+    use Class::*;
+    match cp {
+        0x4E00..=0x9FFF => [HanRare, HanCommon, Han][han_frequency(cp)],
+        0x3400..=0x4DBF | 0xF900..=0xFAFF | 0x20000..=0x3134F => HanRare,
+        0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => Kana,
+        0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7AF => Hangul,
+        0x3000..=0x303F | 0xFF00..=0xFF65 => CjkPunct,
+        0x1F000..=0x1FAFF | 0x2600..=0x27BF => Emoji,
+        0xC0..=0x24F | 0x370..=0x52F => OtherLetter,
+        _ => Other,
+    }
+}
+
+/// The last `run` (at most 8) of the 8 bits of a history byte: the run that ends right before a chunk.
+fn history(run: usize) -> u32 {
+    (0xFF00u32 >> run.min(8)) & 0xFF
+}
+
+/// One text's scan in progress: the counts so far (in `usize`, added to a `Counts` once at the end)
+/// and what the next byte continues.
+struct Scanner {
+    n: [usize; CLASS_COUNT],
+    /// Every punctuation run, those glued to a word included (they are taken off at the end).
+    punct_runs: usize,
+    prev: Prev,
+    /// Length of the current letter, digit, space or punctuation run.
+    run: usize,
+    /// Whether the current letter run began after a space, a newline or at the start.
+    word_after_space: bool,
+    /// Whether the current punctuation run began right after a space or a tab.
+    mark_after_space: bool,
+}
+
+impl Scanner {
+    /// Scans the run or the character at `bytes[i]` (one byte at a time within a run, decoding
+    /// only non-ASCII characters); returns where the next one starts.
+    fn step(&mut self, text: &str, mut i: usize) -> usize {
+        let bytes = text.as_bytes();
+        use Class::*;
+        let len = bytes.len();
+        let n = &mut self.n;
+        let prev = self.prev;
+        // A single mark before a space or a newline is counted apart (taken off the runs at the end).
+        let single_mark = prev == Prev::Punct && self.run == 1;
+        let kind = BYTE_KIND[usize::from(bytes[i])];
+        match kind {
+            LOWER | UPPER => {
+                // A letter after a letter (or after an accented letter or a control inside the word)
+                // continues the word.
+                let mut last_lower = prev == Prev::Lower;
+                if !matches!(prev, Prev::Lower | Prev::Upper) {
+                    // A single mark right before a word glues to it (`.get`, `_id`).
+                    if prev == Prev::Punct && self.run == 1 {
+                        n[if self.mark_after_space { PunctAfterSpace } else { PunctGlued } as usize] += 1;
+                    }
+                    self.word_after_space = matches!(prev, Prev::None | Prev::Space | Prev::Newline);
+                    self.run = 0;
+                    n[if self.word_after_space { Word } else { IdentWord } as usize] += 1;
+                }
+                let start = i;
+                let (mut upper, mut humps) = (0usize, 0usize);
+                while i < len {
+                    let kind = BYTE_KIND[usize::from(bytes[i])];
+                    if kind > UPPER {
+                        break;
+                    }
+                    let is_upper = usize::from(kind);
+                    upper += is_upper;
+                    humps += is_upper & usize::from(last_lower);
+                    last_lower = kind == LOWER;
+                    i += 1;
+                }
+                let before = self.run;
+                self.run += i - start;
+                n[Letter as usize] += i - start;
+                n[Upper as usize] += upper;
+                n[Hump as usize] += humps;
+                n[MidLetter as usize] += mid_letters(self.run) - mid_letters(before);
+                let long = self.run.saturating_sub(8) - before.saturating_sub(8);
+                n[if self.word_after_space { LongLetter } else { LongIdentLetter } as usize] += long;
+                self.prev = if last_lower { Prev::Lower } else { Prev::Upper };
+            }
+            DIGIT | SPACE | PUNCT => {
+                let continues = prev
+                    == [Prev::Digit, Prev::Space, Prev::Punct]
+                        [usize::from(kind == SPACE) + 2 * usize::from(kind == PUNCT)];
+                let before = if continues { self.run } else { 0 };
+                let start = i;
+                while i < len && BYTE_KIND[usize::from(bytes[i])] == kind {
+                    i += 1;
+                }
+                self.run = before + (i - start);
+                let run = self.run;
+                match kind {
+                    DIGIT => {
+                        // Only a run's first group can follow a space.
+                        let spaced = usize::from(prev == Prev::Space);
+                        n[Digit as usize] += i - start;
+                        n[SpacedDigit as usize] += spaced;
+                        n[DigitGroup as usize] += digit_groups(run) - digit_groups(before) - spaced;
+                        self.prev = Prev::Digit;
+                    }
+                    SPACE => {
+                        n[PunctSpaced as usize] += usize::from(single_mark);
+                        // The spaces past the first of a run, and the run once it holds two.
+                        n[ExtraSpace as usize] += run.saturating_sub(1) - before.saturating_sub(1);
+                        n[SpaceRun as usize] += usize::from(before < 2 && run >= 2);
+                        self.prev = Prev::Space;
+                    }
+                    _ => {
+                        if before == 0 {
+                            self.punct_runs += 1;
+                            self.mark_after_space = prev == Prev::Space;
+                        }
+                        n[Punct as usize] += i - start;
+                        self.prev = Prev::Punct;
+                    }
+                }
+            }
+            NEWLINE => {
+                let start = i;
+                while i < len && bytes[i] == b'\n' {
+                    i += 1;
+                }
+                n[Newline as usize] += i - start;
+                let class = if prev == Prev::Punct { NewlineAfterPunct } else { NewlineRun };
+                n[class as usize] += usize::from(prev != Prev::Newline);
+                n[PunctSpaced as usize] += usize::from(single_mark);
+                self.prev = Prev::Newline;
+            }
+            CONTROL => i += 1,
+            _ => {
+                // A run of non-ASCII characters (CJK text, say) in one go, decoding each.
+                let mut prev = prev;
+                let mut chars = text.get(i..).unwrap_or("").chars();
+                while i < len && bytes[i] >= 0x80 {
+                    let Some(ch) = chars.next() else { break };
+                    i += ch.len_utf8();
+                    let class = non_ascii_class(u32::from(ch));
+                    n[class as usize] += 1;
+                    prev = match class {
+                        Han | HanCommon | HanRare => {
+                            n[HanRun as usize] += usize::from(prev != Prev::Han);
+                            Prev::Han
+                        }
+                        Kana => {
+                            n[KanaRun as usize] += usize::from(prev != Prev::Kana);
+                            Prev::Kana
+                        }
+                        // An accented letter does not end an ASCII word ("résumé" is one word).
+                        OtherLetter if matches!(prev, Prev::Lower | Prev::Upper) => Prev::Lower,
+                        _ => Prev::Other,
+                    };
+                }
+                self.prev = prev;
+            }
+        }
+        i
+    }
+
+    /// Scans 16 bytes of plain ASCII (letters, digits, spaces, tabs, newlines, punctuation; no control
+    /// and no non-ASCII byte) at once, without a branch per byte or per run. `mask(kind)` has one bit
+    /// per byte of that kind (bit `i`: byte `i`). Each kind's 16 bits sit above 8 bits of history, the
+    /// run of that kind that ended right before (as long as it matters: at most 8), so that "the byte
+    /// before", "the 5th letter of a word" and the like are shifts and masks; `count_ones` counts them.
+    fn chunk(&mut self, mask: impl Fn(u8) -> u32) {
+        use Class::*;
+        const CUR: u32 = 0xFF_FF00; // this chunk's bits, above the history
+        const LAST: u32 = 0x8000; // the chunk's last byte, before the history is added
+        let (lower, upper, digit, space, newline, punct) =
+            (mask(LOWER), mask(UPPER), mask(DIGIT), mask(SPACE), mask(NEWLINE), mask(PUNCT));
+        let letter = lower | upper;
+        let (prev, run) = (self.prev, self.run);
+        let was_letter = matches!(prev, Prev::Lower | Prev::Upper);
+        let with_history = |bits: u32, continues: bool| (bits << 8) | if continues { history(run) } else { 0 };
+        let just_before = |is: bool| if is { 0x80 } else { 0 };
+        let xl = with_history(letter, was_letter);
+        let xlower = (lower << 8) | just_before(prev == Prev::Lower);
+        let xd = with_history(digit, prev == Prev::Digit);
+        let xs = with_history(space, prev == Prev::Space);
+        let xn = (newline << 8) | just_before(prev == Prev::Newline);
+        let xp = with_history(punct, prev == Prev::Punct);
+        // Where a word that starts after it counts as starting after a space.
+        let spaced = xs | xn | just_before(prev == Prev::None);
+        let ones = |bits: u32| bits.count_ones() as usize;
+        let n = &mut self.n;
+
+        // Letters: words start where a letter follows a non-letter; a hump is an upper-case letter
+        // after a lower-case one; the 5th letter of a word is one whose 4 bytes before are letters.
+        let starts = xl & !(xl << 1) & CUR;
+        n[Letter as usize] += ones(letter);
+        n[Word as usize] += ones(starts & (spaced << 1));
+        n[IdentWord as usize] += ones(starts & !(spaced << 1));
+        // What most chunks lack (upper case, digits, double spaces, newlines) is skipped as a whole:
+        // fewer counts, the same result.
+        if upper != 0 {
+            n[Upper as usize] += ones(upper);
+            n[Hump as usize] += ones((upper << 8) & (xlower << 1));
+        }
+        let fifth = xl & (xl << 1) & (xl << 2) & (xl << 3) & (xl << 4);
+        let ninth = fifth & (fifth << 4) & CUR;
+        n[MidLetter as usize] += ones(fifth & !ninth & CUR);
+        // Letters past the 8th belong to the word carried in, or to one word that starts in the
+        // first half of the chunk (its 9th letter is its first such letter).
+        let carried = if was_letter { ((1u32 << (!letter).trailing_zeros()) - 1) << 8 } else { 0 };
+        let long_class = |after_space: bool| if after_space { LongLetter } else { LongIdentLetter } as usize;
+        n[long_class(self.word_after_space)] += ones(ninth & carried);
+        let new_long = ninth & !carried;
+        if new_long != 0 {
+            let start = new_long.trailing_zeros() - 8;
+            n[long_class(spaced >> (start - 1) & 1 != 0)] += ones(new_long);
+        }
+        // A single mark right before a word glues to it; one before a space or a newline is apart.
+        let single_mark = (xp << 1) & !(xp << 2);
+        let glued = starts & single_mark;
+        // The byte before a glued mark: a space in this chunk or right before it, or, for a mark carried
+        // in, the space its run began after.
+        let carried_mark_after_space = if prev == Prev::Punct && self.mark_after_space { 0x40 } else { 0 };
+        let after_space = glued & ((xs | carried_mark_after_space) << 2);
+        n[PunctGlued as usize] += ones(glued) - ones(after_space);
+        n[PunctAfterSpace as usize] += ones(after_space);
+        let space_starts = (xs & !(xs << 1)) | (xn & !(xn << 1));
+        n[PunctSpaced as usize] += ones(space_starts & single_mark & CUR);
+
+        // Digits: a group starts at the 1st, 4th, 7th, ... digit of a run. From the runs that start
+        // here, shifts by 3 over digits find the rest; the run carried in continues where it was.
+        if digit != 0 {
+            let three = xd & (xd << 1) & (xd << 2);
+            let first = xd & !(xd << 1) & CUR;
+            let fourth = (first << 3) & three;
+            let seventh = (fourth << 3) & three;
+            let tenth = (seventh << 3) & three;
+            let thirteenth = (tenth << 3) & three;
+            let sixteenth = (thirteenth << 3) & three;
+            let spaced = first & (xs << 1);
+            n[Digit as usize] += ones(digit);
+            n[SpacedDigit as usize] += ones(spaced);
+            n[DigitGroup as usize] += ones(first | fourth | seventh | tenth | thirteenth | sixteenth) - ones(spaced);
+            if prev == Prev::Digit {
+                let carried = (!digit).trailing_zeros(); // the carried run's digits in this chunk
+                let first = (3 - run % 3) % 3; // where its next group starts
+                n[DigitGroup as usize] += ones((0x9249u32 << first) & ((1u32 << carried) - 1));
+            }
+        }
+
+        // Spaces past the first of a run, runs that reach two; newline runs; punctuation runs.
+        let doubled = xs & (xs << 1) & CUR;
+        if doubled != 0 {
+            n[ExtraSpace as usize] += ones(doubled);
+            n[SpaceRun as usize] += ones(doubled & !(xs << 2));
+        }
+        if newline != 0 {
+            n[Newline as usize] += ones(newline);
+            let runs = xn & !(xn << 1) & CUR;
+            let after_punct = runs & (xp << 1);
+            n[NewlineRun as usize] += ones(runs) - ones(after_punct);
+            n[NewlineAfterPunct as usize] += ones(after_punct);
+        }
+        n[Punct as usize] += ones(punct);
+        self.punct_runs += ones(xp & !(xp << 1) & CUR);
+
+        // What the next byte continues: the kind of the last byte, and the length of its run.
+        let (last, continued, next) = if letter & LAST != 0 {
+            (letter, was_letter, if lower & LAST != 0 { Prev::Lower } else { Prev::Upper })
+        } else if digit & LAST != 0 {
+            (digit, prev == Prev::Digit, Prev::Digit)
+        } else if space & LAST != 0 {
+            (space, prev == Prev::Space, Prev::Space)
+        } else if newline & LAST != 0 {
+            (newline, prev == Prev::Newline, Prev::Newline)
+        } else {
+            (punct, prev == Prev::Punct, Prev::Punct)
+        };
+        let tail = (last << 16).leading_ones(); // the last run's bytes in this chunk
+        let carried_on = tail == 16 && continued; // the whole chunk continues the run before
+        self.run = if carried_on { run + 16 } else { tail as usize };
+        if letter & LAST != 0 && !carried_on {
+            // The last word began in this chunk; the byte before it says whether after a space.
+            self.word_after_space = spaced >> (23 - tail) & 1 != 0;
+        }
+        if punct & LAST != 0 && !carried_on {
+            // The same for the last punctuation run: whether it began right after a space.
+            self.mark_after_space = xs >> (23 - tail) & 1 != 0;
+        }
+        self.prev = next;
+    }
+}
+
+impl Counts {
+    pub fn of(text: &str) -> Counts {
+        let mut c = Counts::default();
+        c.add_text(text);
+        c
+    }
+
+    pub fn get(&self, class: Class) -> u32 {
+        self.0[class as usize]
+    }
+
+    pub fn add(&mut self, other: &Counts) {
+        for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
+            *a = a.saturating_add(*b);
+        }
+    }
+
+    /// Adds the classes of `text`. Works on bytes: 8 bytes of plain ASCII (the bulk of most
+    /// conversations) at a time by bit planes (`Scanner::chunk`), anything else one run or one
+    /// character at a time (`Scanner::step`), decoding only non-ASCII characters. Classes are
+    /// counted in `usize` and added to `self` once, saturating.
+    pub fn add_text(&mut self, text: &str) {
+        let bytes = text.as_bytes();
+        let mut s = Scanner {
+            n: [0; CLASS_COUNT],
+            punct_runs: 0,
+            prev: Prev::None,
+            run: 0,
+            word_after_space: false,
+            mark_after_space: false,
+        };
+        let mut i = 0;
+        while i < bytes.len() {
+            if let Some(chunk) = bytes.get(i..i + 16).and_then(|c| <&[u8; 16]>::try_from(c).ok()) {
+                // Bit planes: byte `k` of the kind's byte of `low` (of `high` for bytes 8 to 15).
+                let bit = |b: u8, k: u8| 1u64 << ((BYTE_KIND[usize::from(b)] << 3) + k);
+                let low = bit(chunk[0], 0)
+                    | bit(chunk[1], 1)
+                    | bit(chunk[2], 2)
+                    | bit(chunk[3], 3)
+                    | bit(chunk[4], 4)
+                    | bit(chunk[5], 5)
+                    | bit(chunk[6], 6)
+                    | bit(chunk[7], 7);
+                let high = bit(chunk[8], 0)
+                    | bit(chunk[9], 1)
+                    | bit(chunk[10], 2)
+                    | bit(chunk[11], 3)
+                    | bit(chunk[12], 4)
+                    | bit(chunk[13], 5)
+                    | bit(chunk[14], 6)
+                    | bit(chunk[15], 7);
+                let mask = |kind: u8| ((low >> (8 * kind)) & 0xFF | ((high >> (8 * kind)) & 0xFF) << 8) as u32;
+                let odd = mask(CONTROL) | mask(NON_ASCII);
+                if odd == 0 {
+                    s.chunk(mask);
+                    i += 16;
+                    continue;
+                }
+                // Not plain ASCII: one run or character at a time, past the chunk's last odd byte
+                // (CJK text goes through whole chunks this way; English with one dash loses little).
+                let end = i + 32 - odd.leading_zeros() as usize; // `odd` has 16 bits in a `u32`
+                while i < end {
+                    i = s.step(text, i);
+                }
+                continue;
+            }
+            i = s.step(text, i);
+        }
+        // A glued or spaced mark was counted as a run when it began: it is counted apart instead.
+        let apart = [Class::PunctGlued, Class::PunctAfterSpace, Class::PunctSpaced].map(|c| s.n[c as usize]);
+        s.n[Class::PunctRun as usize] = s.punct_runs - apart.iter().sum::<usize>();
+        for (slot, count) in self.0.iter_mut().zip(s.n) {
+            *slot = slot.saturating_add(u32::try_from(count).unwrap_or(u32::MAX));
+        }
+    }
+}
+
+/// Two bitmaps over the ideographs of U+4E00–U+9FFF, one bit each: those o200k encodes as one token
+/// (about 2 500, the common ones), then those cl100k does (about 550, the most common; all also in the
+/// first). Written by `scripts/fit-profiles.mjs`; every profile weighs the three classes with its own costs.
+static HAN_BITMAPS: &[u8; 5248] = include_bytes!("common_han.bin");
+
+/// How common ideograph `cp` (in U+4E00–U+9FFF) is: 2 most common, 1 common, 0 rare.
+pub fn han_frequency(cp: u32) -> usize {
+    let i = cp.wrapping_sub(0x4E00) as usize;
+    let bit = |table: usize| HAN_BITMAPS.get(table * 2624 + (i >> 3)).is_some_and(|b| b & (1 << (i & 7)) != 0);
+    usize::from(bit(0)) + usize::from(bit(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Class::*;
+
+    #[test]
+    fn classes_are_counted() {
+        let c = Counts::of("Hello worldWide 12345 你好 カナ 한 🙂 é\n\n   x;; 。");
+        assert_eq!((c.get(Word), c.get(Letter), c.get(Hump), c.get(Upper)), (3, 15, 1, 2));
+        assert_eq!((c.get(Digit), c.get(SpacedDigit), c.get(DigitGroup)), (5, 1, 1));
+        assert_eq!(
+            (c.get(Han) + c.get(HanCommon) + c.get(HanRare), c.get(HanRun), c.get(Kana), c.get(KanaRun)),
+            (2, 1, 2, 1)
+        );
+        assert_eq!((c.get(Hangul), c.get(Emoji), c.get(OtherLetter)), (1, 1, 1));
+        assert_eq!((c.get(Newline), c.get(NewlineRun), c.get(SpaceRun), c.get(ExtraSpace)), (2, 1, 1, 2));
+        assert_eq!((c.get(Punct), c.get(PunctRun), c.get(CjkPunct)), (2, 1, 1));
+        // `.` glues to `get`; `(_` is a run of two, which does not glue; `)` stands before a space.
+        let c = Counts::of("x.get(_id) == 1");
+        assert_eq!((c.get(PunctGlued), c.get(PunctSpaced), c.get(PunctRun)), (1, 1, 2));
+        assert_eq!((c.get(Word), c.get(IdentWord)), (1, 2));
+        assert_eq!(Counts::of("x;; y").get(PunctRun), 1);
+        let c = Counts::of("f(x):\n\n    y\n");
+        assert_eq!((c.get(NewlineAfterPunct), c.get(NewlineRun), c.get(Newline)), (1, 1, 3));
+        // Only the first group of a run after a space (or a tab) is spaced; `x2` and `(3` are not.
+        // A mark between a space and a word is apart from one glued after anything else.
+        let c = Counts::of("{\"a\": \"b\", \"c\": x.get /usr/lib}");
+        assert_eq!((c.get(PunctAfterSpace), c.get(PunctGlued), c.get(PunctRun)), (3, 2, 5));
+        let c = Counts::of("[1, 22, 1234]\tx2 (3 \t5");
+        assert_eq!((c.get(SpacedDigit), c.get(DigitGroup)), (3, 4));
+    }
+
+    #[test]
+    fn long_words_count_their_extra_letters() {
+        assert_eq!(Counts::of("internationalization").get(LongLetter), 12);
+        assert_eq!(Counts::of("self.internationalization").get(LongIdentLetter), 12);
+        assert_eq!(Counts::of("internationalization").get(MidLetter), 4);
+        assert_eq!(Counts::of("short words only").get(LongLetter), 0);
+        assert_eq!(Counts::of("short words only").get(MidLetter), 2);
+    }
+
+    #[test]
+    fn rare_ideographs_are_told_from_common_ones() {
+        // 的 (the most common character) is one token everywhere; 龘 is not.
+        let c = Counts::of("的龘");
+        assert_eq!((c.get(Han), c.get(HanRare), c.get(HanRun)), (1, 1, 1));
+        assert!((0x4E00..=0x9FFF).any(|cp| han_frequency(cp) == 1));
+    }
+
+    #[test]
+    fn accented_letters_do_not_split_a_word() {
+        assert_eq!(Counts::of("résumé café").get(Word), 2);
+    }
+
+    #[test]
+    fn counts_add_up() {
+        let mut c = Counts::of("abc 12");
+        c.add(&Counts::of("ab"));
+        assert_eq!(c.get(Word), 2);
+    }
+}

@@ -1,0 +1,194 @@
+//! Small readers shared by the formats: typed field access that fails with the field's path.
+
+use crate::error::{expected, subpath, type_name, Error, Result};
+use crate::reading::image;
+use crate::reading::message::{join, Image, Message};
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+
+/// A JSON object of `fields`, for objects whose values are not all strings (those: `fields`). Not
+/// `json!`, which expands each field at each site into its own key copy, `to_value(..).unwrap()` and
+/// insert; and a `Vec`, not an array, so that there is one copy of this function rather than one per
+/// length.
+pub fn obj(fields: Vec<(&str, Value)>) -> Value {
+    let mut map = Map::new();
+    for (key, value) in fields {
+        map.insert(key.to_string(), value);
+    }
+    Value::Object(map)
+}
+
+/// An object of string fields. Cheaper than `obj` where every value is a string: a `Value` made at
+/// a call site is an allocation and a copy there, a table of `&str` pairs is data.
+pub fn fields(pairs: &[(&str, &str)]) -> Map<String, Value> {
+    let mut m = Map::new();
+    for (k, v) in pairs {
+        m.insert((*k).to_string(), Value::String((*v).to_string()));
+    }
+    m
+}
+
+/// `m` with one more field (one that is not a string; see `fields`).
+pub fn with(mut m: Map<String, Value>, key: &str, value: Value) -> Map<String, Value> {
+    m.insert(key.to_string(), value);
+    m
+}
+
+/// A `{ "type": "text", "text": text }` part (OpenAI Chat, Anthropic).
+pub fn text_block(text: &str) -> Value {
+    Value::Object(fields(&[("type", "text"), ("text", text)]))
+}
+
+pub fn object<'a>(v: &'a Value, path: &str, what: &str) -> Result<&'a Map<String, Value>> {
+    v.as_object().ok_or_else(|| Error::input(path, ["expected ", what, " object, got ", type_name(v)].concat()))
+}
+
+/// An optional string field (absent or null: None).
+pub fn opt_str<'a>(obj: &'a Map<String, Value>, key: &str, path: &str) -> Result<Option<&'a str>> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(Error::input(subpath(path, key), expected("a string", other))),
+    }
+}
+
+/// A required string field.
+pub fn req_str<'a>(obj: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a str> {
+    opt_str(obj, key, path)?.ok_or_else(|| Error::input(subpath(path, key), "missing; expected a string"))
+}
+
+/// A required non-empty id.
+pub fn req_id<'a>(obj: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a str> {
+    let id = req_str(obj, key, path)?;
+    if id.is_empty() {
+        return Err(Error::input(subpath(path, key), "an id cannot be empty"));
+    }
+    Ok(id)
+}
+
+/// A value as text: strings as they are, anything else as compact JSON (tool arguments and
+/// structured tool outputs are read, and counted, as the JSON the model sees).
+pub fn as_text(v: &Value) -> Cow<'_, str> {
+    match v {
+        Value::String(s) => Cow::Borrowed(s),
+        Value::Null => Cow::Borrowed(""),
+        other => Cow::Owned(crate::text::json_text(other)),
+    }
+}
+
+/// The `type` of a content part, required.
+pub fn part_type<'a>(obj: &'a Map<String, Value>, path: &str) -> Result<&'a str> {
+    match obj.get("type") {
+        Some(Value::String(t)) => Ok(t),
+        _ => Err(Error::input(subpath(path, "type"), "a content part needs a string type")),
+    }
+}
+
+/// Whether a content part is an image sent at OpenAI's low detail, which costs a flat 85 tokens:
+/// `image_url.detail` (Chat Completions), `detail` (Responses) or the AI SDK's
+/// `providerOptions.openai.imageDetail`.
+pub fn is_low_detail(part: &Map<String, Value>) -> bool {
+    let low = |v: Option<&Value>| v.and_then(Value::as_str) == Some("low");
+    low(part.get("image_url").and_then(|u| u.get("detail")))
+        || low(part.get("detail"))
+        || low(part.get("providerOptions").and_then(|o| o.get("openai")).and_then(|o| o.get("imageDetail")))
+}
+
+/// A content part that is not text (an image, audio, a file), counted into `m`: by its pixel size when
+/// it is an image whose bytes it holds, else at the profile's flat cost. Never read beyond that.
+pub fn add_attachment(m: &mut Message, part: &Map<String, Value>) {
+    let low_detail = is_low_detail(part);
+    match image_data(part).and_then(image::size_of) {
+        Some(size) => m.images.push(Image { size, low_detail }),
+        None => {
+            m.attachments = m.attachments.saturating_add(1);
+            m.low_detail = m.low_detail.saturating_add(u32::from(low_detail));
+        }
+    }
+}
+
+/// Where a part of any format keeps its bytes: `image_url.url` (Chat Completions), `image_url`
+/// (Responses), `source.data` (Anthropic), `inlineData.data` (Gemini), `image` or `data` (AI SDK). A URL
+/// or a file id there is not an image's bytes, and `image::size_of` says so.
+fn image_data(part: &Map<String, Value>) -> Option<&str> {
+    fn text(v: Option<&Value>) -> Option<&str> {
+        v.and_then(Value::as_str)
+    }
+    let image_url = part.get("image_url");
+    text(image_url.and_then(|u| u.get("url")))
+        .or_else(|| text(image_url))
+        .or_else(|| text(part.get("source").and_then(|s| s.get("data"))))
+        .or_else(|| text(part.get("inlineData").and_then(|d| d.get("data"))))
+        .or_else(|| text(part.get("image")))
+        .or_else(|| text(part.get("data")))
+}
+
+/// `content` as a string, null, or an array of parts: the text of the parts whose type is one of
+/// `text_types` (read from `text`, or from `refusal` for refusals); the other parts (images, audio,
+/// files) are counted into `m` (`add_attachment`).
+pub fn text_parts<'a>(
+    content: Option<&'a Value>,
+    path: &str,
+    text_types: &[&str],
+    m: &mut Message,
+) -> Result<Cow<'a, str>> {
+    match content {
+        None | Some(Value::Null) => Ok(Cow::Borrowed("")),
+        Some(Value::String(s)) => Ok(Cow::Borrowed(s)),
+        Some(Value::Array(parts)) => {
+            let mut texts = Vec::new();
+            for (k, part) in parts.iter().enumerate() {
+                let at = format!("{path}.content[{k}]");
+                let obj = object(part, &at, "a content part")?;
+                match part_type(obj, &at)? {
+                    "refusal" if text_types.contains(&"refusal") => {
+                        texts.push(Cow::Borrowed(req_str(obj, "refusal", &at)?))
+                    }
+                    t if text_types.contains(&t) => texts.push(Cow::Borrowed(req_str(obj, "text", &at)?)),
+                    _ => add_attachment(m, obj),
+                }
+            }
+            Ok(join(texts))
+        }
+        Some(other) => {
+            Err(Error::input(subpath(path, "content"), expected("a string, an array of parts or null", other)))
+        }
+    }
+}
+
+/// A message's required `content`: a string, or an array of typed parts.
+pub enum Content<'a> {
+    Text(&'a str),
+    Parts(Vec<Part<'a>>),
+}
+
+/// One content part, with where it is (for errors) and its `type`.
+pub struct Part<'a> {
+    pub index: usize,
+    pub path: String,
+    pub kind: &'a str,
+    pub fields: &'a Map<String, Value>,
+    pub value: &'a Value,
+}
+
+pub fn content<'a>(obj: &'a Map<String, Value>, path: &str) -> Result<Content<'a>> {
+    match obj.get("content") {
+        Some(Value::String(s)) => Ok(Content::Text(s)),
+        Some(Value::Array(parts)) => {
+            // A loop, not `collect::<Result<Vec<_>>>()`, which costs its own iterator adapter in the
+            // wasm at each use (as in every format's `read`).
+            let mut out = Vec::with_capacity(parts.len());
+            for (index, value) in parts.iter().enumerate() {
+                let path = format!("{path}.content[{index}]");
+                let fields = object(value, &path, "a content part")?;
+                let kind = part_type(fields, &path)?;
+                out.push(Part { index, path, kind, fields, value });
+            }
+            Ok(Content::Parts(out))
+        }
+        Some(other) => {
+            Err(Error::input(subpath(path, "content"), expected("a string or an array of content parts", other)))
+        }
+        None => Err(Error::input(subpath(path, "content"), "missing content")),
+    }
+}

@@ -1,0 +1,144 @@
+//! OpenAI Responses input items: `message` items (or `{ role, content }`), `function_call` and
+//! `function_call_output` paired by `call_id`, custom and computer tool calls likewise, and
+//! `reasoning` items, which stay next to the item they led to and are never edited. The system
+//! prompt is the request's `instructions` (or a system/developer message).
+
+use super::common::{add_attachment, as_text, content, fields, object, opt_str, req_id, req_str, with, Content, Part};
+use crate::edit::{FieldEdit, Key};
+use crate::error::{item_path, subpath, Error, Result};
+use crate::reading::message::{join, Message, Role, ToolCall, ToolResult};
+use crate::text::{json_text, opens_summary, quoted};
+use serde_json::Value;
+use std::borrow::Cow;
+
+pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
+    let mut out = Vec::with_capacity(items.len());
+    for (i, v) in items.iter().enumerate() {
+        out.push(read_item(v, &item_path(root, i))?);
+    }
+    Ok(out)
+}
+
+fn read_item<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
+    let obj = object(v, path, "an input item")?;
+    let kind = opt_str(obj, "type", path)?.unwrap_or("message");
+    let call = |name: &'a str, args: &str| -> Result<Message<'a>> {
+        let mut m = Message::new(Role::Assistant);
+        m.tool_calls.push(ToolCall {
+            id: req_id(obj, "call_id", path)?.into(),
+            name,
+            arguments: obj.get(args).map(as_text).unwrap_or_default(),
+            path: subpath(path, "call_id"),
+        });
+        Ok(m)
+    };
+    let output = || -> Result<Message<'a>> {
+        let mut m = Message::new(Role::Tool);
+        let text = output_text(obj.get("output"), &mut m);
+        m.tool_results.push(ToolResult {
+            id: req_id(obj, "call_id", path)?.into(),
+            text,
+            is_error: false,
+            part: None,
+            clearable: kind != "computer_call_output",
+            path: subpath(path, "call_id"),
+        });
+        Ok(m)
+    };
+    match kind {
+        "message" => read_message(obj, path),
+        "function_call" => call(req_str(obj, "name", path)?, "arguments"),
+        "custom_tool_call" => call(req_str(obj, "name", path)?, "input"),
+        "computer_call" => call("computer", "action"),
+        "function_call_output" | "custom_tool_call_output" | "computer_call_output" => output(),
+        "reasoning" => {
+            let mut m = Message::new(Role::Assistant);
+            m.hidden = match obj.get("summary") {
+                Some(Value::Array(parts)) => join(part_texts(parts)),
+                _ => Cow::Borrowed(""),
+            };
+            // A reasoning item must be sent back together with the item that follows it.
+            m.binds_to_next = true;
+            Ok(m)
+        }
+        // Built-in tool calls (web search, file search, ...) and item references: counted as the
+        // JSON the model is sent, never edited.
+        _ => {
+            let mut m = Message::new(Role::Assistant);
+            m.hidden = Cow::Owned(json_text(v));
+            Ok(m)
+        }
+    }
+}
+
+fn read_message<'a>(obj: &'a serde_json::Map<String, Value>, path: &str) -> Result<Message<'a>> {
+    let role = match req_str(obj, "role", path)? {
+        "system" | "developer" => Role::System,
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        other => {
+            return Err(Error::input(
+                subpath(path, "role"),
+                format!("unknown role {}; expected system, developer, user or assistant", quoted(other)),
+            ))
+        }
+    };
+    let mut m = Message::new(role);
+    let mut texts = Vec::new();
+    match content(obj, path)? {
+        Content::Text(s) => texts.push(Cow::Borrowed(s)),
+        Content::Parts(parts) => {
+            for Part { path: at, kind, fields: p, .. } in parts {
+                match kind {
+                    "input_text" | "output_text" | "text" => texts.push(Cow::Borrowed(req_str(p, "text", &at)?)),
+                    "refusal" => texts.push(Cow::Borrowed(req_str(p, "refusal", &at)?)),
+                    _ => add_attachment(&mut m, p),
+                }
+            }
+        }
+    }
+    m.is_summary = role != Role::Tool && texts.iter().any(|t| opens_summary(t));
+    m.text = join(texts);
+    Ok(m)
+}
+
+/// The `text` of each part that has one. A loop shared by the two callers: a collected adapter chain
+/// at each would be its own iterator code in the wasm.
+fn part_texts(parts: &[Value]) -> Vec<Cow<'_, str>> {
+    let mut out = Vec::new();
+    for p in parts {
+        if let Some(text) = p.get("text").and_then(Value::as_str) {
+            out.push(Cow::Borrowed(text));
+        }
+    }
+    out
+}
+
+/// A tool output: a string, or content parts (text read, images and files counted into `m`).
+fn output_text<'a>(v: Option<&'a Value>, m: &mut Message) -> Cow<'a, str> {
+    match v {
+        Some(Value::Array(parts)) => {
+            for part in parts {
+                if let Some(p) = part.as_object().filter(|p| !p.contains_key("text")) {
+                    add_attachment(m, p);
+                }
+            }
+            join(part_texts(parts))
+        }
+        Some(other) => as_text(other),
+        None => Cow::Borrowed(""),
+    }
+}
+
+pub fn clear_result(placeholder: &str) -> Vec<FieldEdit> {
+    vec![FieldEdit::set(vec![Key::field("output")], placeholder.into())]
+}
+
+pub fn summary_message(text: &str) -> Value {
+    let part = Value::Object(fields(&[("type", "input_text"), ("text", text)]));
+    Value::Object(with(fields(&[("type", "message"), ("role", "user")]), "content", Value::Array(vec![part])))
+}
+
+pub fn result_message(id: &str, text: &str) -> Value {
+    Value::Object(fields(&[("type", "function_call_output"), ("call_id", id), ("output", text)]))
+}

@@ -1,0 +1,140 @@
+//! The message view: what every operation needs to know about a message, whatever its format.
+//! Formats read the host's objects into this view; the operations never look at raw JSON.
+
+use crate::reading::image::ImageSize;
+use std::borrow::Cow;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// System and developer instructions: pinned, never pruned or summarized.
+    System,
+    User,
+    Assistant,
+    /// A message that only carries tool results (OpenAI `tool`, AI SDK `tool`, Responses outputs).
+    Tool,
+}
+
+impl Role {
+    pub fn label(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCall<'a> {
+    /// The call's id; formats without ids (Gemini without `id`, legacy `function_call`) get one
+    /// made from the position, matching how their results are paired.
+    pub id: Cow<'a, str>,
+    pub name: &'a str,
+    /// The arguments as JSON text.
+    pub arguments: Cow<'a, str>,
+    /// Where the call is, in the caller's terms, for error messages.
+    pub path: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolResult<'a> {
+    /// The id of the call this answers.
+    pub id: Cow<'a, str>,
+    /// The output as text.
+    pub text: Cow<'a, str>,
+    pub is_error: bool,
+    /// Which content part holds it (None: the whole message is the result).
+    pub part: Option<usize>,
+    /// Whether prune may replace its output with text (a computer-use screenshot may not).
+    pub clearable: bool,
+    /// Where the result's reference to its call is, for error messages.
+    pub path: String,
+}
+
+/// An image of known size, and whether it is sent at OpenAI's low detail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Image {
+    pub size: ImageSize,
+    pub low_detail: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message<'a> {
+    pub role: Role,
+    /// The visible text: parts joined by newlines (tool results are in `tool_results`).
+    pub text: Cow<'a, str>,
+    /// Text the model reads but a transcript leaves out: thinking and reasoning, unknown parts.
+    pub hidden: Cow<'a, str>,
+    /// The optional participant name (`name` in OpenAI Chat).
+    pub name: Option<&'a str>,
+    pub tool_calls: Vec<ToolCall<'a>>,
+    pub tool_results: Vec<ToolResult<'a>>,
+    /// Images, audio and files of unknown size: counted at a flat cost, never read.
+    pub attachments: u32,
+    /// How many of them are images sent at OpenAI's low detail (a smaller flat cost).
+    pub low_detail: u32,
+    /// Images whose bytes the message carries, so their size is known: costed by it.
+    pub images: Vec<Image>,
+    /// Holds a summary that ctxfold spliced in earlier (recognized by its textual marker).
+    pub is_summary: bool,
+    /// Must not be separated from the next message (a Responses reasoning item and its output).
+    pub binds_to_next: bool,
+    /// Must not be separated from the previous message (an AI SDK tool-approval response).
+    pub binds_to_previous: bool,
+}
+
+impl<'a> Message<'a> {
+    pub fn new(role: Role) -> Message<'a> {
+        Message {
+            role,
+            text: Cow::Borrowed(""),
+            hidden: Cow::Borrowed(""),
+            name: None,
+            tool_calls: Vec::new(),
+            tool_results: Vec::new(),
+            attachments: 0,
+            low_detail: 0,
+            images: Vec::new(),
+            is_summary: false,
+            binds_to_next: false,
+            binds_to_previous: false,
+        }
+    }
+
+    /// Images, audio and files, sized or not.
+    pub fn attachment_count(&self) -> u32 {
+        self.attachments.saturating_add(self.images.len() as u32)
+    }
+
+    /// A message the user typed: the places where a cut is cleanest.
+    pub fn is_real_user(&self) -> bool {
+        self.role == Role::User && !self.is_summary && self.tool_results.is_empty()
+    }
+}
+
+/// Joins text pieces without copying when there is only one.
+pub fn join<'a>(mut pieces: Vec<Cow<'a, str>>) -> Cow<'a, str> {
+    match pieces.len() {
+        0 => Cow::Borrowed(""),
+        1 => pieces.pop().unwrap_or(Cow::Borrowed("")),
+        _ => Cow::Owned(pieces.join("\n")),
+    }
+}
+
+/// How tool calls and results pair up. Built once by the format layer, used by every operation.
+#[derive(Debug, Default)]
+pub struct ToolLinks<'a> {
+    /// For each message, for each of its tool results: the index of the calling message and the
+    /// tool's name (None for a result whose call was not found).
+    pub callers: Vec<Vec<Option<(usize, &'a str)>>>,
+    /// For each message: the index of the last message holding a result of its calls.
+    pub last_result: Vec<Option<usize>>,
+}
+
+impl<'a> ToolLinks<'a> {
+    /// The tool name of result `k` of message `index`.
+    pub fn tool_name(&self, index: usize, k: usize) -> Option<&'a str> {
+        self.callers.get(index)?.get(k).copied().flatten().map(|(_, name)| name)
+    }
+}
