@@ -3,7 +3,8 @@
 //   --base-url URL --model NAME [--api-key KEY] [--context-size N]   use that OpenAI-compatible endpoint
 //                                                                     (default: start scripts/local-model.mjs)
 //   --per-group N (2)  --seed S (1)  --questions N (5)  --groups a,b,...  --quick  --out FILE
-import { mkdirSync, writeFileSync } from "node:fs";
+//   --resume   keep the conversations an unfinished report at --out already has (same model and flags)
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { compact, estimate, openai_summarizer, validate } from "ctxfold";
@@ -38,11 +39,11 @@ function parseFlags(argv) {
     const arg = argv[i];
     if (!arg.startsWith("--")) throw new Error(`unexpected argument ${arg}`);
     const name = arg.slice(2);
-    if (name === "quick") flags.quick = true;
+    if (name === "quick" || name === "resume") flags[name] = true;
     else if (i + 1 < argv.length) flags[name] = argv[++i];
     else throw new Error(`${arg} needs a value`);
   }
-  const known = ["base-url", "model", "api-key", "context-size", "per-group", "seed", "questions", "groups", "quick", "out"];
+  const known = ["base-url", "model", "api-key", "context-size", "per-group", "seed", "questions", "groups", "quick", "out", "resume"];
   for (const name of Object.keys(flags)) if (!known.includes(name)) throw new Error(`unknown flag --${name}; known: ${known.map((k) => `--${k}`).join(" ")}`);
   const number = (name, fallback) => {
     if (flags[name] === undefined) return fallback;
@@ -53,6 +54,7 @@ function parseFlags(argv) {
   return {
     baseUrl: flags["base-url"], model: flags.model, apiKey: flags["api-key"], contextSize: number("context-size", undefined),
     quick: Boolean(flags.quick),
+    resume: Boolean(flags.resume),
     // Two per group and five questions each: about half an hour on two CPU cores with the local model.
     perGroup: number("per-group", flags.quick ? 1 : 2),
     seed: number("seed", 1),
@@ -156,19 +158,47 @@ async function runConversation(conversation, baseEndpoint) {
   };
 }
 
+/**
+ * The conversations of an unfinished report at `flags.out` made with the same model and flags (`--resume`), by id;
+ * `runtimeSeconds` on the map carries the time already spent.
+ */
+function resumable(flags) {
+  let report;
+  try {
+    report = JSON.parse(readFileSync(flags.out, "utf8"));
+  } catch {
+    return new Map();
+  }
+  const same = !report.complete && report.seed === flags.seed && report.perGroup === flags.perGroup &&
+    report.questionsPerConversation === flags.questions && (!flags.model || report.model === flags.model);
+  const map = new Map(same ? report.conversations.map((c) => [c.id, c]) : []);
+  map.runtimeSeconds = same ? report.runtimeSeconds : 0;
+  return map;
+}
+
 export async function main(argv) {
   const flags = parseFlags(argv);
   const started = Date.now();
-  const { chosen, skipped } = select(pickGroups(flags.groups), { perGroup: flags.perGroup, seed: flags.seed, maxQuestions: flags.questions });
+  const selection = select(pickGroups(flags.groups), { perGroup: flags.perGroup, seed: flags.seed, maxQuestions: flags.questions });
+  const { skipped } = selection;
+  // Round by round (each group's first conversation, then each one's second...): a run stopped early still
+  // covers every group.
+  const rank = new Map();
+  const chosen = selection.chosen
+    .map((c) => ({ c, round: rank.set(c.group, (rank.get(c.group) ?? -1) + 1).get(c.group) }))
+    .sort((a, b) => a.round - b.round)
+    .map(({ c }) => c);
+  const previous = flags.resume ? resumable(flags) : new Map();
   console.error(`eval: ${chosen.length} conversations, ${chosen.reduce((n, c) => n + c.questions.length, 0)} questions (seed ${flags.seed})`);
   const endpoint = await openEndpoint(flags);
   const results = [];
+  const runtimeBefore = flags.resume && previous.size ? previous.runtimeSeconds ?? 0 : 0;
   // Written after every conversation: a long run that is stopped still leaves what it measured.
   const write = (complete) => {
     const report = {
       model: endpoint.model, local: endpoint.local, contextSize: endpoint.contextSize,
       seed: flags.seed, perGroup: flags.perGroup, questionsPerConversation: flags.questions, quick: flags.quick, complete,
-      runtimeSeconds: Math.round((Date.now() - started) / 1000), skipped, ...summarize(results), conversations: results,
+      runtimeSeconds: runtimeBefore + Math.round((Date.now() - started) / 1000), skipped, ...summarize(results), conversations: results,
     };
     mkdirSync(dirname(flags.out), { recursive: true });
     writeFileSync(flags.out, `${JSON.stringify(report, null, 2)}\n`);
@@ -177,7 +207,10 @@ export async function main(argv) {
   try {
     for (const [i, conversation] of chosen.entries()) {
       const began = Date.now();
-      results.push(await runConversation(conversation, endpoint));
+      const done = previous.get(conversation.id);
+      // A result of the stopped run it resumes, kept when it asked the very same questions.
+      if (done && JSON.stringify(done.questions.map((q) => q.question)) === JSON.stringify(conversation.questions.map((q) => q.question))) results.push(done);
+      else results.push(await runConversation(conversation, endpoint));
       write(false);
       console.error(`[${i + 1}/${chosen.length}] ${conversation.group} ${conversation.id}: ${conversation.tokens} tokens, ${conversation.questions.length} questions, ${((Date.now() - began) / 1000).toFixed(0)} s`);
     }
