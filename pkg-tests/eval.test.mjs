@@ -1,0 +1,46 @@
+// `npm run eval -- --quick` end to end against the local model (scripts/local-model.mjs): the run completes and
+// its report is whole. No quality threshold: what the model answers is measured, not asserted.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const CONDITIONS = ["original", "ctxfold", "truncation", "opencode"];
+
+test("the quick eval runs against the local model and writes a whole report", () => {
+  const scratch = mkdtempSync(join(tmpdir(), "ctxfold-eval-"));
+  try {
+    const out = join(scratch, "report.json");
+    const r = spawnSync(process.execPath, [join(root, "scripts", "eval", "run.mjs"), "--quick", "--out", out], { cwd: root, encoding: "utf8" });
+    assert.equal(r.status, 0, r.stderr || r.stdout);
+    const report = JSON.parse(readFileSync(out, "utf8"));
+    assert.ok(report.conversations.length >= 3, "conversations");
+    for (const c of report.conversations) {
+      assert.ok(c.questions.length > 0, `${c.id}: questions`);
+      assert.ok(c.samePlan, `${c.id}: compact summarized the range the questions came from`);
+      for (const cond of CONDITIONS) assert.equal(c.conditions[cond].valid, true, `${c.id}: ${cond} output is valid`);
+      for (const cond of ["ctxfold", "opencode"]) {
+        const { compacted, jobs, audit } = c.conditions[cond];
+        assert.ok(compacted && jobs.length > 0, `${c.id}: ${cond} compacted`);
+        // Every job went through the model, or its fallback is reported with the reason.
+        for (const job of jobs) assert.ok(job.source === "llm" || (job.source === "offline" && job.error?.code), `${c.id}: ${cond} ${JSON.stringify(job)}`);
+        assert.ok(audit && Number.isInteger(audit.checked) && Number.isInteger(audit.missing), `${c.id}: ${cond} audit`);
+      }
+      for (const q of c.questions) {
+        assert.ok(q.question.includes("____") && q.answer, `${c.id}: question`);
+        for (const cond of CONDITIONS) {
+          const a = q.answers[cond];
+          assert.ok(a && (a.na || typeof a.text === "string" || a.error), `${c.id}: ${cond} answer ${JSON.stringify(a)}`);
+        }
+      }
+    }
+    assert.equal(report.overall.questions, report.conversations.reduce((n, c) => n + c.questions.length, 0));
+    assert.match(r.stdout, /overall/);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});

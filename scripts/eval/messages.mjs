@@ -1,0 +1,42 @@
+// Reading OpenAI Chat messages (the corpus's format, and what ctxfold writes back for it) as plain text.
+
+/** The text of a message's content: a string, or the text parts of an array. */
+export function textOf(message) {
+  const c = message?.content;
+  if (typeof c === "string") return c;
+  if (Array.isArray(c)) return c.map((p) => (typeof p === "string" ? p : typeof p?.text === "string" ? p.text : "")).filter(Boolean).join("\n");
+  return "";
+}
+
+/** The tool calls of an assistant message as `{ id, name, arguments }` (legacy `function_call` included). */
+export function callsOf(message) {
+  const calls = (message?.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function?.name ?? "tool", arguments: c.function?.arguments ?? "" }));
+  if (message?.function_call) calls.push({ id: null, name: message.function_call.name ?? "tool", arguments: message.function_call.arguments ?? "" });
+  return calls;
+}
+
+/** The arguments of a call as one short line: its command (or path, query...) when it has one. */
+export function commandOf(call, max = 200) {
+  let line = call.arguments;
+  try {
+    const args = JSON.parse(call.arguments);
+    const key = ["command", "cmd", "code", "query", "path", "file_path", "url"].find((k) => typeof args?.[k] === "string");
+    if (key) line = args[key];
+  } catch {
+    // Arguments that are not JSON are shown as they are.
+  }
+  line = String(line).replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+}
+
+/** Tool name by call id, over the whole history: tool results name only the call they answer. */
+export function toolNames(messages) {
+  const names = new Map();
+  for (const m of messages) for (const c of callsOf(m)) if (c.id) names.set(c.id, c.name);
+  return names;
+}
+
+/** Everything a message says as text: content, tool calls' arguments. Used to tell where an answer occurs. */
+export function fullText(message) {
+  return [textOf(message), ...callsOf(message).map((c) => `${c.name} ${c.arguments}`)].join("\n");
+}

@@ -1,0 +1,97 @@
+// Totals per group and overall, and the printed table.
+
+export const CONDITIONS = ["original", "ctxfold", "truncation", "opencode"];
+/** Refusals of a summary by apply_summary (compact then used its fallback); any other job error is a failed call. */
+const REFUSALS = new Set(["SUMMARY_EMPTY", "SUMMARY_NOT_SMALLER", "SUMMARY_MALFORMED"]);
+
+const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+const round = (x, digits = 3) => (x === null ? null : Number(x.toFixed(digits)));
+
+/** The totals of a list of conversation results (see run.mjs for their shape). */
+export function totals(conversations) {
+  const questions = conversations.flatMap((c) => c.questions);
+  const correct = (q, cond) => q.answers[cond]?.correct === true;
+  const asked = (q, cond) => q.answers[cond] !== undefined && !q.answers[cond].na;
+  const answered = Object.fromEntries(CONDITIONS.map((cond) => [cond, questions.filter((q) => correct(q, cond)).length]));
+  const askedCount = Object.fromEntries(CONDITIONS.map((cond) => [cond, questions.filter((q) => asked(q, cond)).length]));
+  // The answer still written in the history (whatever the model made of it).
+  const present = Object.fromEntries(CONDITIONS.map((cond) => [cond, questions.filter((q) => q.present?.[cond]).length]));
+  const knownByOriginal = questions.filter((q) => correct(q, "original"));
+  // Of what the model could answer from the original history, the share it still answers from each shorter one.
+  const retention = Object.fromEntries(
+    ["ctxfold", "truncation", "opencode"].map((cond) => [
+      cond, knownByOriginal.length ? round(knownByOriginal.filter((q) => correct(q, cond)).length / knownByOriginal.length) : null,
+    ]),
+  );
+  const jobs = { total: 0, llm: 0, refused: 0, failed: 0 };
+  const summaryMs = [];
+  const audit = { checked: 0, kept: 0, missing: 0, cut: 0 };
+  for (const c of conversations) {
+    for (const cond of ["ctxfold", "opencode"]) {
+      for (const job of c.conditions[cond].jobs) {
+        jobs.total++;
+        if (job.source === "llm") jobs.llm++;
+        else if (REFUSALS.has(job.error?.code)) jobs.refused++;
+        else jobs.failed++;
+      }
+      summaryMs.push(...c.conditions[cond].summaryMs);
+    }
+    const a = c.conditions.ctxfold.audit;
+    if (a) for (const k of Object.keys(audit)) audit[k] += a[k];
+  }
+  const valid = Object.fromEntries(CONDITIONS.map((cond) => [cond, conversations.filter((c) => c.conditions[cond].valid).length]));
+  const ratio = Object.fromEntries(
+    ["ctxfold", "truncation", "opencode"].map((cond) => [cond, round(mean(conversations.map((c) => c.conditions[cond].tokens / c.tokens)))]),
+  );
+  // Questions whose request failed for another reason than length: counted as not answered, and shown.
+  const askErrors = questions.reduce((n, q) => n + CONDITIONS.filter((cond) => q.answers[cond]?.error).length, 0);
+  const questionMs = questions.flatMap((q) => CONDITIONS.map((cond) => q.answers[cond]?.ms).filter((ms) => ms !== undefined));
+  return {
+    conversations: conversations.length,
+    questions: questions.length,
+    answered,
+    asked: askedCount,
+    present,
+    retention,
+    // Percentage points of all questions: ctxfold's answers minus truncation's.
+    leadOverTruncation: questions.length ? round((100 * (answered.ctxfold - answered.truncation)) / questions.length, 1) : null,
+    tokensAfterShare: ratio,
+    auditCtxfold: audit,
+    summaries: jobs,
+    valid,
+    askErrors,
+    meanSummarySeconds: round(mean(summaryMs) === null ? null : mean(summaryMs) / 1000, 1),
+    meanQuestionSeconds: round(mean(questionMs) === null ? null : mean(questionMs) / 1000, 2),
+  };
+}
+
+/** Per group (in run order) and overall. */
+export function summarize(conversations) {
+  const groups = {};
+  for (const name of [...new Set(conversations.map((c) => c.group))]) groups[name] = totals(conversations.filter((c) => c.group === name));
+  return { groups, overall: totals(conversations) };
+}
+
+const pct = (x) => (x === null ? "–" : `${Math.round(x * 100)}%`);
+const frac = (n, d) => `${n}/${d}`;
+
+/** One table: a row per group and one overall. */
+export function table({ groups, overall }) {
+  const head = ["group", "conv", "q", "original", "ctxfold", "truncation", "opencode", "retained", "lead", "in text c/t/o", "tokens c/t/o", "audit kept/miss", "refused", "fallback", "valid", "ask errors", "s/summary", "s/question"];
+  const row = (name, t) => [
+    name, t.conversations, t.questions,
+    frac(t.answered.original, t.asked.original), frac(t.answered.ctxfold, t.questions), frac(t.answered.truncation, t.questions),
+    frac(t.answered.opencode, t.questions), pct(t.retention.ctxfold),
+    t.leadOverTruncation === null ? "–" : `${t.leadOverTruncation >= 0 ? "+" : ""}${t.leadOverTruncation} pts`,
+    `${t.present.ctxfold}/${t.present.truncation}/${t.present.opencode}`,
+    `${pct(t.tokensAfterShare.ctxfold)}/${pct(t.tokensAfterShare.truncation)}/${pct(t.tokensAfterShare.opencode)}`,
+    `${t.auditCtxfold.kept}/${t.auditCtxfold.missing}`,
+    t.summaries.refused, t.summaries.failed + t.summaries.refused,
+    `${Math.min(...Object.values(t.valid))}/${t.conversations}`, t.askErrors,
+    t.meanSummarySeconds ?? "–", t.meanQuestionSeconds ?? "–",
+  ].map(String);
+  const rows = [head, ...Object.entries(groups).map(([name, t]) => row(name, t)), row("overall", overall)];
+  const widths = head.map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  const line = (r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join("  ");
+  return [line(rows[0]), widths.map((w) => "-".repeat(w)).join("  "), ...rows.slice(1, -1).map(line), line(rows.at(-1))].join("\n");
+}

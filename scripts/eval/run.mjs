@@ -1,0 +1,241 @@
+// `npm run eval`: how much of what a conversation said survives compaction, measured on real conversations
+// without an LLM judge. See README.md here for the method. Flags:
+//   --base-url URL --model NAME [--api-key KEY] [--context-size N]   use that OpenAI-compatible endpoint
+//                                                                     (default: start scripts/local-model.mjs)
+//   --per-group N (2)  --seed S (1)  --questions N (5)  --groups a,b,...  --quick  --out FILE
+//   --resume   keep the conversations an unfinished report at --out already has (same model and flags)
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { compact, estimate, openai_summarizer, validate } from "ctxfold";
+import { ANSWER_TOKENS, Overflow, askMessages, complete, countTokens } from "./ask.mjs";
+import { truncateTo } from "./baselines.mjs";
+import { pickGroups } from "./groups.mjs";
+import { matches } from "./match.mjs";
+import { textOf } from "./messages.mjs";
+import { openEndpoint } from "./model.mjs";
+import { CONDITIONS, summarize, table } from "./report.mjs";
+import { select } from "./select.mjs";
+import { transcript } from "./transcript.mjs";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+/**
+ * How many of the model's tokens one of ctxfold's estimated tokens is taken to be when the endpoint does not say
+ * (see countTokens): ctxfold estimates with an OpenAI profile, and other tokenizers count the same text higher.
+ */
+const DEFAULT_TOKEN_RATIO = 1.25;
+/** Of the model's window, the share the summary request is sized to: room for the ratio's own error. */
+const SUMMARIZER_SHARE = 0.9;
+/** A slow CPU takes minutes over a long summary: the built-in client's 60 s default would turn it into a fallback. */
+const SUMMARY_TIMEOUT_MS = 30 * 60_000;
+/** The summary text kept in the report, at most (characters). */
+const SUMMARY_TEXT_CHARS = 6000;
+/** Groups of the quick run: a tool-calling agent, a small API agent and a Chinese chat, the three cheapest to ask. */
+const QUICK_GROUPS = "tau-bench-airline,toolbench,kdconv-zh";
+
+function parseFlags(argv) {
+  const flags = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (!arg.startsWith("--")) throw new Error(`unexpected argument ${arg}`);
+    const name = arg.slice(2);
+    if (name === "quick" || name === "resume") flags[name] = true;
+    else if (i + 1 < argv.length) flags[name] = argv[++i];
+    else throw new Error(`${arg} needs a value`);
+  }
+  const known = ["base-url", "model", "api-key", "context-size", "per-group", "seed", "questions", "groups", "quick", "out", "resume"];
+  for (const name of Object.keys(flags)) if (!known.includes(name)) throw new Error(`unknown flag --${name}; known: ${known.map((k) => `--${k}`).join(" ")}`);
+  const number = (name, fallback) => {
+    if (flags[name] === undefined) return fallback;
+    const n = Number(flags[name]);
+    if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a whole number`);
+    return n;
+  };
+  return {
+    baseUrl: flags["base-url"], model: flags.model, apiKey: flags["api-key"], contextSize: number("context-size", undefined),
+    quick: Boolean(flags.quick),
+    resume: Boolean(flags.resume),
+    // Two per group and five questions each: about half an hour on two CPU cores with the local model.
+    perGroup: number("per-group", flags.quick ? 1 : 2),
+    seed: number("seed", 1),
+    questions: number("questions", flags.quick ? 3 : 5),
+    groups: flags.groups ?? (flags.quick ? QUICK_GROUPS : undefined),
+    out: resolve(flags.out ?? join(root, "target", "eval", "report.json")),
+  };
+}
+
+const round2 = (x) => Math.round(x * 100) / 100;
+
+/** An error as JSON: its code (ctxfold's and the clients') and message. */
+const errorJson = (e) => (e === undefined ? undefined : { code: e?.code ?? e?.name ?? "Error", status: e?.status, message: String(e?.message ?? e).slice(0, 300) });
+
+/** `compact` through the endpoint, with each summary call timed. */
+async function compacted(messages, options, endpoint) {
+  const client = openai_summarizer({ baseUrl: endpoint.baseUrl, model: endpoint.model, apiKey: endpoint.apiKey, timeoutMs: SUMMARY_TIMEOUT_MS });
+  const summaryMs = [];
+  const summarize = async (prompt) => {
+    const started = performance.now();
+    try {
+      return await client(prompt);
+    } finally {
+      summaryMs.push(performance.now() - started);
+    }
+  };
+  // The window in ctxfold's estimated tokens that is the model's window in its own.
+  const summarizerWindow = Math.floor((endpoint.contextSize * SUMMARIZER_SHARE) / endpoint.tokenRatio);
+  const result = await compact(messages, { ...options, summarizerWindow, summarize });
+  const audit = result.audit && {
+    checked: result.audit.factsChecked, kept: result.audit.factsKept.length, missing: result.audit.factsMissing.length, cut: result.audit.factsCut,
+  };
+  // What the summary says, for reading the report: the messages compact wrote (the input's objects are kept as they are).
+  const written = result.messages.filter((m) => !messages.includes(m)).map((m) => textOf(m)).join("\n\n");
+  return {
+    messages: result.messages,
+    summary: {
+      text: written.length > SUMMARY_TEXT_CHARS ? `${written.slice(0, SUMMARY_TEXT_CHARS)}…` : written,
+      compacted: result.compacted, tokens: result.tokensAfter, summarize: result.plan.summarize, audit,
+      jobs: result.jobs.map((j) => ({ id: j.id, source: j.source, error: errorJson(j.error) })), summaryMs, warnings: result.warnings,
+    },
+  };
+}
+
+/** Every question against every condition's history; the questions of one history in a row (one shared prefix). */
+async function askAll(conversation, histories, endpoint) {
+  const answers = conversation.questions.map(() => ({}));
+  const present = conversation.questions.map(() => ({}));
+  for (const cond of CONDITIONS) {
+    const text = transcript(histories[cond], conversation.messages);
+    // Whether the answer is still written in the history at all: what a perfect reader could answer.
+    for (const [i, q] of conversation.questions.entries()) present[i][cond] = matches(text, q.answer);
+    // Known not to fit: not sent (a slow local model would spend minutes reading it only to refuse). The longest
+    // question is allowed for; the endpoint still refuses what this misjudges.
+    const longest = Math.max(...conversation.questions.map((q) => q.question.length));
+    const fits = estimate(askMessages(text, "x".repeat(longest))).total * endpoint.tokenRatio + ANSWER_TOKENS <= endpoint.contextSize;
+    for (const [i, q] of conversation.questions.entries()) {
+      if (!fits) {
+        answers[i][cond] = { na: true, reason: "longer than the model's context" };
+        continue;
+      }
+      try {
+        const { text: answer, ms } = await complete(endpoint, askMessages(text, q.question));
+        answers[i][cond] = { text: answer, correct: matches(answer, q.answer), ms };
+      } catch (error) {
+        answers[i][cond] = error instanceof Overflow ? { na: true, reason: "refused by the endpoint as too long" } : { correct: false, error: String(error.message ?? error) };
+      }
+    }
+  }
+  return { answers, present };
+}
+
+async function runConversation(conversation, baseEndpoint) {
+  // The model's tokens per estimated token on this conversation's own text (its language and kind of content).
+  const probe = askMessages(transcript(conversation.messages, conversation.messages), "");
+  const counted = await countTokens(baseEndpoint, probe);
+  const tokenRatio = counted ? Math.min(4, Math.max(0.5, counted / estimate(probe).total)) : DEFAULT_TOKEN_RATIO;
+  const endpoint = { ...baseEndpoint, tokenRatio };
+  const ctxfold = await compacted(conversation.messages, conversation.options, endpoint);
+  // OpenCode's documented behaviour through the same model and window. `force`: its limit differs from the default
+  // one (32K, at most half the window, kept for the answer); every selected conversation is over both, so this only
+  // guards the comparison against a conversation that sits between them.
+  const opencode = await compacted(conversation.messages, { preset: "opencode", contextWindow: conversation.contextWindow, force: true }, endpoint);
+  const truncation = truncateTo(conversation.messages, ctxfold.summary.tokens);
+  const histories = { original: conversation.messages, ctxfold: ctxfold.messages, truncation: truncation.messages, opencode: opencode.messages };
+  const { answers, present } = await askAll(conversation, histories, endpoint);
+  const valid = Object.fromEntries(CONDITIONS.map((c) => [c, validate(histories[c]).valid]));
+  return {
+    id: conversation.id, group: conversation.group, kind: conversation.kind, lang: conversation.lang,
+    messages: conversation.messages.length, tokens: conversation.tokens, contextWindow: conversation.contextWindow,
+    tokenRatio: round2(tokenRatio), tokenRatioMeasured: counted !== null,
+    // The questions come from the plan made before the run; compact plans again and must pick the same range.
+    samePlan: JSON.stringify(ctxfold.summary.summarize) === JSON.stringify(conversation.plan.summarize),
+    conditions: {
+      original: { tokens: conversation.tokens, valid: valid.original },
+      ctxfold: { ...ctxfold.summary, valid: valid.ctxfold },
+      truncation: { tokens: truncation.tokens, dropped: truncation.dropped, valid: valid.truncation },
+      opencode: { ...opencode.summary, valid: valid.opencode },
+    },
+    questions: conversation.questions.map((q, i) => ({ ...q, present: present[i], answers: answers[i] })),
+  };
+}
+
+/**
+ * The conversations of an unfinished report at `flags.out` made with the same model and flags (`--resume`), by id;
+ * `runtimeSeconds` on the map carries the time already spent.
+ */
+function resumable(flags) {
+  let report;
+  try {
+    report = JSON.parse(readFileSync(flags.out, "utf8"));
+  } catch {
+    return new Map();
+  }
+  const same = !report.complete && report.seed === flags.seed && report.perGroup === flags.perGroup &&
+    report.questionsPerConversation === flags.questions && (!flags.model || report.model === flags.model);
+  const map = new Map(same ? report.conversations.map((c) => [c.id, c]) : []);
+  map.runtimeSeconds = same ? report.runtimeSeconds : 0;
+  return map;
+}
+
+export async function main(argv) {
+  const flags = parseFlags(argv);
+  const started = Date.now();
+  const selection = select(pickGroups(flags.groups), { perGroup: flags.perGroup, seed: flags.seed, maxQuestions: flags.questions });
+  const { skipped } = selection;
+  // Round by round (each group's first conversation, then each one's second...): a run stopped early still
+  // covers every group.
+  const rank = new Map();
+  const chosen = selection.chosen
+    .map((c) => ({ c, round: rank.set(c.group, (rank.get(c.group) ?? -1) + 1).get(c.group) }))
+    .sort((a, b) => a.round - b.round)
+    .map(({ c }) => c);
+  const previous = flags.resume ? resumable(flags) : new Map();
+  console.error(`eval: ${chosen.length} conversations, ${chosen.reduce((n, c) => n + c.questions.length, 0)} questions (seed ${flags.seed})`);
+  const endpoint = await openEndpoint(flags);
+  const results = [];
+  const runtimeBefore = flags.resume && previous.size ? previous.runtimeSeconds ?? 0 : 0;
+  // Written after every conversation: a long run that is stopped still leaves what it measured.
+  const write = (complete) => {
+    const report = {
+      model: endpoint.model, local: endpoint.local, contextSize: endpoint.contextSize,
+      seed: flags.seed, perGroup: flags.perGroup, questionsPerConversation: flags.questions, quick: flags.quick, complete,
+      runtimeSeconds: runtimeBefore + Math.round((Date.now() - started) / 1000), skipped, ...summarize(results), conversations: results,
+    };
+    mkdirSync(dirname(flags.out), { recursive: true });
+    writeFileSync(flags.out, `${JSON.stringify(report, null, 2)}\n`);
+    return report;
+  };
+  try {
+    for (const [i, conversation] of chosen.entries()) {
+      const began = Date.now();
+      const done = previous.get(conversation.id);
+      // A result of the stopped run it resumes, kept when it asked the very same questions.
+      if (done && JSON.stringify(done.questions.map((q) => q.question)) === JSON.stringify(conversation.questions.map((q) => q.question))) results.push(done);
+      else results.push(await runConversation(conversation, endpoint));
+      write(false);
+      console.error(`[${i + 1}/${chosen.length}] ${conversation.group} ${conversation.id}: ${conversation.tokens} tokens, ${conversation.questions.length} questions, ${((Date.now() - began) / 1000).toFixed(0)} s`);
+    }
+  } finally {
+    await endpoint.stop();
+  }
+  const report = write(true);
+  const totals = { groups: report.groups, overall: report.overall };
+  console.log(`model ${report.model} (context ${report.contextSize}), ${results.length} conversations, ${report.runtimeSeconds} s\n`);
+  console.log(table(totals));
+  // Where the model's summary did not stand, and why: the table only counts them.
+  for (const c of results) {
+    for (const cond of ["ctxfold", "opencode"]) {
+      for (const job of c.conditions[cond].jobs.filter((j) => j.source !== "llm")) {
+        console.log(`fallback: ${c.id} ${cond} ${job.id} → ${job.source}: ${job.error?.code ?? ""} ${job.error?.message ?? ""}`.trimEnd());
+      }
+    }
+  }
+  console.log(`\nreport: ${flags.out}`);
+  return report;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2)).catch((error) => {
+    console.error(error?.stack ?? error);
+    process.exit(1);
+  });
+}
