@@ -73,6 +73,12 @@ export function checkRuntime(runtime, produceReport) {
         assert.ok(a.inputUntouched, "the input is not mutated");
         assert.ok(a.hasAudit && a.warningsIsArray, "result has audit and warnings[]");
       });
+
+      check(`${label}: quality_probe asks about the summarized messages`, () => {
+        const { probe } = ok(conv().apply, "summarize_offline + apply_summary");
+        assert.ok(probe.count > 0 && probe.count <= 5, `${probe.count} questions`);
+        assert.deepEqual({ ...probe, count: 0 }, { count: 0, blanked: true, fromSummarized: true, deterministic: true });
+      });
     }
 
     check("estimate: the host's counter counts every text", () => {

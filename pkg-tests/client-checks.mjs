@@ -149,6 +149,23 @@ export function checkClient(runtime, produce) {
       assert.deepEqual({ ...c, pruned: true }, { pruned: true, samePruned: true, tokensBeforeIsTheEstimate: true, planMadeAfterPruning: true, smaller: true });
     });
 
+    check("compact asks for a revision when a summary lost facts, and keeps it only when it keeps more", (cases) => {
+      const taken = value(cases["compact: a revision round restores the facts a summary lost"], "revision taken");
+      assert.ok(taken.revisionPrompts >= 1 && taken.revisionPromptListsFacts, JSON.stringify(taken));
+      assert.equal(taken.calls, taken.jobs.length * 2, "one revision round per job by default");
+      assert.ok(taken.jobs.every((j) => j.source === "llm" && j.revisions === 1), JSON.stringify(taken.jobs));
+      assert.equal(taken.summaryHasRevisedText, true);
+      const refused = value(cases["compact: a revision that keeps no more is not taken"], "revision refused");
+      assert.ok(refused.jobs.every((j) => j.revisions === 0) && !refused.summaryHasRevisedText, JSON.stringify(refused));
+      assert.ok(refused.missing > taken.missing, `missing ${refused.missing} without, ${taken.missing} with the revision`);
+      const once = value(cases["compact: maxRevisions 0 asks once"], "maxRevisions 0");
+      assert.deepEqual({ calls: once.calls, revisionPrompts: once.revisionPrompts }, { calls: once.jobs.length, revisionPrompts: 0 });
+      const failed = value(cases["compact: a failed revision leaves the first summary"], "revision failed");
+      assert.ok(failed.jobs.every((j) => j.source === "llm" && j.revisions === 0 && /revision failed/.test(j.revisionError?.message)), JSON.stringify(failed.jobs));
+      const bad = cases["compact: maxRevisions out of range"];
+      assert.ok(!bad.ok && bad.error.code === "INVALID_OPTION" && bad.error.path === "options.maxRevisions", JSON.stringify(bad));
+    });
+
     check("compact under the limit compacts nothing and never calls the summarizer", (cases) => {
       const c = value(cases["compact: not needed"], "compact not needed");
       assert.deepEqual({ compacted: c.compacted, jobs: c.jobs, sameObjects: c.sameObjects }, { compacted: false, jobs: 0, sameObjects: true });

@@ -111,6 +111,35 @@ export async function runClientScenario(api, server, messages) {
       smaller: res.tokensAfter < res.tokensBefore,
     };
   });
+  // A summarizer that loses every fact at first, and restores what the revision prompt lists when asked again.
+  const revisions = async (options, revise) => {
+    const prompts = [];
+    const res = await api.compact(messages, {
+      contextWindow, prune: false, ...options,
+      summarize: async (prompt) => {
+        prompts.push(prompt);
+        if (!prompt.revision) return "The user and the assistant worked on the task.";
+        return revise(prompt);
+      },
+    });
+    const summary = res.messages.map((m) => (typeof m.content === "string" ? m.content : "")).find((c) => c.startsWith("<ctxfold-summary")) ?? "";
+    return {
+      calls: prompts.length,
+      revisionPrompts: prompts.filter((p) => p.revision).length,
+      revisionPromptListsFacts: prompts.filter((p) => p.revision).every((p) => / \(message #\d+\): /.test(p.user)),
+      jobs: res.jobs.map((j) => ({ source: j.source, revisions: j.revisions, revisionError: j.revisionError === undefined ? null : describe(j.revisionError) })),
+      missing: res.audit.factsMissing.length,
+      summaryHasRevisedText: summary.includes("Restored:"),
+    };
+  };
+  // The facts the revision prompt lists, one per line after "(message #N): ".
+  const restoring = (prompt) => `The user and the assistant worked on the task. Restored: ${prompt.user.split("\n").filter((l) => / \(message #\d+\): /.test(l)).map((l) => l.split("): ").slice(1).join("): ")).join("; ")}`;
+  await run("compact: a revision round restores the facts a summary lost", () => revisions({ keepFacts: false, keepUserText: false }, restoring));
+  await run("compact: a revision that keeps no more is not taken", () => revisions({ keepFacts: false, keepUserText: false }, () => "Worked on it."));
+  await run("compact: maxRevisions 0 asks once", () => revisions({ keepFacts: false, keepUserText: false, maxRevisions: 0 }, restoring));
+  await run("compact: a failed revision leaves the first summary", () =>
+    revisions({ keepFacts: false, keepUserText: false, fallback: "none" }, () => { throw new Error("revision failed"); }));
+  await run("compact: maxRevisions out of range", () => api.compact(messages, { contextWindow, maxRevisions: 9, summarize: () => "s" }));
   await run("compact: no summarize", () => api.compact(messages, { contextWindow }));
   const inputUntouched = JSON.stringify(messages) === before;
   return { cases, inputUntouched };

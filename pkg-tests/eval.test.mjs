@@ -9,7 +9,7 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const CONDITIONS = ["original", "ctxfold", "truncation", "opencode"];
+const CONDITIONS = ["original", "ctxfold", "plain", "truncation", "opencode"];
 
 test("the quick eval runs against the local model and writes a whole report", () => {
   const scratch = mkdtempSync(join(tmpdir(), "ctxfold-eval-"));
@@ -18,16 +18,17 @@ test("the quick eval runs against the local model and writes a whole report", ()
     const r = spawnSync(process.execPath, [join(root, "scripts", "eval", "run.mjs"), "--quick", "--out", out], { cwd: root, encoding: "utf8" });
     assert.equal(r.status, 0, r.stderr || r.stdout);
     const report = JSON.parse(readFileSync(out, "utf8"));
-    assert.ok(report.conversations.length >= 3, "conversations");
+    assert.deepEqual(report.conversations.map((c) => c.group), ["tau-bench-airline", "kdconv-zh"], "one agent run and one chat");
     for (const c of report.conversations) {
       assert.ok(c.questions.length > 0, `${c.id}: questions`);
       assert.ok(c.samePlan, `${c.id}: compact summarized the range the questions came from`);
       for (const cond of CONDITIONS) assert.equal(c.conditions[cond].valid, true, `${c.id}: ${cond} output is valid`);
-      for (const cond of ["ctxfold", "opencode"]) {
+      for (const cond of ["ctxfold", "plain", "opencode"]) {
         const { compacted, jobs, audit } = c.conditions[cond];
         assert.ok(compacted && jobs.length > 0, `${c.id}: ${cond} compacted`);
         // Every job went through the model, or its fallback is reported with the reason.
         for (const job of jobs) assert.ok(job.source === "llm" || (job.source === "offline" && job.error?.code), `${c.id}: ${cond} ${JSON.stringify(job)}`);
+        for (const job of jobs) assert.ok(Number.isInteger(job.revisions) && job.revisions <= (cond === "ctxfold" ? 1 : 0), `${c.id}: ${cond} revisions`);
         assert.ok(audit && Number.isInteger(audit.checked) && Number.isInteger(audit.missing), `${c.id}: ${cond} audit`);
       }
       for (const q of c.questions) {

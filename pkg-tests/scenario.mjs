@@ -137,6 +137,19 @@ function applyFacts(api, messages, plan) {
     inputUntouched: JSON.stringify(messages) === before,
     hasAudit: res.audit !== undefined && res.audit !== null,
     warningsIsArray: Array.isArray(res.warnings),
+    probe: probeFacts(api, messages, plan),
+  };
+}
+
+/** `quality_probe`'s questions for the plan: each blanks its answer, which the summarized messages hold. */
+function probeFacts(api, messages, plan) {
+  const { questions } = api.quality_probe(messages, plan, 5);
+  const summarized = new Set(plan.summarize.flatMap((r) => Array.from({ length: r.end - r.start }, (_, k) => r.start + k)));
+  return {
+    count: questions.length,
+    blanked: questions.every((q) => q.question.includes("____") && !q.question.includes(q.answer)),
+    fromSummarized: questions.every((q) => summarized.has(q.message) && JSON.stringify(messages[q.message]).includes(JSON.stringify(q.answer).slice(1, -1))),
+    deterministic: JSON.stringify(api.quality_probe(messages, plan, 5)) === JSON.stringify({ questions }),
   };
 }
 

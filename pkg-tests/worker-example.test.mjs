@@ -67,8 +67,10 @@ describe("www/worker: the compacting proxy in workerd", () => {
       post(url, { model: "gpt-test", messages: long, ...extraFields }));
     const answer = await res.json();
     assert.equal(res.status, 200, JSON.stringify(answer));
-    assert.equal(llm.requests.length, 2, `requests: ${llm.requests.map((r) => r.path)}`);
-    const [summary, forwarded] = llm.requests;
+    // The summary, one revision round (the stub's answer keeps none of the facts), then the forwarded request.
+    assert.equal(llm.requests.length, 3, `requests: ${llm.requests.map((r) => r.path)}`);
+    const [summary, revision, forwarded] = llm.requests;
+    assert.match(revision.body.messages[0].content, /^You correct the working memory/);
 
     assert.equal(summary.path, "/upstream/v1/chat/completions");
     assert.equal(summary.headers.authorization, `Bearer ${KEY}`);

@@ -129,6 +129,24 @@ pub fn cut_middle(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
     format!("{}\n[… {cut} characters cut …]\n{}", &s[..head_end], &s[tail_start..]).into()
 }
 
+/// `s` within `max_tokens` as `count` measures it: whole when it fits, else its head and tail around
+/// `cut_middle`'s marker. The byte size is scaled from the token count, then shrunk until it fits
+/// (text is not equally dense everywhere).
+pub fn cut_to_tokens(s: &str, max_tokens: f64, count: impl Fn(&str) -> f64) -> std::borrow::Cow<'_, str> {
+    let tokens = count(s);
+    if tokens <= max_tokens {
+        return s.into();
+    }
+    let mut bytes = (s.len() as f64 * max_tokens / tokens) as usize;
+    loop {
+        let cut = cut_middle(s, bytes);
+        if bytes == 0 || count(&cut) <= max_tokens {
+            return cut;
+        }
+        bytes = bytes * 9 / 10;
+    }
+}
+
 /// At most `max` bytes of `s` on one line, with an ellipsis when cut.
 pub fn one_line(s: &str, max: usize) -> String {
     let mut flat = String::with_capacity(s.len());
@@ -148,6 +166,16 @@ pub fn one_line(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cut_to_tokens_keeps_head_and_tail_within_the_bound() {
+        let count = |t: &str| t.len() as f64 / 4.0;
+        assert_eq!(cut_to_tokens("short", 10.0, count), "short");
+        let long = format!("head {} tail", "é".repeat(5000));
+        let cut = cut_to_tokens(&long, 100.0, count);
+        assert!(count(&cut) <= 100.0 && cut.starts_with("head") && cut.ends_with("tail"), "{cut}");
+        assert!(cut.contains("characters cut"));
+    }
 
     #[test]
     fn numbers_print_as_in_javascript() {

@@ -15,10 +15,12 @@ export function asyncExports(glue) {
   async function compact(messages, options) {
     const begun = glue.__compact_begin(messages, options);
     if (begun.result) return begun.result;
-    const { run, summarize, fallback, concurrency, onProgress, prompts } = begun;
+    const { run, summarize, fallback, concurrency, maxRevisions, onProgress, prompts } = begun;
     // Kept in job order, whatever order the calls settle in.
     const texts = new Array(prompts.length);
     const failures = new Array(prompts.length);
+    const revisions = new Array(prompts.length).fill(0);
+    const revisionErrors = new Array(prompts.length);
     let next = 0;
     let done = 0;
     let finished = false;
@@ -28,7 +30,23 @@ export function asyncExports(glue) {
         const prompt = prompts[i];
         try {
           // Called without a `this`, and a returned value that is not a Promise is awaited as one.
-          texts[i] = glue.__compact_text(prompt.jobId, await summarize(prompt));
+          let text = glue.__compact_text(prompt.jobId, await summarize(prompt));
+          // Revision rounds while the summary lost facts and the revision keeps more (decided in Rust).
+          for (let round = 0; round < maxRevisions; round++) {
+            const revision = glue.__compact_revision(run, i, text);
+            if (!revision) break;
+            let revised;
+            try {
+              revised = glue.__compact_text(prompt.jobId, await summarize(revision));
+            } catch (error) {
+              revisionErrors[i] = error; // the first summary stands; the error is reported with the job
+              break;
+            }
+            if (!glue.__compact_keeps_revision(run, i, text, revised)) break;
+            text = revised;
+            revisions[i] += 1;
+          }
+          texts[i] = text;
         } catch (error) {
           // fallback: "none": the host's own error, unchanged.
           if (!fallback) throw error;
@@ -41,7 +59,7 @@ export function asyncExports(glue) {
     try {
       await Promise.all(Array.from({ length: Math.min(concurrency, prompts.length) }, worker));
       finished = true;
-      return glue.__compact_finish(run, texts, failures);
+      return glue.__compact_finish(run, texts, failures, revisions, revisionErrors);
     } finally {
       if (!finished) glue.__compact_cancel(run);
     }

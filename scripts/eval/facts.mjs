@@ -32,7 +32,8 @@ export function auditFacts(messages, plan) {
   for (let round = 0; round < PROBE_ROUNDS; round++) {
     let audit;
     try {
-      audit = apply_summary(messages, plan, summary).audit;
+      // The summary exactly as given: nothing quoted or appended, so the audit lists what it lacks.
+      audit = apply_summary(messages, { ...plan, keepFacts: false, keepUserText: false }, summary).audit;
     } catch {
       // The facts written so far no longer make a summary smaller than the range: stop with what was found.
       break;

@@ -1,6 +1,8 @@
 // Totals per group and overall, and the printed table.
 
-export const CONDITIONS = ["original", "ctxfold", "truncation", "opencode"];
+export const CONDITIONS = ["original", "ctxfold", "plain", "truncation", "opencode"];
+/** The compacted conditions, each made by `compact` through the model. */
+export const COMPACTED = ["ctxfold", "plain", "opencode"];
 /** Refusals of a summary by apply_summary (compact then used its fallback); any other job error is a failed call. */
 const REFUSALS = new Set(["SUMMARY_EMPTY", "SUMMARY_NOT_SMALLER", "SUMMARY_MALFORMED"]);
 
@@ -19,17 +21,18 @@ export function totals(conversations) {
   const knownByOriginal = questions.filter((q) => correct(q, "original"));
   // Of what the model could answer from the original history, the share it still answers from each shorter one.
   const retention = Object.fromEntries(
-    ["ctxfold", "truncation", "opencode"].map((cond) => [
+    ["ctxfold", "plain", "truncation", "opencode"].map((cond) => [
       cond, knownByOriginal.length ? round(knownByOriginal.filter((q) => correct(q, cond)).length / knownByOriginal.length) : null,
     ]),
   );
-  const jobs = { total: 0, llm: 0, refused: 0, failed: 0 };
+  const jobs = { total: 0, llm: 0, refused: 0, failed: 0, revised: 0 };
   const summaryMs = [];
-  const audit = { checked: 0, kept: 0, missing: 0, cut: 0 };
+  const audit = { checked: 0, kept: 0, missing: 0, cut: 0, constraintsMissing: 0 };
   for (const c of conversations) {
-    for (const cond of ["ctxfold", "opencode"]) {
+    for (const cond of COMPACTED) {
       for (const job of c.conditions[cond].jobs) {
         jobs.total++;
+        if (job.revisions > 0) jobs.revised++;
         if (job.source === "llm") jobs.llm++;
         else if (REFUSALS.has(job.error?.code)) jobs.refused++;
         else jobs.failed++;
@@ -37,11 +40,11 @@ export function totals(conversations) {
       summaryMs.push(...c.conditions[cond].summaryMs);
     }
     const a = c.conditions.ctxfold.audit;
-    if (a) for (const k of Object.keys(audit)) audit[k] += a[k];
+    if (a) for (const k of Object.keys(audit)) audit[k] += a[k] ?? 0;
   }
   const valid = Object.fromEntries(CONDITIONS.map((cond) => [cond, conversations.filter((c) => c.conditions[cond].valid).length]));
   const ratio = Object.fromEntries(
-    ["ctxfold", "truncation", "opencode"].map((cond) => [cond, round(mean(conversations.map((c) => c.conditions[cond].tokens / c.tokens)))]),
+    ["ctxfold", "plain", "truncation", "opencode"].map((cond) => [cond, round(mean(conversations.map((c) => c.conditions[cond].tokens / c.tokens)))]),
   );
   // Questions whose request failed for another reason than length: counted as not answered, and shown.
   const askErrors = questions.reduce((n, q) => n + CONDITIONS.filter((cond) => q.answers[cond]?.error).length, 0);
@@ -77,16 +80,17 @@ const frac = (n, d) => `${n}/${d}`;
 
 /** One table: a row per group and one overall. */
 export function table({ groups, overall }) {
-  const head = ["group", "conv", "q", "original", "ctxfold", "truncation", "opencode", "retained", "lead", "in text c/t/o", "tokens c/t/o", "audit kept/miss", "refused", "fallback", "valid", "ask errors", "s/summary", "s/question"];
+  const head = ["group", "conv", "q", "original", "ctxfold", "plain", "truncation", "opencode", "retained", "lead", "in text c/p/t/o", "tokens c/p/t/o", "audit kept/miss", "revised", "refused", "fallback", "valid", "ask errors", "s/summary", "s/question"];
   const row = (name, t) => [
     name, t.conversations, t.questions,
-    frac(t.answered.original, t.asked.original), frac(t.answered.ctxfold, t.questions), frac(t.answered.truncation, t.questions),
+    frac(t.answered.original, t.asked.original), frac(t.answered.ctxfold, t.questions), frac(t.answered.plain, t.questions),
+    frac(t.answered.truncation, t.questions),
     frac(t.answered.opencode, t.questions), pct(t.retention.ctxfold),
     t.leadOverTruncation === null ? "–" : `${t.leadOverTruncation >= 0 ? "+" : ""}${t.leadOverTruncation} pts`,
-    `${t.present.ctxfold}/${t.present.truncation}/${t.present.opencode}`,
-    `${pct(t.tokensAfterShare.ctxfold)}/${pct(t.tokensAfterShare.truncation)}/${pct(t.tokensAfterShare.opencode)}`,
+    `${t.present.ctxfold}/${t.present.plain}/${t.present.truncation}/${t.present.opencode}`,
+    `${pct(t.tokensAfterShare.ctxfold)}/${pct(t.tokensAfterShare.plain)}/${pct(t.tokensAfterShare.truncation)}/${pct(t.tokensAfterShare.opencode)}`,
     `${t.auditCtxfold.kept}/${t.auditCtxfold.missing}`,
-    t.summaries.refused, t.summaries.failed + t.summaries.refused,
+    t.summaries.revised, t.summaries.refused, t.summaries.failed + t.summaries.refused,
     `${Math.min(...Object.values(t.valid))}/${t.conversations}`, t.askErrors,
     t.meanSummarySeconds ?? "–", t.meanQuestionSeconds ?? "–",
   ].map(String);

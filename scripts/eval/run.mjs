@@ -14,7 +14,7 @@ import { pickGroups } from "./groups.mjs";
 import { matches } from "./match.mjs";
 import { textOf } from "./messages.mjs";
 import { openEndpoint } from "./model.mjs";
-import { CONDITIONS, summarize, table } from "./report.mjs";
+import { COMPACTED, CONDITIONS, summarize, table } from "./report.mjs";
 import { select } from "./select.mjs";
 import { transcript } from "./transcript.mjs";
 
@@ -30,8 +30,13 @@ const SUMMARIZER_SHARE = 0.9;
 const SUMMARY_TIMEOUT_MS = 30 * 60_000;
 /** The summary text kept in the report, at most (characters). */
 const SUMMARY_TEXT_CHARS = 6000;
-/** Groups of the quick run: a tool-calling agent, a small API agent and a Chinese chat, the three cheapest to ask. */
-const QUICK_GROUPS = "tau-bench-airline,toolbench,kdconv-zh";
+/** Groups of the quick run: a tool-calling agent and a Chinese chat, the cheapest to ask. */
+const QUICK_GROUPS = "tau-bench-airline,kdconv-zh";
+/**
+ * ctxfold without what it adds after the model's summary (the quotes of the user's messages, the facts it lost, the
+ * revision round): the summary as the model wrote it, to measure what those add.
+ */
+const PLAIN = { keepUserText: false, keepFacts: false, maxRevisions: 0 };
 
 function parseFlags(argv) {
   const flags = {};
@@ -58,7 +63,7 @@ function parseFlags(argv) {
     // Two per group and five questions each: about half an hour on two CPU cores with the local model.
     perGroup: number("per-group", flags.quick ? 1 : 2),
     seed: number("seed", 1),
-    questions: number("questions", flags.quick ? 3 : 5),
+    questions: number("questions", flags.quick ? 2 : 5),
     groups: flags.groups ?? (flags.quick ? QUICK_GROUPS : undefined),
     out: resolve(flags.out ?? join(root, "target", "eval", "report.json")),
   };
@@ -86,6 +91,7 @@ async function compacted(messages, options, endpoint) {
   const result = await compact(messages, { ...options, summarizerWindow, summarize });
   const audit = result.audit && {
     checked: result.audit.factsChecked, kept: result.audit.factsKept.length, missing: result.audit.factsMissing.length, cut: result.audit.factsCut,
+    constraintsMissing: result.audit.missing.filter((f) => f.kind === "constraint").length,
   };
   // What the summary says, for reading the report: the messages compact wrote (the input's objects are kept as they are).
   const written = result.messages.filter((m) => !messages.includes(m)).map((m) => textOf(m)).join("\n\n");
@@ -94,7 +100,8 @@ async function compacted(messages, options, endpoint) {
     summary: {
       text: written.length > SUMMARY_TEXT_CHARS ? `${written.slice(0, SUMMARY_TEXT_CHARS)}…` : written,
       compacted: result.compacted, tokens: result.tokensAfter, summarize: result.plan.summarize, audit,
-      jobs: result.jobs.map((j) => ({ id: j.id, source: j.source, error: errorJson(j.error) })), summaryMs, warnings: result.warnings,
+      jobs: result.jobs.map((j) => ({ id: j.id, source: j.source, error: errorJson(j.error), revisions: j.revisions, revisionError: errorJson(j.revisionError) })),
+      userTextAppended: result.userTextAppended.length, factsAppended: result.factsAppended.length, summaryMs, warnings: result.warnings,
     },
   };
 }
@@ -134,12 +141,13 @@ async function runConversation(conversation, baseEndpoint) {
   const tokenRatio = counted ? Math.min(4, Math.max(0.5, counted / estimate(probe).total)) : DEFAULT_TOKEN_RATIO;
   const endpoint = { ...baseEndpoint, tokenRatio };
   const ctxfold = await compacted(conversation.messages, conversation.options, endpoint);
-  // OpenCode's documented behaviour through the same model and window. `force`: its limit differs from the default
-  // one (32K, at most half the window, kept for the answer); every selected conversation is over both, so this only
-  // guards the comparison against a conversation that sits between them.
-  const opencode = await compacted(conversation.messages, { preset: "opencode", contextWindow: conversation.contextWindow, force: true }, endpoint);
+  const plain = await compacted(conversation.messages, { ...conversation.options, ...PLAIN }, endpoint);
+  // OpenCode's documented behaviour through the same model and window (without ctxfold's additions). `force`: its
+  // limit differs from the default one (32K, at most half the window, kept for the answer); every selected
+  // conversation is over both, so this only guards the comparison against one that sits between them.
+  const opencode = await compacted(conversation.messages, { preset: "opencode", contextWindow: conversation.contextWindow, force: true, ...PLAIN }, endpoint);
   const truncation = truncateTo(conversation.messages, ctxfold.summary.tokens);
-  const histories = { original: conversation.messages, ctxfold: ctxfold.messages, truncation: truncation.messages, opencode: opencode.messages };
+  const histories = { original: conversation.messages, ctxfold: ctxfold.messages, plain: plain.messages, truncation: truncation.messages, opencode: opencode.messages };
   const { answers, present } = await askAll(conversation, histories, endpoint);
   const valid = Object.fromEntries(CONDITIONS.map((c) => [c, validate(histories[c]).valid]));
   return {
@@ -151,6 +159,7 @@ async function runConversation(conversation, baseEndpoint) {
     conditions: {
       original: { tokens: conversation.tokens, valid: valid.original },
       ctxfold: { ...ctxfold.summary, valid: valid.ctxfold },
+      plain: { ...plain.summary, valid: valid.plain },
       truncation: { tokens: truncation.tokens, dropped: truncation.dropped, valid: valid.truncation },
       opencode: { ...opencode.summary, valid: valid.opencode },
     },
@@ -223,7 +232,7 @@ export async function main(argv) {
   console.log(table(totals));
   // Where the model's summary did not stand, and why: the table only counts them.
   for (const c of results) {
-    for (const cond of ["ctxfold", "opencode"]) {
+    for (const cond of COMPACTED) {
       for (const job of c.conditions[cond].jobs.filter((j) => j.source !== "llm")) {
         console.log(`fallback: ${c.id} ${cond} ${job.id} → ${job.source}: ${job.error?.code ?? ""} ${job.error?.message ?? ""}`.trimEnd());
       }

@@ -4,7 +4,7 @@
 
 use crate::compaction::audit::Audit;
 use crate::compaction::digest::digest;
-pub use crate::compaction::restore::append_lost_facts;
+use crate::compaction::restore::{append_lost_facts, append_user_text};
 use crate::compaction::template::{Template, SNAPSHOT_TAG};
 use crate::compaction::types::{JobRef, PlanRef};
 use crate::counting::estimate::{message_tokens, per_message, request_overhead, sum};
@@ -68,6 +68,8 @@ pub struct ApplyReport {
     pub audit: Audit,
     /// The facts the summary lost that were appended to it (`keepFacts`), in order.
     pub facts_appended: Vec<String>,
+    /// The user messages quoted after the summary (`keepUserText`), in order.
+    pub user_text_appended: Vec<usize>,
     pub warnings: Vec<String>,
 }
 
@@ -76,6 +78,7 @@ crate::json_object!(ApplyReport {
     tokens_after => "tokensAfter",
     audit => "audit",
     facts_appended => "factsAppended",
+    user_text_appended => "userTextAppended",
     warnings => "warnings",
 });
 
@@ -120,12 +123,18 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
     }
     let tokens = per_message(&conv, &plan.profile);
     let summarized = plan.summarized();
+    // The user's words first, so the facts they state are not listed again.
+    let user_text_appended = match plan.keep_user_text {
+        true => append_user_text(&conv, plan, &summarized, &tokens, &mut cleaned),
+        false => Vec::new(),
+    };
     let facts_appended = match plan.keep_facts {
         true => append_lost_facts(&conv, plan, &summarized, &tokens, &mut cleaned),
         false => Vec::new(),
     };
-    if !facts_appended.is_empty() {
-        // The facts are the conversation's own text: markers in them are defused like the summary's.
+    let appended = !facts_appended.is_empty() || !user_text_appended.is_empty();
+    if appended {
+        // Quotes and facts are the conversation's own text: markers in them are defused like the summary's.
         for text in cleaned.iter_mut() {
             let (defused, _) = defuse_markers(text);
             *text = defused;
@@ -142,11 +151,14 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
     let summarized_tokens: u64 = summarized.iter().map(|&i| u64::from(tokens[i])).sum();
     let (slots, summary_tokens) = splice(plan, &conv, input.items, &spliced);
     let tokens_after = tokens_before - summarized_tokens + summary_tokens;
-    if !facts_appended.is_empty() && (tokens_after >= tokens_before || tokens_after > plan.limit) {
-        // The facts would leave the history not smaller, or over the limit: the summary as given is
-        // judged alone.
-        let as_given = PlanRef { keep_facts: false, ..plan.clone() };
-        return apply_planned(input, &as_given, summary);
+    if appended && (tokens_after >= tokens_before || tokens_after > plan.limit) {
+        // What was appended would leave the history not smaller, or over the limit: the facts go
+        // first, then the quotes, and the summary as given is judged alone.
+        let lighter = match plan.keep_facts {
+            true => PlanRef { keep_facts: false, ..plan.clone() },
+            false => PlanRef { keep_user_text: false, ..plan.clone() },
+        };
+        return apply_planned(input, &lighter, summary);
     }
     if tokens_after >= tokens_before {
         return Err(Error::new(Code::SummaryNotSmaller, "summary", format!(
@@ -167,7 +179,10 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
     // Each job's summary as it went in (cleaned, not yet joined or wrapped).
     let audit =
         crate::compaction::audit::audit(&conv, &plan.jobs, &summarized, summarized_tokens, summary_tokens, &cleaned);
-    Ok(Applied { slots, report: ApplyReport { tokens_before, tokens_after, audit, facts_appended, warnings } })
+    Ok(Applied {
+        slots,
+        report: ApplyReport { tokens_before, tokens_after, audit, facts_appended, user_text_appended, warnings },
+    })
 }
 
 /// One summary per summarized range, wrapped in our marker (and the plan's prefix line): the range's

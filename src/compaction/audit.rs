@@ -83,7 +83,7 @@ impl ToJson for Kind {
 }
 
 impl Kind {
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Kind::Constraint => "constraint",
             Kind::Error => "error",
@@ -858,6 +858,17 @@ same order. Put each missing fact where it belongs.
 faithfully, with their exact wording where it matters.
 - Add only what is missing; do not expand the rest, do not call tools, and do not comment on the change: \
 answer with the revised summary only.";
+
+/// The revision prompt for a summary that lost `lost`: the most important kinds first, at most
+/// `MAX_LISTED` of them.
+pub fn revision_prompt_for(summary: &str, lost: Vec<Fact>) -> Prompt {
+    let mut refs = Vec::with_capacity(lost.len());
+    for f in &lost {
+        refs.push(f);
+    }
+    let ordered = owned(by_kind(refs));
+    revision_prompt(summary, &ordered[..ordered.len().min(MAX_LISTED)])
+}
 
 /// The prompt for one job: its summary and the facts it lost, each in a block whose tags carry a
 /// nonce found in neither, so neither can close its block or pose as a fact.

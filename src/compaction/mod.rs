@@ -1,7 +1,8 @@
 //! Compaction: where to cut (`plan`, `strategy`, `pins`), how to ask for the summary (`prompt`,
-//! `template`), the summary spliced back (`apply`), what it lost (`facts`, `audit`), a summary
-//! without an LLM (`digest`), and the policy of a whole run (`compact`, `summarizer`). The types that
-//! several of them share, such as ranges, jobs and plans, live in `types`.
+//! `template`), the summary spliced back (`apply`), what it lost (`facts`, `audit`; `probe` for a
+//! host's own check) and what is restored after it (`restore`), a summary without an LLM (`digest`),
+//! and the policy of a whole run (`compact`, `run`, `revise`, `summarizer`). The types that several
+//! of them share, such as ranges, jobs and plans, live in `types`.
 
 pub mod apply;
 pub mod audit;
@@ -11,8 +12,10 @@ pub mod facts;
 pub mod fingerprint;
 pub mod pins;
 pub mod plan;
+pub mod probe;
 pub mod prompt;
 pub mod restore;
+pub mod revise;
 pub mod run;
 pub mod strategy;
 pub mod summarizer;

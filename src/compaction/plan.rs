@@ -8,6 +8,7 @@
 use crate::compaction::fingerprint::{self};
 use crate::compaction::pins;
 use crate::compaction::prompt::{fitted_prompt, latest_request};
+use crate::compaction::restore;
 use crate::compaction::strategy::{choose_cut, chunks, regions, safe_boundaries, MIN_RANGE_TOKENS};
 use crate::compaction::template::{Prompt, Template};
 use crate::compaction::types::{decisions_hash, summarized_indices, JobRef, PlanRef, Range};
@@ -74,6 +75,8 @@ pub struct Plan {
     pub summary_prefix: Option<String>,
     /// Whether `apply_summary` appends the facts a summary left out (the `keepFacts` option).
     pub keep_facts: bool,
+    /// Whether `apply_summary` quotes the user's summarized messages (the `keepUserText` option).
+    pub keep_user_text: bool,
     /// Ranges kept verbatim.
     pub keep: Vec<Range>,
     /// Ranges replaced by a summary.
@@ -113,6 +116,7 @@ crate::json_object!(Plan {
     summary_shape => "summaryShape",
     summary_prefix => "summaryPrefix",
     keep_facts => "keepFacts",
+    keep_user_text => "keepUserText",
     keep => "keep",
     summarize => "summarize",
     pinned => "pinned",
@@ -152,6 +156,7 @@ impl Plan {
                 .ok_or_else(|| Error::plan("plan.summaryShape", "unknown summary shape"))?,
             summary_prefix: self.summary_prefix.clone(),
             keep_facts: self.keep_facts,
+            keep_user_text: self.keep_user_text,
         })
     }
 }
@@ -185,6 +190,7 @@ pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
         summary_shape: options.summary_shape.name(),
         summary_prefix: options.summary_prefix.clone(),
         keep_facts: options.keep_facts,
+        keep_user_text: options.keep_user_text,
         keep: vec![Range { start: 0, end: n }],
         summarize: Vec::new(),
         pinned: Vec::new(),
@@ -344,6 +350,19 @@ fn decide(conv: &Conversation, tokens: &[u32], options: &Options, plan: &mut Pla
         }
     }
     plan.estimated_tokens_after = plan.tokens_before.saturating_sub(range_tokens) + output;
+    if options.keep_user_text {
+        // The user's messages quoted after each summary (`restore`), at most what the summary holds already.
+        let ranges: Vec<Range> = chosen.iter().map(|(r, _)| *r).collect();
+        let summarized = summarized_indices(&ranges, &pinned);
+        for job in &jobs {
+            let indices = job.range.select(&summarized);
+            let job_tokens: u64 = indices.iter().map(|&i| u64::from(tokens[i])).sum();
+            let budget = restore::user_text_budget(u64::from(plan.limit), job_tokens);
+            if let Some((section, _)) = restore::user_text_section(conv, &indices, "", &options.profile, budget) {
+                plan.estimated_tokens_after += options.profile.text(&section).ceil() as u64;
+            }
+        }
+    }
     if plan.estimated_tokens_after > u64::from(plan.limit) {
         plan.warnings.push(format!(
             "even with the summary, about {} tokens remain, over the limit of {}: prune tool outputs first or keep fewer recent tokens",

@@ -1,15 +1,117 @@
-//! Restoring what a summary lost: the salient facts of its messages (the audit's: user constraints,
-//! error lines, numbers, URLs, identifiers, paths) that the summary does not state are appended to
-//! it verbatim, most important kinds first, in a short marked section. Small models drop exactly
-//! these (the booking code, the file being edited), and the model that reads the compacted history
-//! cannot ask for them again.
+//! Restoring what a summary lost, in short marked sections after it. First the user's own words:
+//! the summarized user messages, quoted (the task always; user text is what Claude Code never
+//! compacts, and a summary that paraphrases the task loses its details). Then the salient facts of
+//! the messages (the audit's: user constraints, error lines, numbers, URLs, identifiers, paths) that
+//! the summary and the quotes do not state, verbatim, most important kinds first. Small models drop
+//! exactly these (the booking code, the file being edited), and the model that reads the compacted
+//! history cannot ask for them again.
 
 use crate::compaction::audit::{facts_of, lost_in};
 use crate::compaction::types::PlanRef;
+use crate::counting::profiles::Profile;
 use crate::reading::format::Conversation;
+use crate::text::{cut_to_tokens, split_summary};
 
 /// The heading of the appended section; the marker tells the reading model where the list comes from.
 pub const HEADING: &str = "Facts from the summarized messages, verbatim:";
+
+/// The heading of the quoted user messages.
+pub const USER_HEADING: &str = "The user's messages, verbatim:";
+
+/// Below this, a quote would be little more than the marker of its cut.
+const MIN_QUOTE_TOKENS: f64 = 32.0;
+
+/// What the quotes may cost, together: an eighth of the limit, and a quarter of the messages the
+/// summary replaces (so the history still shrinks).
+pub fn user_text_budget(limit: u64, summarized_tokens: u64) -> f64 {
+    (limit as f64 / 8.0).min(summarized_tokens as f64 / 4.0)
+}
+
+/// The section quoting the user's messages among `indices`, and the messages it quotes. The oldest
+/// comes first: the quotes an earlier summary of ours carried, else the first user message (the
+/// task), its middle cut when it alone is over `budget`. Then the others, newest first while they
+/// fit, shown in their order. A message `summary` already holds word for word is not quoted again.
+pub fn user_text_section(
+    conv: &Conversation,
+    indices: &[usize],
+    summary: &str,
+    profile: &Profile,
+    budget: f64,
+) -> Option<(String, Vec<usize>)> {
+    let count = |t: &str| profile.text(t);
+    let mut items: Vec<(usize, String)> = Vec::new();
+    for &i in indices {
+        let m = &conv.messages[i];
+        let text = match m.is_summary {
+            true => earlier_quotes(&m.text).map(str::to_string),
+            false if m.is_real_user() => Some(format!("User: {}", m.text.trim())),
+            false => None,
+        };
+        if let Some(text) =
+            text.filter(|t| t.len() > "User: ".len() && !summary.contains(t.trim_start_matches("User: ")))
+        {
+            items.push((i, text));
+        }
+    }
+    let mut left = budget - count(USER_HEADING);
+    if left < MIN_QUOTE_TOKENS {
+        return None;
+    }
+    let oldest = &mut items.first_mut()?.1;
+    *oldest = cut_to_tokens(oldest, left, count).into_owned();
+    left -= count(oldest);
+    // Marked rather than collected and sorted: the section keeps the messages' order.
+    let mut chosen = vec![false; items.len()];
+    chosen[0] = true;
+    for k in (1..items.len()).rev() {
+        let cost = count(&items[k].1) + 1.0;
+        if cost <= left {
+            left -= cost;
+            chosen[k] = true;
+        }
+    }
+    let mut section = String::from(USER_HEADING);
+    let mut quoted = Vec::new();
+    for ((i, text), _) in items.iter().zip(&chosen).filter(|(_, &c)| c) {
+        section.push_str("\n\n");
+        section.push_str(text);
+        if !conv.messages[*i].is_summary {
+            quoted.push(*i);
+        }
+    }
+    Some((section, quoted))
+}
+
+/// The quotes section inside an earlier summary of ours, up to the facts section or the summary's end.
+fn earlier_quotes(text: &str) -> Option<&str> {
+    let (body, _) = split_summary(text);
+    let (_, after) = body.split_once(USER_HEADING)?;
+    let quotes = after.split_once(&format!("\n\n{HEADING}")).map_or(after, |(q, _)| q);
+    Some(quotes.trim())
+}
+
+/// Appends to each job's summary the quotes of its user messages (see `user_text_section`); returns
+/// the messages quoted, in order.
+pub fn append_user_text(
+    conv: &Conversation,
+    plan: &PlanRef,
+    summarized: &[usize],
+    tokens: &[u32],
+    summaries: &mut [String],
+) -> Vec<usize> {
+    let mut quoted = Vec::new();
+    for (job, summary) in plan.jobs.iter().zip(summaries.iter_mut()) {
+        let indices = job.range.select(summarized);
+        let summarized_tokens: u64 = indices.iter().map(|&i| u64::from(tokens[i])).sum();
+        let budget = user_text_budget(plan.limit, summarized_tokens);
+        if let Some((section, messages)) = user_text_section(conv, &indices, summary, &plan.profile, budget) {
+            summary.push_str("\n\n");
+            summary.push_str(&section);
+            quoted.extend(messages);
+        }
+    }
+    quoted
+}
 
 /// The most a job's section may cost: what the summary left of the output budget the plan reserved
 /// for it (so the history ends no larger than planned), and at most a quarter of that budget and of
@@ -100,8 +202,11 @@ mod tests {
 
     #[test]
     fn facts_a_summary_lost_are_appended_verbatim() {
-        let (applied, text) =
-            apply(&chat(), json!({ "contextWindow": 1500 }), "The user asked about weather and hotels.");
+        let (applied, text) = apply(
+            &chat(),
+            json!({ "contextWindow": 1500, "keepUserText": false }),
+            "The user asked about weather and hotels.",
+        );
         assert!(text.contains(HEADING), "{text}");
         for fact in ["QX7-2291", "ana@example.com", "I must never fly through Chicago."] {
             assert!(text.contains(fact), "{fact} in {text}");
@@ -114,12 +219,63 @@ mod tests {
     #[test]
     fn a_summary_that_kept_them_gets_nothing_and_keep_facts_false_gets_it_as_given() {
         let kept = "Booking QX7-2291, e-mail ana@example.com. I must never fly through Chicago. Weather and hotels.";
-        let (applied, text) = apply(&chat(), json!({ "contextWindow": 1500 }), kept);
+        let (applied, text) = apply(&chat(), json!({ "contextWindow": 1500, "keepUserText": false }), kept);
         assert!(applied.report.facts_appended.is_empty() && !text.contains(HEADING), "{text}");
-        let (applied, text) =
-            apply(&chat(), json!({ "contextWindow": 1500, "keepFacts": false }), "Weather and hotels.");
+        let as_given = json!({ "contextWindow": 1500, "keepFacts": false, "keepUserText": false });
+        let (applied, text) = apply(&chat(), as_given, "Weather and hotels.");
         assert!(applied.report.facts_appended.is_empty() && !text.contains(HEADING), "{text}");
         assert!(!applied.report.audit.facts_missing.is_empty());
+    }
+
+    #[test]
+    fn the_task_is_quoted_first_and_the_facts_it_states_are_not_listed_again() {
+        let (applied, text) =
+            apply(&chat(), json!({ "contextWindow": 1500 }), "The user asked about weather and hotels.");
+        let task =
+            "User: My booking code is QX7-2291 and my e-mail is ana@example.com. I must never fly through Chicago.";
+        let quotes = text.split_once(USER_HEADING).map(|(_, q)| q).unwrap_or_else(|| panic!("no quotes in {text}"));
+        assert!(quotes.trim_start().starts_with(task), "{text}");
+        assert_eq!(applied.report.user_text_appended.first(), Some(&1));
+        // Later questions fill what the bound leaves, newest first, in their order.
+        let quoted = &applied.report.user_text_appended;
+        assert!(quoted.windows(2).all(|w| w[0] < w[1]), "{quoted:?}");
+        assert!(!text.contains(HEADING), "the task already states every fact: {text}");
+        assert!(applied.report.audit.facts_missing.is_empty());
+        assert!(applied.report.tokens_after < applied.report.tokens_before);
+    }
+
+    #[test]
+    fn a_task_over_the_bound_keeps_its_head_and_tail() {
+        let mut msgs = chat();
+        let long = format!("Plan the trip. {} Book it under QX7-2291.", "Details of every leg and hotel. ".repeat(300));
+        msgs[1] = json!({ "role": "user", "content": long });
+        let (applied, text) =
+            apply(&msgs, json!({ "contextWindow": 4000 }), "The user asked about weather and hotels.");
+        let quotes = text.split_once(USER_HEADING).map(|(_, q)| q).unwrap();
+        assert!(quotes.contains("User: Plan the trip.") && quotes.contains("Book it under QX7-2291."), "{quotes}");
+        assert!(quotes.contains("characters cut"), "{quotes}");
+        let o = Options::from_json(&json!({ "contextWindow": 4000 })).unwrap();
+        let plan = plan_compaction(&Input::items(&msgs), &o).unwrap();
+        assert!(o.profile.text(quotes) <= plan.limit as f64 / 8.0 + 1.0);
+        assert_eq!(applied.report.user_text_appended[0], 1);
+    }
+
+    #[test]
+    fn quotes_survive_the_next_compaction() {
+        let msgs = chat();
+        let o = json!({ "contextWindow": 1500 });
+        let plan =
+            serde_json::to_value(plan_compaction(&Input::items(&msgs), &Options::from_json(&o).unwrap()).unwrap())
+                .unwrap();
+        let applied = apply_summary(&Input::items(&msgs), &plan, &json!("Weather and hotels.")).unwrap();
+        let mut next = materialize(&applied.slots, &msgs);
+        for i in 30..60 {
+            next.push(json!({ "role": "user", "content": format!("Follow-up {i} on trains and museums, with a few more details.") }));
+            next.push(json!({ "role": "assistant", "content": format!("Reply {i}: the trains run hourly and the museums open at nine.") }));
+        }
+        let (_, text) = apply(&next, o, "Trains and museums.");
+        assert!(text.contains("User: My booking code is QX7-2291"), "{text}");
+        assert_eq!(text.matches(USER_HEADING).count(), 1, "{text}");
     }
 
     #[test]

@@ -119,6 +119,11 @@ impl<T> Runs<T> {
         }
     }
 
+    /// The run, left in place: None for a handle never given or already taken.
+    pub fn get(&self, handle: u32) -> Option<&T> {
+        self.slots.get(handle as usize).and_then(Option::as_ref)
+    }
+
     /// The run, once: None for a handle never given or already taken.
     pub fn take(&mut self, handle: u32) -> Option<T> {
         self.slots.get_mut(handle as usize).and_then(Option::take)

@@ -89,6 +89,8 @@ pub struct PlanRef {
     pub summary_prefix: Option<String>,
     /// Append the facts a summary left out (plans without the field: true).
     pub keep_facts: bool,
+    /// Quote the user's summarized messages after the summary (plans without the field: true).
+    pub keep_user_text: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -159,8 +161,13 @@ impl PlanRef {
             None | Some(Value::Null) => true,
             Some(v) => v.as_bool().ok_or_else(|| Error::plan("plan.keepFacts", "expected a boolean"))?,
         };
+        let keep_user_text = match obj.get("keepUserText") {
+            None | Some(Value::Null) => true,
+            Some(v) => v.as_bool().ok_or_else(|| Error::plan("plan.keepUserText", "expected a boolean"))?,
+        };
         Ok(PlanRef {
             keep_facts,
+            keep_user_text,
             needed,
             format,
             profile,

@@ -41,6 +41,7 @@ const KNOWN: &[&str] = &[
     "pin",
     "keepCritical",
     "keepFacts",
+    "keepUserText",
     "criticalTools",
     "summaryShape",
     "summaryPrefix",
@@ -145,6 +146,7 @@ impl Options {
         }
         set(&mut o.keep_critical, r.bool("keepCritical"));
         set(&mut o.keep_facts, r.bool("keepFacts"));
+        set(&mut o.keep_user_text, r.bool("keepUserText"));
         set(&mut o.critical_tools, r.strings("criticalTools"));
         if let Some(s) = r.choice("summaryShape", &Shape::ALL.map(Shape::name)) {
             o.summary_shape = Shape::ALL[s];

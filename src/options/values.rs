@@ -70,6 +70,10 @@ pub struct Options {
     /// Facts of the summarized messages (ids, paths, errors, numbers, constraints) that a summary
     /// left out are appended to it, verbatim, within a bound (`apply_summary`).
     pub keep_facts: bool,
+    /// The user's own messages among the summarized ones are quoted after the summary, verbatim: the
+    /// first (the task) always, its middle cut when it alone is over the bound, then the newest that
+    /// fit (`apply_summary`).
+    pub keep_user_text: bool,
     /// How the summary is written back into the history.
     pub summary_shape: Shape,
     /// A line the summary message starts with (before our marker).
@@ -213,6 +217,7 @@ impl Default for Options {
             pin: Vec::new(),
             keep_critical: false,
             keep_facts: true,
+            keep_user_text: true,
             critical_tools: crate::text::owned(DEFAULT_CRITICAL_TOOLS),
             summary_shape: Shape::Message,
             summary_prefix: None,

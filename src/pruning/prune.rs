@@ -3,6 +3,8 @@
 //! older ones only if together they free at least `minimumPruneTokens` (small prunes would rewrite
 //! the prompt prefix, and lose the provider's cache, for too little gain). `protectResults` also keeps
 //! the newest outputs by count, and a placeholder may say how much went (`[truncated: {chars} chars]`).
+//! The newest output is not cleared: one larger than `protectTokens` keeps its head and tail within
+//! them, with the size of the cut (the model asked for it and has not read it yet).
 
 use crate::counting::estimate::{message_tokens, per_message, sum};
 use crate::edit::{FieldEdit, Key, Slot};
@@ -12,6 +14,7 @@ use crate::pruning::arguments;
 use crate::reading::format;
 use crate::reading::format::as_text;
 use crate::reading::input::Input;
+use crate::text::cut_to_tokens;
 use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -53,6 +56,8 @@ pub struct Pruned {
     /// Tokens of the output before and after clearing.
     pub tokens_before: u32,
     pub tokens_after: u32,
+    /// The newest output, too large to keep whole: its head and tail were kept instead of a placeholder.
+    pub cut: bool,
 }
 
 crate::json_object!(Pruned {
@@ -61,6 +66,7 @@ crate::json_object!(Pruned {
     tool_name => "toolName",
     tokens_before => "tokensBefore",
     tokens_after => "tokensAfter",
+    cut => "cut",
 });
 
 pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
@@ -89,6 +95,16 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
             count += 1;
             let cleared = is_placeholder(&result.text, &options.placeholder);
             let protected = seen <= f64::from(options.protect_tokens) || count <= options.protect_results;
+            // `protectTokens: 0` protects nothing, the newest output included.
+            if count == 1 && !cleared && !protected && options.protect_tokens > 0 {
+                let cut = cut_to_tokens(&result.text, f64::from(options.protect_tokens), |t| profile.text(t));
+                let saved = output - profile.text(&cut);
+                if saved > 0.0 {
+                    freed += saved;
+                    candidates.push((i, k, cut.into_owned()));
+                }
+                continue;
+            }
             if cleared || !protected {
                 if let Some(Some((caller, _))) = conv.links.callers[i].get(k) {
                     old_calls[*caller].push(&result.id);
@@ -188,6 +204,7 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
                 tool_name: conv.links.tool_name(i, *k).unwrap_or("").to_string(),
                 tokens_before: profile.text(&result.text).ceil() as u32,
                 tokens_after: profile.text(placeholder).ceil() as u32,
+                cut: *placeholder != placeholder_for(&options.placeholder, &result.text),
             });
         }
     }
@@ -205,6 +222,7 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
                 tool_name: call.name.to_string(),
                 tokens_before: profile.text(&call.arguments).ceil() as u32,
                 tokens_after: profile.text(&shortened.tool_calls[*k].arguments).ceil() as u32,
+                cut: true,
             });
             edits.push(FieldEdit::set(path.clone(), short.clone()));
         }
@@ -312,6 +330,25 @@ mod tests {
         assert_eq!(out[first]["content"], json!(format!("[truncated: {chars} chars]")));
         let again = prune(&Input::items(&out), &o).unwrap();
         assert!(again.report.pruned.is_empty(), "a placeholder is not truncated again");
+    }
+
+    #[test]
+    fn the_newest_output_over_the_protection_keeps_its_head_and_tail() {
+        let mut msgs = agent_run(6, 200);
+        let newest = msgs.len() - 1;
+        let huge = format!("BEGIN {} END", "row 42 of the listing, status ok\n".repeat(20_000));
+        msgs[newest]["content"] = json!(huge);
+        let o = opts(json!({ "protectTokens": 2000, "minimumPruneTokens": 0 }));
+        let p = prune(&Input::items(&msgs), &o).unwrap();
+        let cut = p.report.pruned.iter().find(|x| x.index == newest).expect("the newest output is cut");
+        assert!(cut.cut && cut.tokens_after <= 2000 && cut.tokens_before > 100_000, "{cut:?}");
+        assert!(p.report.pruned.iter().filter(|x| x.index != newest).all(|x| !x.cut));
+        let out = materialize(&p.slots, &msgs);
+        let text = out[newest]["content"].as_str().unwrap();
+        assert!(text.starts_with("BEGIN row 42") && text.ends_with("status ok\n END"), "head and tail");
+        assert!(text.contains("characters cut"), "the cut says its size");
+        let again = prune(&Input::items(&out), &o).unwrap();
+        assert!(again.report.pruned.is_empty(), "pruning again leaves it as it is");
     }
 
     #[test]

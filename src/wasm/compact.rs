@@ -9,6 +9,7 @@
 
 use super::prelude::*;
 use crate::compaction::compact::{compact_with, Fallback, Outcome};
+use crate::compaction::revise;
 use crate::compaction::run::{self, Begun, JobError, Runs};
 use crate::error::subpath;
 use crate::options::Options;
@@ -35,7 +36,7 @@ thread_local! {
 }
 
 /// Reads the options and messages and plans. Returns `{ result }` when there is nothing to summarize,
-/// else `{ run, summarize, fallback, concurrency, onProgress, prompts }`: one prompt per job, in order,
+/// else `{ run, summarize, fallback, concurrency, maxRevisions, onProgress, prompts }`: one prompt per job, in order,
 /// for `summarize`.
 #[wasm_bindgen(js_name = __compact_begin)]
 pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
@@ -61,6 +62,7 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
             ("tokensAfter", plan.tokens_before.into()),
             ("audit", Value::Null),
             ("factsAppended", Value::Array(Vec::new())),
+            ("userTextAppended", Value::Array(Vec::new())),
             ("warnings", plan.warnings.clone().into()),
             ("jobs", Value::Array(Vec::new())),
         ]))?;
@@ -82,6 +84,7 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
     set(&out, "summarize", &own.summarize)?;
     set(&out, "fallback", &(!throws).into())?;
     set(&out, "concurrency", &own.concurrency.into())?;
+    set(&out, "maxRevisions", &own.max_revisions.into())?;
     set(&out, "onProgress", &own.on_progress)?;
     set(&out, "prompts", &prompts)?;
     Ok(out.into())
@@ -100,10 +103,49 @@ pub fn compact_text(job_id: &str, settled: JsValue) -> Result<String, JsValue> {
     })
 }
 
+/// The revision prompt for job `job`'s summary `text` when it lost salient facts (as `prompts` gives
+/// them, with `revision: true`), else `undefined`.
+#[wasm_bindgen(js_name = __compact_revision)]
+pub fn compact_revision(run: u32, job: u32, text: &str) -> Result<JsValue, JsValue> {
+    with_run(run, |begun| {
+        let input = Input::read(&begun.value)?;
+        let job_ref = &begun.plan_ref.jobs[job as usize];
+        let (_, prompt) = revise::lost_facts(&input, &begun.plan_ref, job as usize, text)?;
+        let Some(prompt) = prompt else { return Ok(JsValue::UNDEFINED) };
+        let texts = fields(&[("jobId", &job_ref.id), ("system", &prompt.system), ("user", &prompt.user)]);
+        let texts = with(texts, "maxOutputTokens", job_ref.max_output_tokens.into());
+        to_js(&Value::Object(with(texts, "revision", true.into())))
+    })
+}
+
+/// Whether job `job` takes the revised summary over the first (see `revise::keeps_revision`).
+#[wasm_bindgen(js_name = __compact_keeps_revision)]
+pub fn compact_keeps_revision(run: u32, job: u32, first: &str, revised: &str) -> Result<bool, JsValue> {
+    with_run(run, |begun| {
+        let input = Input::read(&begun.value)?;
+        Ok(revise::keeps_revision(&input, &begun.plan_ref, job as usize, first, revised)?)
+    })
+}
+
+/// `f` on a run still waiting for its summaries.
+fn with_run<T>(run: u32, f: impl FnOnce(&Begun) -> Result<T, JsValue>) -> Result<T, JsValue> {
+    RUNS.with_borrow(|runs| match runs.get(run) {
+        Some(r) => f(&r.begun),
+        None => Err(JsValue::from(Error::new(Code::InvalidInput, "run", "this compaction is already finished"))),
+    })
+}
+
 /// Applies the summaries and frees the run. `texts[i]`: job i's summary, or `undefined` when its
-/// `summarize` failed with `failures[i]` (the host's own error, reported unchanged).
+/// `summarize` failed with `failures[i]` (the host's own error, reported unchanged); `revisions[i]`: the
+/// revision rounds it kept, `revision_errors[i]`: why its last revision failed, if it did.
 #[wasm_bindgen(js_name = __compact_finish)]
-pub fn compact_finish(run: u32, texts: Array, failures: Array) -> Result<JsValue, JsValue> {
+pub fn compact_finish(
+    run: u32,
+    texts: Array,
+    failures: Array,
+    revisions: Array,
+    revision_errors: Array,
+) -> Result<JsValue, JsValue> {
     let Some(Run { begun, plan_js, snapshot, pruned_list }) = RUNS.with_borrow_mut(|runs| runs.take(run)) else {
         return Err(JsValue::from(Error::new(Code::InvalidInput, "run", "this compaction is already finished")));
     };
@@ -122,6 +164,11 @@ pub fn compact_finish(run: u32, texts: Array, failures: Array) -> Result<JsValue
             Some(JobError::Summarizer) => set(&entry, "error", &failures.get(i as u32))?,
             Some(JobError::Refused) => set(&entry, "error", rejected.as_ref().unwrap_or(&JsValue::UNDEFINED))?,
             None => {}
+        }
+        set(&entry, "revisions", &revisions.get(i as u32))?;
+        let revision_error = revision_errors.get(i as u32);
+        if !revision_error.is_undefined() {
+            set(&entry, "revisionError", &revision_error)?;
         }
         jobs.push(&entry);
     }
@@ -150,6 +197,8 @@ struct CompactOptions {
     concurrency: u32,
     /// Called as jobs finish (`{ jobId, done, total, source }`), or not at all.
     on_progress: JsValue,
+    /// Revision rounds per job when a summary lost facts.
+    max_revisions: u32,
     /// Prune before planning (the default).
     prune: bool,
 }
@@ -176,6 +225,12 @@ fn split_options(options: &JsValue) -> Result<(CompactOptions, JsValue), Error> 
         Some(n) if (1.0..=64.0).contains(&n) && n.fract() == 0.0 => n as u32,
         _ => return Err(Error::option("options.concurrency", "expected a whole number from 1 to 64")),
     };
+    let max_revisions = field("maxRevisions")?;
+    let max_revisions = match max_revisions.as_f64() {
+        _ if max_revisions.is_undefined() => 1,
+        Some(n) if (0.0..=5.0).contains(&n) && n.fract() == 0.0 => n as u32,
+        _ => return Err(Error::option("options.maxRevisions", "expected a whole number from 0 to 5")),
+    };
     let on_progress = field("onProgress")?;
     if !on_progress.is_undefined() && !on_progress.is_function() {
         return Err(Error::option(
@@ -190,10 +245,10 @@ fn split_options(options: &JsValue) -> Result<(CompactOptions, JsValue), Error> 
         None => return Err(Error::option("options.prune", "expected a boolean")),
     };
     let rest = Object::assign(&Object::new(), options.unchecked_ref());
-    for name in ["summarize", "fallback", "concurrency", "onProgress", "prune"] {
+    for name in ["summarize", "fallback", "concurrency", "maxRevisions", "onProgress", "prune"] {
         let _ = Reflect::delete_property(&rest, &name.into());
     }
-    Ok((CompactOptions { summarize, fallback, concurrency, on_progress, prune }, rest.into()))
+    Ok((CompactOptions { summarize, fallback, concurrency, max_revisions, on_progress, prune }, rest.into()))
 }
 
 fn set(target: &JsValue, key: &str, value: &JsValue) -> Result<(), JsValue> {

@@ -124,6 +124,8 @@ export interface Options {
   keepCritical?: boolean;
   /** Append to each summary the facts of its messages it left out, verbatim (default true; see `ApplyResult.factsAppended`). `false`: the summary exactly as given. */
   keepFacts?: boolean;
+  /** Quote the user's own summarized messages after each summary, verbatim (default true; see `ApplyResult.userTextAppended`): the first (the task) always, its middle cut when it alone is over the bound; then the newest that fit. Together within an eighth of the limit and a quarter of the tokens summarized. `false`: the summary exactly as given. */
+  keepUserText?: boolean;
   /** With `keepCritical`: the tools whose calls are critical. Default: common file-writing and code-running tools (`write_file`, `edit`, `apply_patch`, `str_replace_editor`, `execute_code`, …). */
   criticalTools?: string[];
   /** How the summary goes back: `"message"` (default: one user message, merged into the next user turn where turns alternate), `"exchange"` (a "What did we do so far?" user turn and the summary as the assistant's answer), `"system"` (a system message; Anthropic and Gemini get `"message"`), `"acknowledged"` (the summary as a user turn, then an assistant turn acknowledging it). */
@@ -258,6 +260,8 @@ export interface PrunedOutput {
   tokensBefore: number;
   /** Tokens of the placeholder that replaced it. */
   tokensAfter: number;
+  /** True for the newest output when it alone is over `protectTokens`: it is never cleared, but keeps its head and tail within them, with a marker saying how many characters were cut. */
+  cut: boolean;
 }
 
 export interface PruneResult {
@@ -295,6 +299,24 @@ export interface Job {
   prompt: { system: string; user: string };
   /** A sensible `max_tokens` for the summary request. */
   maxOutputTokens: number;
+}
+
+/** What `quality_probe` returns. */
+export interface QualityProbe {
+  /** In conversation order; kinds taken in turn, at most two per message. */
+  questions: ProbeQuestion[];
+}
+
+/** One question of `quality_probe`: a cloze made from the line a fact was written in. */
+export interface ProbeQuestion {
+  /** `"constraint"`, `"error"`, `"number"`, `"url"`, `"identifier"` or `"path"`. */
+  kind: string;
+  /** The index of the message the fact was written in (inside the plan's summarized range). */
+  message: number;
+  /** E.g. `In the conversation, the user wrote: "My booking code is ____." What is the missing identifier (____)?` */
+  question: string;
+  /** What a right answer contains (a number's digits, an exception's name, a constraint's most specific word). */
+  answer: string;
 }
 
 /** A compaction plan: plain data, safe to keep, serialize and pass back to `apply_summary`. */
@@ -339,6 +361,8 @@ export interface Plan {
   summaryPrefix: string | null;
   /** Whether `apply_summary` appends the facts a summary lost (the `keepFacts` option). */
   keepFacts: boolean;
+  /** Whether `apply_summary` quotes the user's summarized messages (the `keepUserText` option). */
+  keepUserText: boolean;
   /** Ranges kept verbatim. */
   keep: Range[];
   /** Ranges replaced by a summary: one for `tail` and `hierarchical`, one per region for `regions`. Jobs whose ranges lie in one of them are joined into its summary. */
@@ -415,6 +439,12 @@ export interface ApplyResult {
    * when they would leave the history over the limit or not smaller.
    */
   factsAppended: string[];
+  /**
+   * With `keepUserText` (the default): the indices of the user messages quoted after the summary, under "The
+   * user's messages, verbatim:" (before the facts). Never when they would leave the history over the limit or not
+   * smaller.
+   */
+  userTextAppended: number[];
   /** E.g. a stall (less than 5% saved) or a history still over the limit. */
   warnings: string[];
 }
@@ -499,6 +529,12 @@ export function plan_compaction(messages: Messages, options?: Options): Plan;
 export function summarize_offline(messages: Messages, plan: Plan): Record<string, string>;
 /** Splices the summary in place of the planned range; messages appended since planning are kept. */
 export function apply_summary(messages: Messages, plan: Plan, summary: Summary): ApplyResult;
+/**
+ * Questions with known answers about what `plan` summarizes (ids, numbers, paths, URLs, error types, the user's
+ * constraints), at most `maxQuestions` (default 8): ask your model each `question` with the compacted history and
+ * check that its answer contains `answer`, to see what your summarizer and template keep. Made without an LLM.
+ */
+export function quality_probe(messages: Messages, plan: Plan, maxQuestions?: number): QualityProbe;
 /** Finds every problem a provider would reject (it does not throw for them, only for unreadable input). */
 export function validate(messages: Messages, options?: Options): ValidateResult;
 /** The minimal fix: drops results that answer no call, inserts clearly marked results for calls whose result is missing. */
@@ -526,6 +562,8 @@ export interface SummaryPrompt {
   maxOutputTokens?: number;
   /** The plan job this prompt belongs to. Ignored by the built-in clients. */
   jobId?: string;
+  /** True for a revision round of `compact`: the job's summary and the facts it lost, to be written again. */
+  revision?: boolean;
 }
 
 /** Turns one job's prompt into the summary text (or a Promise of it). */
@@ -546,6 +584,13 @@ export interface CompactOptions extends Options {
   prune?: boolean;
   /** How many `summarize` calls may be in flight at once (plans with several jobs: `regions`, `hierarchical`). Results keep job order. Default 4. */
   concurrency?: number;
+  /**
+   * Revision rounds per job (0 to 5, default 1): when a summary lost salient facts (the audit's: constraints, errors,
+   * numbers, URLs, ids, paths), `summarize` is called again with a prompt holding the summary and those facts
+   * (`revision: true`), and the revision replaces the summary only when it keeps more of them within the job's size.
+   * A revision that fails leaves the first summary in place (see `CompactJob.revisionError`).
+   */
+  maxRevisions?: number;
   /** Called each time a job's summary settles; what it throws is thrown back unchanged. */
   onProgress?: (progress: CompactProgress) => void;
 }
@@ -570,6 +615,10 @@ export interface CompactJob {
   source: "llm" | "offline" | "truncated";
   /** Why the digest stood in: the error `summarize` threw (unchanged), or the refusal of its summary (`SUMMARY_NOT_SMALLER`, `SUMMARY_EMPTY`). */
   error?: unknown;
+  /** The revision rounds whose summary was kept (see `maxRevisions`). */
+  revisions: number;
+  /** The error of a revision round that failed (its summary stayed as it was). */
+  revisionError?: unknown;
 }
 
 /** The result of `compact`. */
@@ -586,6 +635,8 @@ export interface CompactResult {
   audit: Audit | null;
   /** The facts the summaries lost that were appended to them (`keepFacts`); empty when nothing was compacted. */
   factsAppended: string[];
+  /** The user messages quoted after the summaries (`keepUserText`); empty when nothing was compacted. */
+  userTextAppended: number[];
   /** Warnings from the plan or from applying the summary. */
   warnings: string[];
   /** The plan the compaction followed (made after pruning). */

@@ -12,6 +12,7 @@ mod estimate;
 mod plan_compaction;
 mod prelude;
 mod prune;
+mod quality_probe;
 mod repair;
 mod session;
 mod summarize_offline;

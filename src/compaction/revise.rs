@@ -1,0 +1,100 @@
+//! Revision rounds of `compact`: when a job's summary lost salient facts (the audit's), the model is
+//! shown its summary and the facts it lost and asked to write it again (`maxRevisions`, default one
+//! round). The revised summary replaces the first only when it keeps more of the facts and stays
+//! within the job's size: a small model's revision can drop more than it restores, or ramble.
+
+use crate::compaction::audit::{check, revision_prompt_for};
+use crate::compaction::template::Prompt;
+use crate::compaction::types::PlanRef;
+use crate::counting::estimate::per_message;
+use crate::error::Result;
+use crate::reading::format;
+use crate::reading::input::Input;
+
+/// How far past its planned output budget a revised summary may go: the restored facts take room.
+const GROWTH: f64 = 1.25;
+
+/// How many of job `job`'s facts `summary` lost, and the prompt asking to restore them (None when it
+/// lost none).
+pub fn lost_facts(input: &Input, plan: &PlanRef, job: usize, summary: &str) -> Result<(usize, Option<Prompt>)> {
+    let conv = format::read(input, Some(plan.format))?;
+    let summarized = plan.summarized();
+    let jobs = &plan.jobs[job..=job];
+    let checked = check(&conv, jobs, &summarized, &[summary.to_string()]);
+    let mut lost = Vec::new();
+    for (fact, kept) in checked.facts {
+        if !kept {
+            lost.push(fact);
+        }
+    }
+    let prompt = (!lost.is_empty()).then(|| revision_prompt_for(summary, lost.clone()));
+    Ok((lost.len(), prompt))
+}
+
+/// Which summary job `job` keeps: the revision when it lost fewer facts than the first and stays
+/// within the job's budget (or the first's size, if that was larger).
+pub fn keeps_revision(input: &Input, plan: &PlanRef, job: usize, first: &str, revised: &str) -> Result<bool> {
+    let (lost_first, _) = lost_facts(input, plan, job, first)?;
+    let (lost_revised, _) = lost_facts(input, plan, job, revised)?;
+    let size = |t: &str| plan.profile.text(t);
+    let allowed = (f64::from(plan.jobs[job].max_output_tokens) * GROWTH).max(size(first));
+    let conv = format::read(input, Some(plan.format))?;
+    let tokens = per_message(&conv, &plan.profile);
+    // Never larger than what it replaces, whatever the budget.
+    let replaced: u64 = plan.jobs[job].range.select(&plan.summarized()).iter().map(|&i| u64::from(tokens[i])).sum();
+    Ok(lost_revised < lost_first
+        && size(revised) <= allowed
+        && size(revised) < replaced as f64
+        && !revised.trim().is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compaction::plan::plan_compaction;
+    use crate::options::Options;
+    use serde_json::{json, Value};
+
+    fn chat() -> Vec<Value> {
+        let mut msgs = vec![
+            json!({ "role": "system", "content": "You are a travel agent." }),
+            json!({ "role": "user", "content": "My booking code is QX7-2291 and my e-mail is ana@example.com. I must never fly through Chicago." }),
+            json!({ "role": "assistant", "content": "Noted. Let me look at booking QX7-2291." }),
+        ];
+        for i in 0..30 {
+            msgs.push(json!({ "role": "user", "content": format!("Question {i} about the weather and the hotels in the city, in some detail, please.") }));
+            msgs.push(json!({ "role": "assistant", "content": format!("Answer {i}: the weather is mild and the hotels near the centre have rooms this week.") }));
+        }
+        msgs
+    }
+
+    fn plan(msgs: &[Value]) -> PlanRef {
+        let o = Options::from_json(&json!({ "contextWindow": 1500 })).unwrap();
+        plan_compaction(&Input::items(msgs), &o).unwrap().to_ref().unwrap()
+    }
+
+    #[test]
+    fn a_summary_that_lost_facts_gets_a_prompt_naming_them() {
+        let msgs = chat();
+        let (plan, input) = (plan(&msgs), Input::items(&msgs));
+        let (lost, prompt) = lost_facts(&input, &plan, 0, "The user asked about the weather.").unwrap();
+        assert!(lost >= 3, "{lost}");
+        let prompt = prompt.unwrap();
+        assert!(prompt.user.contains("QX7-2291") && prompt.user.contains("ana@example.com"), "{}", prompt.user);
+        let whole = "Booking QX7-2291, e-mail ana@example.com; I must never fly through Chicago. Weather and hotels.";
+        assert_eq!(lost_facts(&input, &plan, 0, whole).unwrap(), (0, None));
+    }
+
+    #[test]
+    fn a_revision_is_kept_only_when_it_keeps_more_within_its_size() {
+        let msgs = chat();
+        let (plan, input) = (plan(&msgs), Input::items(&msgs));
+        let first = "The user asked about the weather.";
+        let better = "Booking QX7-2291, e-mail ana@example.com; the user asked about the weather.";
+        assert!(keeps_revision(&input, &plan, 0, first, better).unwrap());
+        assert!(!keeps_revision(&input, &plan, 0, better, first).unwrap(), "losing more is refused");
+        assert!(!keeps_revision(&input, &plan, 0, first, first).unwrap(), "no better: the first stays");
+        let rambling = format!("{better} {}", "And more about the weather. ".repeat(400));
+        assert!(!keeps_revision(&input, &plan, 0, first, &rambling).unwrap(), "too long is refused");
+    }
+}
