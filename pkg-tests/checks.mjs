@@ -81,6 +81,16 @@ export function checkRuntime(runtime, produceReport) {
       });
     }
 
+    check("estimate: an unknown model is said to be guessed, naming the profile; the budget gives tokens beside the ratio", () => {
+      const c = ok(report.estimateCases.unknownModel, "estimate with an unknown model");
+      assert.equal(c.tokenizer, "o200k");
+      assert.equal(c.warnings.length, 1);
+      assert.match(c.warnings[0], /"llama-3\.1-70b" is not a model ctxfold knows; counting with the o200k profile/);
+      assert.equal(c.knownWarnings, null);
+      assert.equal(c.budget.tokens, c.total);
+      assert.equal(c.budget.used, c.total / c.budget.limit);
+    });
+
     check("estimate: the host's counter counts every text", () => {
       const c = ok(report.estimateCases.counter, "estimate with counter");
       assert.equal(c.counted, true);

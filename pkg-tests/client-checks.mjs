@@ -166,6 +166,45 @@ export function checkClient(runtime, produce) {
       assert.ok(!bad.ok && bad.error.code === "INVALID_OPTION" && bad.error.path === "options.maxRevisions", JSON.stringify(bad));
     });
 
+    check("openai_summarizer sends max_completion_tokens to reasoning models and the host's extra body fields", (cases, requests) => {
+      const text = value(cases["openai: a reasoning model gets max_completion_tokens and the extra body fields"], "o3-mini");
+      assert.ok(text.endsWith(`(max_completion_tokens ${PROMPT.maxOutputTokens})`), text);
+      const [req] = received(requests, "/openai/v1/chat/completions").filter((r) => r.body.model === "o3-mini");
+      assert.deepEqual(req.body, {
+        model: "o3-mini", max_completion_tokens: PROMPT.maxOutputTokens, reasoning_effort: "low",
+        messages: [{ role: "system", content: PROMPT.system }, { role: "user", content: PROMPT.user }],
+      });
+      const refused = failure(cases["openai: max_tokens forced on a reasoning model is refused as OpenAI refuses it"], "gpt-5 with max_tokens");
+      assert.deepEqual({ code: refused.code, status: refused.status }, { code: "SUMMARIZER_HTTP", status: 400 });
+      assert.match(refused.message, /Use 'max_completion_tokens' instead/);
+      const anthropic = value(cases["anthropic: extra body fields beside max_tokens"], "anthropic with body");
+      assert.ok(anthropic.endsWith(`(max_tokens ${PROMPT.maxOutputTokens})`), anthropic);
+      const [areq] = received(requests, "/anthropic/v1/messages");
+      assert.deepEqual(areq.body, { model: "claude-test", max_tokens: PROMPT.maxOutputTokens, system: PROMPT.system, temperature: 0, messages: [{ role: "user", content: PROMPT.user }] });
+    });
+
+    check("a failing summarizer is never silent: a warning, onFallback, and an error that serializes with its message", (cases) => {
+      const codes = { "HTTP 400": "SUMMARIZER_HTTP", "HTTP 401": "SUMMARIZER_HTTP", "HTTP 500": "SUMMARIZER_HTTP", "connection refused": "SUMMARIZER_NETWORK", timeout: "SUMMARIZER_TIMEOUT" };
+      for (const [name, code] of Object.entries(codes)) {
+        const c = value(cases[`compact: a summarizer failing with ${name} is heard of`], name);
+        assert.ok(c.jobs > 0 && c.sources.every((s) => s === "offline"), `${name}: ${c.sources}`);
+        assert.deepEqual(c.heard.map((h) => h.code), Array(c.jobs).fill(code), `${name}: onFallback`);
+        assert.ok(c.heard.every((h) => h.source === "offline" && h.sameError), `${name}: ${JSON.stringify(c.heard)}`);
+        assert.equal(c.warnings.length, c.jobs, `${name}: warnings ${JSON.stringify(c.warnings)}`);
+        assert.ok(c.warnings.every((w) => w.includes(code)), `${name}: ${c.warnings}`);
+        assert.ok(c.serialized.includes(`"message":"ctxfold: ${code}`), `${name}: ${c.serialized}`);
+        assert.ok(!c.serialized.includes(API_KEY) && !c.warnings.join().includes(API_KEY), `${name}: the key leaked`);
+      }
+      // What fetch threw travels as the cause (Node's says why: ECONNREFUSED, the host and the port).
+      const refused = value(cases["compact: a summarizer failing with connection refused is heard of"], "refused");
+      assert.notEqual(refused.causeText, "null", "the error keeps fetch's own error as its cause");
+      if (runtime.startsWith("Node")) {
+        assert.match(refused.warnings[0], /ECONNREFUSED 127\.0\.0\.1:2/, refused.warnings[0]);
+      }
+      const bad = cases["compact: onFallback must be a function"];
+      assert.ok(!bad.ok && bad.error.code === "INVALID_OPTION" && bad.error.path === "options.onFallback", JSON.stringify(bad));
+    });
+
     check("compact under the limit compacts nothing and never calls the summarizer", (cases) => {
       const c = value(cases["compact: not needed"], "compact not needed");
       assert.deepEqual({ compacted: c.compacted, jobs: c.jobs, sameObjects: c.sameObjects }, { compacted: false, jobs: 0, sameObjects: true });

@@ -1,5 +1,5 @@
 // The summarizer clients and compact in Node, ESM and CommonJS, from the installed tarball, against the
-// local test server: the global fetch() that gloo-net binds is Node's own.
+// local test server: the global fetch() the clients call is Node's own.
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";

@@ -5,6 +5,8 @@
 
 /** A key that must never show up in an error: client-checks.mjs searches every report for it. */
 export const API_KEY = "sk-test-9f8e7d6c5b4a-never-show-me";
+/** An address where nothing listens. */
+const REFUSED = "http://127.0.0.1:2/v1";
 export const PROMPT = { system: "You summarize.", user: "The conversation.", maxOutputTokens: 321, jobId: "job-1" };
 
 export async function runClientScenario(api, server, messages) {
@@ -25,13 +27,20 @@ export async function runClientScenario(api, server, messages) {
   await run("anthropic: HTTP 529", () => api.anthropic_summarizer({ baseUrl: `${server}/status/529`, apiKey: API_KEY, model: "c" })(PROMPT));
   await run("openai: not JSON", () => openai("garbage")(PROMPT));
   await run("openai: timeout", () => openai("slow", { timeoutMs: 300 })(PROMPT));
-  // Port 9 (discard) on loopback: nothing listens there, so the connection is refused at once.
+  // Port 2 on loopback: nothing listens there, so the connection is refused at once (port 9, say, is on the
+  // fetch standard's list of blocked ports, refused before any connection is tried).
   await run("openai: connection refused", () =>
-    api.openai_summarizer({ baseUrl: "http://127.0.0.1:9/v1", apiKey: API_KEY, model: "m" })(PROMPT));
+    api.openai_summarizer({ baseUrl: REFUSED, apiKey: API_KEY, model: "m" })(PROMPT));
   // A polyfilled fetch that misbehaves must give an error, not abort the module (a panic in the wasm would).
   await run("a fetch that resolves to a non-Response", () => withFetch(async () => ({ status: 200 }), () => openai("ok")(PROMPT)));
   await run("a fetch that rejects with a string", () => withFetch(() => Promise.reject("offline"), () => openai("ok")(PROMPT)));
   await run("the module still works afterwards", () => api.estimate(messages).total > 0);
+  await run("openai: a reasoning model gets max_completion_tokens and the extra body fields", () =>
+    openai("openai", { model: "o3-mini", body: { reasoning_effort: "low" } })(PROMPT));
+  await run("openai: max_tokens forced on a reasoning model is refused as OpenAI refuses it", () =>
+    openai("openai", { model: "gpt-5-mini", maxTokensField: "max_tokens" })(PROMPT));
+  await run("anthropic: extra body fields beside max_tokens", () =>
+    api.anthropic_summarizer({ baseUrl: `${server}/anthropic`, apiKey: API_KEY, model: "claude-test", body: { temperature: 0 } })(PROMPT));
   await run("openai: bad configuration", () => api.openai_summarizer({ apiKey: API_KEY, model: "m" }));
   await run("openai: bad prompt", () => openai("ok")({ system: "s" }));
 
@@ -140,6 +149,29 @@ export async function runClientScenario(api, server, messages) {
   await run("compact: a failed revision leaves the first summary", () =>
     revisions({ keepFacts: false, keepUserText: false, fallback: "none" }, () => { throw new Error("revision failed"); }));
   await run("compact: maxRevisions out of range", () => api.compact(messages, { contextWindow, maxRevisions: 9, summarize: () => "s" }));
+  // Every way a summarizer fails is heard of: a warning, `onFallback`, and an error that serializes with its message.
+  const failing = {
+    "HTTP 400": openai("status/400"),
+    "HTTP 401": openai("status/401"),
+    "HTTP 500": openai("status/500"),
+    "connection refused": api.openai_summarizer({ baseUrl: REFUSED, apiKey: API_KEY, model: "m" }),
+    timeout: openai("slow", { timeoutMs: 300 }),
+  };
+  for (const [name, summarize] of Object.entries(failing)) {
+    await run(`compact: a summarizer failing with ${name} is heard of`, async () => {
+      const heard = [];
+      const res = await api.compact(messages, { contextWindow, summarize, onFallback: (f) => heard.push(f) });
+      return {
+        jobs: res.jobs.length,
+        sources: res.jobs.map((j) => j.source),
+        heard: heard.map((f) => ({ jobId: f.jobId, source: f.source, code: f.error?.code, sameError: f.error === res.jobs.find((j) => j.id === f.jobId)?.error })),
+        warnings: res.warnings.filter((w) => w.includes("the summarizer failed")),
+        serialized: JSON.stringify(res.jobs),
+        causeText: describe(res.jobs[0].error?.cause ?? null).message,
+      };
+    });
+  }
+  await run("compact: onFallback must be a function", () => api.compact(messages, { contextWindow, onFallback: "log", summarize: () => "s" }));
   await run("compact: no summarize", () => api.compact(messages, { contextWindow }));
   const inputUntouched = JSON.stringify(messages) === before;
   return { cases, inputUntouched };

@@ -45,3 +45,22 @@ test("the quick eval runs against the local model and writes a whole report", ()
     rmSync(scratch, { recursive: true, force: true });
   }
 });
+
+test("without a model, ctxfold's history still holds answers that a summary keeping nothing lost", () => {
+  const scratch = mkdtempSync(join(tmpdir(), "ctxfold-eval-"));
+  try {
+    const out = join(scratch, "report.json");
+    const args = [join(root, "scripts", "eval", "run.mjs"), "--summaries", "minimal", "--per-group", "2", "--out", out];
+    const r = spawnSync(process.execPath, args, { cwd: root, encoding: "utf8" });
+    assert.equal(r.status, 0, r.stderr || r.stdout);
+    const { overall, conversations } = JSON.parse(readFileSync(out, "utf8"));
+    assert.ok(conversations.length >= 6, "conversations");
+    for (const c of conversations) for (const cond of CONDITIONS) assert.equal(c.conditions[cond].valid, true, `${c.id}: ${cond} output is valid`);
+    // The summary keeps nothing: what ctxfold's history holds, its quotes of the user and its restored facts hold.
+    assert.ok(overall.present.ctxfold > overall.present.plain, JSON.stringify(overall.present));
+    assert.ok(overall.present.ctxfold > overall.present.truncation, JSON.stringify(overall.present));
+    assert.ok(conversations.every((c) => c.questions.every((q) => q.answers.ctxfold.na)), "no question is asked without a model");
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});

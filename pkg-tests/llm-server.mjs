@@ -8,6 +8,9 @@
 //   /garbage/…       200 with an HTML body
 //   /slow/…          headers never sent: the client's timeout must fire (held until stop())
 //   /upstream/…      a chat completion answering the conversation (the Worker example's upstream)
+//   /openai/…        OpenAI's documented checks of the length limit: a reasoning model (o-series, gpt-5) sent
+//                    `max_tokens` gets its 400 (`unsupported_parameter`); otherwise a summary naming the field used
+//   /anthropic/…     Anthropic's: a Messages request without `max_tokens` gets its 400 (`invalid_request_error`)
 // CORS is open so pages on another local port can call it.
 import { createServer } from "node:http";
 
@@ -48,6 +51,17 @@ export async function startLlmServer() {
         "the assistant inspected files and ran commands; work continues from the last kept messages.";
       if (anthropic) json(200, { type: "message", role: "assistant", content: [{ type: "text", text: summary }], stop_reason: "end_turn" });
       else json(200, { object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: summary }, finish_reason: "stop" }] });
+    } else if (req.url.startsWith("/openai/")) {
+      const reasoning = /^(o\d|gpt-5)/.test(String(body?.model).split("/").pop().toLowerCase());
+      if (reasoning && body?.max_tokens !== undefined) {
+        json(400, { error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", type: "invalid_request_error", param: "max_tokens", code: "unsupported_parameter" } });
+      } else {
+        const field = body?.max_completion_tokens !== undefined ? "max_completion_tokens" : "max_tokens";
+        json(200, { object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: `${SUMMARY_PREFIX} (${field} ${body?.[field]})` }, finish_reason: "stop" }] });
+      }
+    } else if (req.url.startsWith("/anthropic/")) {
+      if (body?.max_tokens === undefined) json(400, { type: "error", error: { type: "invalid_request_error", message: "max_tokens: Field required" } });
+      else json(200, { type: "message", role: "assistant", content: [{ type: "text", text: `${SUMMARY_PREFIX} (max_tokens ${body.max_tokens})` }], stop_reason: "end_turn" });
     } else if (req.url.startsWith("/upstream/")) {
       const count = Array.isArray(body?.messages) ? body.messages.length : 0;
       json(200, {

@@ -28,6 +28,11 @@ function runEstimateCases(api, messages) {
   const clone = (v) => JSON.parse(JSON.stringify(v));
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
   const out = {};
+  out.unknownModel = attempt(() => {
+    const guessed = api.estimate(messages, { model: "llama-3.1-70b", contextWindow: 100_000 });
+    const known = api.estimate(messages, { model: "gpt-4.1-mini", contextWindow: 100_000 });
+    return { warnings: guessed.warnings, tokenizer: guessed.tokenizer, knownWarnings: known.warnings ?? null, budget: guessed.budget, total: guessed.total };
+  });
   out.counter = attempt(() => {
     const seen = [];
     const counter = (text) => (seen.push(text), text.length);

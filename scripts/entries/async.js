@@ -15,7 +15,7 @@ export function asyncExports(glue) {
   async function compact(messages, options) {
     const begun = glue.__compact_begin(messages, options);
     if (begun.result) return begun.result;
-    const { run, summarize, fallback, concurrency, maxRevisions, onProgress, prompts } = begun;
+    const { run, summarize, fallback, concurrency, maxRevisions, onProgress, onFallback, prompts } = begun;
     // Kept in job order, whatever order the calls settle in.
     const texts = new Array(prompts.length);
     const failures = new Array(prompts.length);
@@ -59,7 +59,10 @@ export function asyncExports(glue) {
     try {
       await Promise.all(Array.from({ length: Math.min(concurrency, prompts.length) }, worker));
       finished = true;
-      return glue.__compact_finish(run, texts, failures, revisions, revisionErrors);
+      const result = glue.__compact_finish(run, texts, failures, revisions, revisionErrors);
+      // Every job that fell back is heard of (its warning is in `result.warnings` too).
+      if (onFallback) for (const job of result.jobs) if (job.source !== "llm") onFallback({ jobId: job.id, source: job.source, error: job.error });
+      return result;
     } finally {
       if (!finished) glue.__compact_cancel(run);
     }
@@ -75,7 +78,7 @@ export function asyncExports(glue) {
       // server that sends headers and then stalls still fails.
       const signal = AbortSignal.timeout(timeoutMs);
       const unreachable = (cause, thrown) =>
-        glue.__summarizer_unreachable(client, thrown?.name === "TimeoutError" || signal.aborted, cause);
+        glue.__summarizer_unreachable(client, thrown?.name === "TimeoutError" || signal.aborted, cause, thrown);
       let response;
       let text;
       try {
@@ -96,9 +99,14 @@ export function asyncExports(glue) {
     };
   }
 
-  /** A thrown value as text: an Error's "Name: message", or the value itself. */
-  function describe(error) {
-    return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  /**
+   * A thrown value as text: an Error's "Name: message" and its causes ("TypeError: fetch failed (Error: connect
+   * ECONNREFUSED 127.0.0.1:9)"), or the value itself.
+   */
+  function describe(error, depth = 0) {
+    if (!(error instanceof Error)) return String(error);
+    const cause = error.cause !== undefined && depth < 3 ? ` (${describe(error.cause, depth + 1)})` : "";
+    return `${error.name}: ${error.message}${cause}`;
   }
 
   return {

@@ -4,6 +4,9 @@
 //                                                                     (default: start scripts/local-model.mjs)
 //   --per-group N (2)  --seed S (1)  --questions N (5)  --groups a,b,...  --quick  --out FILE
 //   --resume   keep the conversations an unfinished report at --out already has (same model and flags)
+//   --summaries digest|minimal   no model: every summary is ctxfold's offline digest, or one sentence that keeps
+//                                nothing (what ctxfold guarantees whatever the model); no question is asked, and
+//                                the report says which answers are still written in each history
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -48,7 +51,7 @@ function parseFlags(argv) {
     else if (i + 1 < argv.length) flags[name] = argv[++i];
     else throw new Error(`${arg} needs a value`);
   }
-  const known = ["base-url", "model", "api-key", "context-size", "per-group", "seed", "questions", "groups", "quick", "out", "resume"];
+  const known = ["base-url", "model", "api-key", "context-size", "per-group", "seed", "questions", "groups", "quick", "out", "resume", "summaries"];
   for (const name of Object.keys(flags)) if (!known.includes(name)) throw new Error(`unknown flag --${name}; known: ${known.map((k) => `--${k}`).join(" ")}`);
   const number = (name, fallback) => {
     if (flags[name] === undefined) return fallback;
@@ -56,7 +59,11 @@ function parseFlags(argv) {
     if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a whole number`);
     return n;
   };
+  const summaries = flags.summaries ?? "model";
+  if (!["model", "digest", "minimal"].includes(summaries)) throw new Error("--summaries must be model, digest or minimal");
+  if (summaries !== "model" && flags["base-url"]) throw new Error("--summaries digest|minimal asks no model: drop --base-url");
   return {
+    summaries,
     baseUrl: flags["base-url"], model: flags.model, apiKey: flags["api-key"], contextSize: number("context-size", undefined),
     quick: Boolean(flags.quick),
     resume: Boolean(flags.resume),
@@ -74,9 +81,17 @@ const round2 = (x) => Math.round(x * 100) / 100;
 /** An error as JSON: its code (ctxfold's and the clients') and message. */
 const errorJson = (e) => (e === undefined ? undefined : { code: e?.code ?? e?.name ?? "Error", status: e?.status, message: String(e?.message ?? e).slice(0, 300) });
 
-/** `compact` through the endpoint, with each summary call timed. */
+/** A summary that keeps nothing of what it replaced: `--summaries minimal`. */
+const MINIMAL_SUMMARY = "The user and the assistant worked on the task.";
+
+/** The summarizer of a run without a model: the offline digest (compact's fallback for a failed call) or the minimal one. */
+function standIn(kind) {
+  return kind === "minimal" ? async () => MINIMAL_SUMMARY : async () => { throw new Error("no model in this run: the offline digest stands in"); };
+}
+
+/** `compact` through the endpoint (or the run's stand-in), with each summary call timed. */
 async function compacted(messages, options, endpoint) {
-  const client = openai_summarizer({ baseUrl: endpoint.baseUrl, model: endpoint.model, apiKey: endpoint.apiKey, timeoutMs: SUMMARY_TIMEOUT_MS });
+  const client = endpoint.standIn ?? openai_summarizer({ baseUrl: endpoint.baseUrl, model: endpoint.model, apiKey: endpoint.apiKey, timeoutMs: SUMMARY_TIMEOUT_MS });
   const summaryMs = [];
   const summarize = async (prompt) => {
     const started = performance.now();
@@ -87,8 +102,8 @@ async function compacted(messages, options, endpoint) {
     }
   };
   // The window in ctxfold's estimated tokens that is the model's window in its own.
-  const summarizerWindow = Math.floor((endpoint.contextSize * SUMMARIZER_SHARE) / endpoint.tokenRatio);
-  const result = await compact(messages, { ...options, summarizerWindow, summarize });
+  const summarizerWindow = endpoint.standIn ? undefined : Math.floor((endpoint.contextSize * SUMMARIZER_SHARE) / endpoint.tokenRatio);
+  const result = await compact(messages, { ...options, ...(summarizerWindow && { summarizerWindow }), summarize });
   const audit = result.audit && {
     checked: result.audit.factsChecked, kept: result.audit.factsKept.length, missing: result.audit.factsMissing.length, cut: result.audit.factsCut,
     constraintsMissing: result.audit.missing.filter((f) => f.kind === "constraint").length,
@@ -119,6 +134,10 @@ async function askAll(conversation, histories, endpoint) {
     const longest = Math.max(...conversation.questions.map((q) => q.question.length));
     const fits = estimate(askMessages(text, "x".repeat(longest))).total * endpoint.tokenRatio + ANSWER_TOKENS <= endpoint.contextSize;
     for (const [i, q] of conversation.questions.entries()) {
+      if (endpoint.standIn) {
+        answers[i][cond] = { na: true, reason: "no model in this run" };
+        continue;
+      }
       if (!fits) {
         answers[i][cond] = { na: true, reason: "longer than the model's context" };
         continue;
@@ -137,7 +156,7 @@ async function askAll(conversation, histories, endpoint) {
 async function runConversation(conversation, baseEndpoint) {
   // The model's tokens per estimated token on this conversation's own text (its language and kind of content).
   const probe = askMessages(transcript(conversation.messages, conversation.messages), "");
-  const counted = await countTokens(baseEndpoint, probe);
+  const counted = baseEndpoint.standIn ? null : await countTokens(baseEndpoint, probe);
   const tokenRatio = counted ? Math.min(4, Math.max(0.5, counted / estimate(probe).total)) : DEFAULT_TOKEN_RATIO;
   const endpoint = { ...baseEndpoint, tokenRatio };
   const ctxfold = await compacted(conversation.messages, conversation.options, endpoint);
@@ -199,13 +218,15 @@ export async function main(argv) {
     .map(({ c }) => c);
   const previous = flags.resume ? resumable(flags) : new Map();
   console.error(`eval: ${chosen.length} conversations, ${chosen.reduce((n, c) => n + c.questions.length, 0)} questions (seed ${flags.seed})`);
-  const endpoint = await openEndpoint(flags);
+  const endpoint = flags.summaries === "model"
+    ? await openEndpoint(flags)
+    : { model: `(${flags.summaries} summaries, no model)`, local: false, contextSize: Infinity, standIn: standIn(flags.summaries), stop: async () => {} };
   const results = [];
   const runtimeBefore = flags.resume && previous.size ? previous.runtimeSeconds ?? 0 : 0;
   // Written after every conversation: a long run that is stopped still leaves what it measured.
   const write = (complete) => {
     const report = {
-      model: endpoint.model, local: endpoint.local, contextSize: endpoint.contextSize,
+      model: endpoint.model, local: endpoint.local, contextSize: endpoint.contextSize, summaries: flags.summaries,
       seed: flags.seed, perGroup: flags.perGroup, questionsPerConversation: flags.questions, quick: flags.quick, complete,
       runtimeSeconds: runtimeBefore + Math.round((Date.now() - started) / 1000), skipped, ...summarize(results), conversations: results,
     };
@@ -231,7 +252,7 @@ export async function main(argv) {
   console.log(`model ${report.model} (context ${report.contextSize}), ${results.length} conversations, ${report.runtimeSeconds} s\n`);
   console.log(table(totals));
   // Where the model's summary did not stand, and why: the table only counts them.
-  for (const c of results) {
+  for (const c of endpoint.standIn ? [] : results) {
     for (const cond of COMPACTED) {
       for (const job of c.conditions[cond].jobs.filter((j) => j.source !== "llm")) {
         console.log(`fallback: ${c.id} ${cond} ${job.id} → ${job.source}: ${job.error?.code ?? ""} ${job.error?.message ?? ""}`.trimEnd());

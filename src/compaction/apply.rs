@@ -2,7 +2,7 @@
 //! after checking that the plan still fits the messages, and refuses any result that is not
 //! smaller. Also reads plans back from their plain-data form, for this and the offline digest.
 
-use crate::compaction::audit::Audit;
+use crate::compaction::audit::{Audit, Kind};
 use crate::compaction::digest::digest;
 use crate::compaction::restore::{append_lost_facts, append_user_text};
 use crate::compaction::template::{Template, SNAPSHOT_TAG};
@@ -123,13 +123,29 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
     }
     let tokens = per_message(&conv, &plan.profile);
     let summarized = plan.summarized();
+    // What travels beside the messages, as `estimate` counts it with default options (the plan does not
+    // carry `tools` or `usage`): reply priming and the request body's system prompt.
+    let profile = plan.profile;
+    let defaults = Options { profile, ..Options::default() };
+    let overhead = request_overhead(&defaults, input, &mut |t| Ok(profile.text(t)))?;
+    let tokens_before = sum(&tokens) + u64::from(overhead);
+    let summarized_tokens: u64 = summarized.iter().map(|&i| u64::from(tokens[i])).sum();
+    // The room under the limit (and under the history's own size) that quotes and facts may take.
+    let ceiling = plan.limit.min(tokens_before.saturating_sub(1));
+    let mut room = match plan.keep_user_text || plan.keep_facts {
+        true => {
+            let (_, bare) = splice(plan, &conv, input.items, &per_range(plan, &cleaned));
+            ceiling.saturating_sub(tokens_before - summarized_tokens + bare) as f64
+        }
+        false => 0.0,
+    };
     // The user's words first, so the facts they state are not listed again.
     let user_text_appended = match plan.keep_user_text {
-        true => append_user_text(&conv, plan, &summarized, &tokens, &mut cleaned),
+        true => append_user_text(&conv, plan, &summarized, &tokens, &mut cleaned, &mut room),
         false => Vec::new(),
     };
     let facts_appended = match plan.keep_facts {
-        true => append_lost_facts(&conv, plan, &summarized, &tokens, &mut cleaned),
+        true => append_lost_facts(&conv, plan, &summarized, &tokens, &mut cleaned, &mut room),
         false => Vec::new(),
     };
     let appended = !facts_appended.is_empty() || !user_text_appended.is_empty();
@@ -140,20 +156,11 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
             *text = defused;
         }
     }
-    let spliced = per_range(plan, &cleaned);
-
-    // What travels beside the messages, as `estimate` counts it with default options (the plan does not
-    // carry `tools` or `usage`): reply priming and the request body's system prompt.
-    let profile = plan.profile;
-    let defaults = Options { profile, ..Options::default() };
-    let overhead = request_overhead(&defaults, input, &mut |t| Ok(profile.text(t)))?;
-    let tokens_before = sum(&tokens) + u64::from(overhead);
-    let summarized_tokens: u64 = summarized.iter().map(|&i| u64::from(tokens[i])).sum();
-    let (slots, summary_tokens) = splice(plan, &conv, input.items, &spliced);
+    let (slots, summary_tokens) = splice(plan, &conv, input.items, &per_range(plan, &cleaned));
     let tokens_after = tokens_before - summarized_tokens + summary_tokens;
     if appended && (tokens_after >= tokens_before || tokens_after > plan.limit) {
-        // What was appended would leave the history not smaller, or over the limit: the facts go
-        // first, then the quotes, and the summary as given is judged alone.
+        // The sections cost more in place than measured alone (rounding of each message's count): the
+        // facts go first, then the quotes, and the summary as given is judged alone.
         let lighter = match plan.keep_facts {
             true => PlanRef { keep_facts: false, ..plan.clone() },
             false => PlanRef { keep_user_text: false, ..plan.clone() },
@@ -179,6 +186,10 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
     // Each job's summary as it went in (cleaned, not yet joined or wrapped).
     let audit =
         crate::compaction::audit::audit(&conv, &plan.jobs, &summarized, summarized_tokens, summary_tokens, &cleaned);
+    // A constraint of the user's that nothing kept is said aloud: the model will not know it any more.
+    for f in audit.missing.iter().filter(|f| f.kind == Kind::Constraint) {
+        warnings.push(format!("the summary lost a constraint of the user's (message #{}): {}", f.message, f.text));
+    }
     Ok(Applied {
         slots,
         report: ApplyReport { tokens_before, tokens_after, audit, facts_appended, user_text_appended, warnings },

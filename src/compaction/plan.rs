@@ -196,7 +196,7 @@ pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
         pinned: Vec::new(),
         previous_summary: None,
         jobs: Vec::new(),
-        warnings: Vec::new(),
+        warnings: options.warnings.clone(),
         fingerprint: String::new(),
     };
     let over = total > u64::from(limit);

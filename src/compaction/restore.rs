@@ -90,21 +90,24 @@ fn earlier_quotes(text: &str) -> Option<&str> {
     Some(quotes.trim())
 }
 
-/// Appends to each job's summary the quotes of its user messages (see `user_text_section`); returns
-/// the messages quoted, in order.
+/// Appends to each job's summary the quotes of its user messages (see `user_text_section`), within
+/// `room` (the tokens the history may still grow by, which this takes from); returns the messages
+/// quoted, in order.
 pub fn append_user_text(
     conv: &Conversation,
     plan: &PlanRef,
     summarized: &[usize],
     tokens: &[u32],
     summaries: &mut [String],
+    room: &mut f64,
 ) -> Vec<usize> {
     let mut quoted = Vec::new();
     for (job, summary) in plan.jobs.iter().zip(summaries.iter_mut()) {
         let indices = job.range.select(summarized);
         let summarized_tokens: u64 = indices.iter().map(|&i| u64::from(tokens[i])).sum();
-        let budget = user_text_budget(plan.limit, summarized_tokens);
+        let budget = user_text_budget(plan.limit, summarized_tokens).min(*room);
         if let Some((section, messages)) = user_text_section(conv, &indices, summary, &plan.profile, budget) {
+            *room -= plan.profile.text(&section);
             summary.push_str("\n\n");
             summary.push_str(&section);
             quoted.extend(messages);
@@ -113,22 +116,20 @@ pub fn append_user_text(
     quoted
 }
 
-/// The most a job's section may cost: what the summary left of the output budget the plan reserved
-/// for it (so the history ends no larger than planned), and at most a quarter of that budget and of
-/// the messages it summarized.
-fn budget(max_output_tokens: u32, summarized_tokens: u64, summary_tokens: f64) -> f64 {
-    let max = f64::from(max_output_tokens);
-    (max / 4.0).min(summarized_tokens as f64 / 4.0).min(max - summary_tokens)
+/// The most a job's facts may cost: a quarter of its output budget and of the messages it summarized.
+fn budget(max_output_tokens: u32, summarized_tokens: u64) -> f64 {
+    (f64::from(max_output_tokens) / 4.0).min(summarized_tokens as f64 / 4.0)
 }
 
-/// Appends to each job's summary the facts of its messages it lost, within the budget; returns the
-/// facts appended, in order.
+/// Appends to each job's summary the facts of its messages it lost, within the budget and `room` (see
+/// `append_user_text`); returns the facts appended, in order.
 pub fn append_lost_facts(
     conv: &Conversation,
     plan: &PlanRef,
     summarized: &[usize],
     tokens: &[u32],
     summaries: &mut [String],
+    room: &mut f64,
 ) -> Vec<String> {
     let mut appended = Vec::new();
     for (job, summary) in plan.jobs.iter().zip(summaries.iter_mut()) {
@@ -139,8 +140,8 @@ pub fn append_lost_facts(
         if lost.is_empty() {
             continue;
         }
-        let summary_tokens = plan.profile.text(summary);
-        let mut left = budget(job.max_output_tokens, summarized_tokens, summary_tokens) - plan.profile.text(HEADING);
+        let heading = plan.profile.text(HEADING);
+        let mut left = budget(job.max_output_tokens, summarized_tokens).min(*room) - heading;
         let mut section = String::new();
         for fact in lost {
             let line = format!("\n- {}", fact.text);
@@ -153,6 +154,7 @@ pub fn append_lost_facts(
             appended.push(fact.text.clone());
         }
         if !section.is_empty() {
+            *room -= heading + plan.profile.text(&section);
             summary.push_str("\n\n");
             summary.push_str(HEADING);
             summary.push_str(&section);
@@ -225,6 +227,8 @@ mod tests {
         let (applied, text) = apply(&chat(), as_given, "Weather and hotels.");
         assert!(applied.report.facts_appended.is_empty() && !text.contains(HEADING), "{text}");
         assert!(!applied.report.audit.facts_missing.is_empty());
+        let lost = "the summary lost a constraint of the user's (message #1): I must never fly through Chicago.";
+        assert!(applied.report.warnings.iter().any(|w| w == lost), "{:?}", applied.report.warnings);
     }
 
     #[test]

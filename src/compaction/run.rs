@@ -94,6 +94,20 @@ pub fn job_errors(outcomes: &[Outcome], done: &Compacted) -> Vec<Option<JobError
     out
 }
 
+/// The warning a job's fallback adds to the result, so that a failing summarizer is never silent:
+/// which job, what stood in, and why (`reason`: the error's text).
+pub fn fallback_warning(job_id: &str, source: Source, why: JobError, reason: &str) -> String {
+    let stood_in = match source {
+        Source::Truncated => "its messages were dropped with a notice",
+        _ => "the offline digest stands in",
+    };
+    let what = match why {
+        JobError::Summarizer => "the summarizer failed",
+        JobError::Refused => "the model's summary was refused",
+    };
+    format!("{job_id}: {what}, {stood_in}: {reason}")
+}
+
 /// Runs waiting for their summaries, by handle. A handle is used once: `take` frees its slot, which
 /// the next run reuses, so the registry stays as small as the most runs in flight at once.
 #[derive(Debug)]
@@ -139,6 +153,14 @@ impl<T> Default for Runs<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fallback_says_which_job_what_stood_in_and_why() {
+        let w = fallback_warning("summary-1", Source::Offline, JobError::Summarizer, "SUMMARIZER_HTTP 400: bad");
+        assert_eq!(w, "summary-1: the summarizer failed, the offline digest stands in: SUMMARIZER_HTTP 400: bad");
+        let w = fallback_warning("summary-2", Source::Truncated, JobError::Refused, "SUMMARY_EMPTY");
+        assert!(w.contains("summary was refused, its messages were dropped"), "{w}");
+    }
     use crate::compaction::compact::compact_with;
     use crate::fixtures::agent_run;
     use serde_json::json;

@@ -40,6 +40,31 @@ pub struct ClientConfig {
     /// Extra headers, sent after (and so overriding) the ones the protocol needs.
     pub headers: Vec<(String, String)>,
     pub timeout_ms: u32,
+    /// The field the answer's length limit goes in (OpenAI Chat: `max_tokens` or `max_completion_tokens`).
+    pub max_tokens_field: &'static str,
+    /// Extra body fields (`temperature`, `reasoning_effort`, ...): each name with its value as JSON text.
+    pub body: Vec<(String, String)>,
+}
+
+/// OpenAI's reasoning models (the o-series, the gpt-5 family) refuse `max_tokens` with a 400 and want
+/// `max_completion_tokens`; other OpenAI-compatible servers (vLLM, llama.cpp, Ollama, most proxies)
+/// read `max_tokens`. The model name decides unless the host does: its last path segment (OpenRouter
+/// writes `openai/o3-mini`), lowercased.
+fn max_tokens_field_for(model: &str) -> &'static str {
+    let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
+    let o_series = name.strip_prefix('o').is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
+    match o_series || name.starts_with("gpt-5") {
+        true => "max_completion_tokens",
+        false => "max_tokens",
+    }
+}
+
+/// The body fields each protocol's client writes itself: `body` may not set them.
+fn own_fields(api: Api) -> &'static [&'static str] {
+    match api {
+        Api::OpenAiChat => &["model", "messages", "max_tokens", "max_completion_tokens"],
+        Api::AnthropicMessages => &["model", "messages", "system", "max_tokens"],
+    }
 }
 
 impl ClientConfig {
@@ -50,7 +75,9 @@ impl ClientConfig {
             return Err(Error::option("options", expected("an object", v)));
         };
         for name in fields.keys() {
-            if !["baseUrl", "apiKey", "model", "headers", "timeoutMs"].contains(&name.as_str()) {
+            if !["baseUrl", "apiKey", "model", "headers", "timeoutMs", "maxTokensField", "body"]
+                .contains(&name.as_str())
+            {
                 return Err(Error::option(subpath("options", name), "unknown option"));
             }
         }
@@ -83,6 +110,24 @@ impl ClientConfig {
                 ));
             }
         }
+        let max_tokens_field = match (string("maxTokensField")?.as_deref(), api) {
+            (None, Api::OpenAiChat) => max_tokens_field_for(&model),
+            (None, Api::AnthropicMessages) => "max_tokens",
+            (Some("max_tokens"), Api::OpenAiChat) => "max_tokens",
+            (Some("max_completion_tokens"), Api::OpenAiChat) => "max_completion_tokens",
+            (Some(_), Api::OpenAiChat) => {
+                return Err(Error::option(
+                    "options.maxTokensField",
+                    "expected \"max_tokens\" or \"max_completion_tokens\"",
+                ))
+            }
+            (Some(_), Api::AnthropicMessages) => {
+                return Err(Error::option(
+                    "options.maxTokensField",
+                    "only for openai_summarizer: Anthropic reads max_tokens",
+                ))
+            }
+        };
         Ok(ClientConfig {
             api,
             endpoint: endpoint(api, &base_url)?,
@@ -90,6 +135,8 @@ impl ClientConfig {
             model,
             headers: read_headers(fields.get("headers"))?,
             timeout_ms: read_timeout(fields.get("timeoutMs"))?,
+            max_tokens_field,
+            body: read_body(api, fields.get("body"))?,
         })
     }
 }
@@ -131,6 +178,26 @@ fn read_headers(v: Option<&Value>) -> Result<Vec<(String, String)>> {
             return Err(Error::option(path, "contains a line break or another character a header cannot carry"));
         }
         out.push((name.clone(), value.clone()));
+    }
+    Ok(out)
+}
+
+/// Extra body fields, each kept as its JSON text, in the object's order.
+fn read_body(api: Api, v: Option<&Value>) -> Result<Vec<(String, String)>> {
+    let map = match v {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Object(map)) => map,
+        Some(other) => return Err(Error::option("options.body", expected("an object of extra body fields", other))),
+    };
+    let mut out = Vec::with_capacity(map.len());
+    for (name, value) in map {
+        if own_fields(api).contains(&name.as_str()) {
+            return Err(Error::option(
+                subpath("options.body", name),
+                "set by the client from the prompt and the options (use model, maxTokensField)",
+            ));
+        }
+        out.push((name.clone(), crate::text::json_text(value)));
     }
     Ok(out)
 }
@@ -212,9 +279,11 @@ pub fn request(config: &ClientConfig, prompt: &Prompt) -> HttpRequest {
             if let Some(key) = &config.api_key {
                 headers.push(("authorization".into(), format!("Bearer {key}")));
             }
-            let max_tokens = prompt.max_output_tokens.map(|max| format!("\"max_tokens\":{max},")).unwrap_or_default();
+            let field = config.max_tokens_field;
+            let max_tokens = prompt.max_output_tokens.map(|max| format!("\"{field}\":{max},")).unwrap_or_default();
             format!(
-                r#"{{{max_tokens}"messages":[{{"content":{system},"role":"system"}},{{"content":{user},"role":"user"}}],"model":{model}}}"#
+                r#"{{{max_tokens}"messages":[{{"content":{system},"role":"system"}},{{"content":{user},"role":"user"}}],"model":{model}{}}}"#,
+                extra_fields(config)
             )
         }
         Api::AnthropicMessages => {
@@ -227,12 +296,25 @@ pub fn request(config: &ClientConfig, prompt: &Prompt) -> HttpRequest {
             headers.push(("anthropic-dangerous-direct-browser-access".into(), "true".into()));
             let max_tokens = prompt.max_output_tokens.unwrap_or(ANTHROPIC_DEFAULT_MAX_TOKENS);
             format!(
-                r#"{{"max_tokens":{max_tokens},"messages":[{{"content":{user},"role":"user"}}],"model":{model},"system":{system}}}"#
+                r#"{{"max_tokens":{max_tokens},"messages":[{{"content":{user},"role":"user"}}],"model":{model},"system":{system}{}}}"#,
+                extra_fields(config)
             )
         }
     };
     headers.extend(config.headers.iter().cloned());
     HttpRequest { url: config.endpoint.clone(), headers, body }
+}
+
+/// The host's extra body fields, each as `,"name":value`, after the client's own.
+fn extra_fields(config: &ClientConfig) -> String {
+    let mut out = String::new();
+    for (name, value) in &config.body {
+        out.push(',');
+        out.push_str(&json_string(name));
+        out.push(':');
+        out.push_str(value);
+    }
+    out
 }
 
 /// A JSON string literal (quotes and escapes as serde_json writes them). The bodies above are written
@@ -490,6 +572,40 @@ mod tests {
                 "messages": [{ "role": "user", "content": prompt.user }] });
             assert_eq!(request(&config, prompt).body, expected.to_string());
         }
+    }
+
+    #[test]
+    fn reasoning_models_get_max_completion_tokens_and_extra_fields_go_in_the_body() {
+        let with = |model: &str, extra: &[(&str, Value)]| {
+            let mut pairs = vec![("baseUrl", json!("https://api.openai.com/v1")), ("model", json!(model))];
+            pairs.extend(extra.iter().cloned());
+            config_from_pairs(Api::OpenAiChat, &pairs)
+        };
+        for model in ["o1", "o3-mini", "o4-mini-2025-04-16", "gpt-5", "gpt-5.1-mini", "openai/o3", "GPT-5-nano"] {
+            assert_eq!(with(model, &[]).unwrap().max_tokens_field, "max_completion_tokens", "{model}");
+        }
+        for model in ["gpt-4.1-mini", "gpt-4o", "llama-3.1-70b", "omni-moderation", "qwen2.5:0.5b"] {
+            assert_eq!(with(model, &[]).unwrap().max_tokens_field, "max_tokens", "{model}");
+        }
+        let chosen = with("my-proxy-model", &[("maxTokensField", json!("max_completion_tokens"))]).unwrap();
+        let extra = [("body", json!({ "reasoning_effort": "low", "temperature": 0.2 }))];
+        let config = ClientConfig { body: with("o3", &extra).unwrap().body, ..chosen };
+        let body: Value = serde_json::from_str(&request(&config, &prompt()).body).unwrap();
+        assert_eq!(
+            body,
+            json!({ "model": "my-proxy-model", "max_completion_tokens": 700, "reasoning_effort": "low", "temperature": 0.2,
+                "messages": [{ "role": "system", "content": "sys" }, { "role": "user", "content": "conv" }] })
+        );
+        assert_eq!(with("o3", &[("body", json!({ "max_tokens": 5 }))]).unwrap_err().path, "options.body.max_tokens");
+        assert_eq!(with("o3", &[("maxTokensField", json!("max"))]).unwrap_err().path, "options.maxTokensField");
+        let anthropic = |extra: Value| {
+            config_from_pairs(Api::AnthropicMessages, &[("model", json!("claude-sonnet-4-5")), ("body", extra)])
+        };
+        let thinking = anthropic(json!({ "thinking": { "type": "enabled", "budget_tokens": 1024 } })).unwrap();
+        let body: Value = serde_json::from_str(&request(&thinking, &prompt()).body).unwrap();
+        assert_eq!(body["thinking"], json!({ "type": "enabled", "budget_tokens": 1024 }));
+        assert_eq!(body["max_tokens"], json!(700));
+        assert_eq!(anthropic(json!({ "system": "x" })).unwrap_err().path, "options.body.system");
     }
 
     #[test]

@@ -29,6 +29,8 @@ pub struct Estimate {
     pub counted: bool,
     pub calibration: Option<Calibration>,
     pub budget: Option<Budget>,
+    /// What the options left to a guess (an unknown model name); absent when nothing was.
+    pub warnings: Option<Vec<String>>,
 }
 
 crate::json_object!(Estimate {
@@ -40,6 +42,7 @@ crate::json_object!(Estimate {
     counted => "counted",
     calibration if some => "calibration",
     budget if some => "budget",
+    warnings if some => "warnings",
 });
 
 /// The history against the model's window; given when the caller names `contextWindow`.
@@ -49,6 +52,8 @@ pub struct Budget {
     pub reserved_output: u32,
     /// Input tokens above which compaction is needed.
     pub limit: u32,
+    /// The history's tokens (the estimate's total), which `used` compares with the limit.
+    pub tokens: u64,
     /// Tokens left before the limit (0 when over it).
     pub remaining: u64,
     /// The total as a fraction of the limit (above 1 means over).
@@ -59,6 +64,7 @@ crate::json_object!(Budget {
     context_window => "contextWindow",
     reserved_output => "reservedOutput",
     limit => "limit",
+    tokens => "tokens",
     remaining => "remaining",
     used => "used",
 });
@@ -70,6 +76,7 @@ impl Budget {
             context_window: options.context_window(),
             reserved_output: options.reserved_output(),
             limit,
+            tokens: total,
             remaining: u64::from(limit).saturating_sub(total),
             used: total as f64 / f64::from(limit.max(1)),
         }
@@ -234,6 +241,7 @@ pub fn finish(
         counted,
         calibration,
         budget: options.context_window.map(|_| Budget::of(total, options)),
+        warnings: (!options.warnings.is_empty()).then(|| options.warnings.clone()),
     })
 }
 

@@ -84,7 +84,15 @@ impl Options {
         }
         let model = r.string("model");
         if let Some(model) = model {
-            o.profile = profile_for_model(model);
+            let (profile, known) = profile_for_model(model);
+            o.profile = profile;
+            if !known && r.get("tokenizer").is_none() {
+                o.warnings.push(format!(
+                    "options.model: {} is not a model ctxfold knows; counting with the {} profile (set tokenizer to choose another)",
+                    crate::text::quoted(model),
+                    profile.name
+                ));
+            }
         }
         o.usage = r.ok(read_usage(r.get("usage"))).unwrap_or_default();
         o.system = r.ok(read_system(r.get("system"))).flatten();
@@ -168,13 +176,15 @@ impl Options {
 /// The tokenizer family of a model name (`"gpt-4.1"`, `"openai/gpt-4o-mini"`,
 /// `"anthropic.claude-3-5-sonnet"`, `"models/gemini-2.5-pro"`); unknown names keep the default,
 /// since new models appear faster than any table.
-pub fn profile_for_model(model: &str) -> Profile {
+/// The profile for a model name, and whether the name was one of the known families (an unknown one
+/// is counted with o200k, the tokenizer of most current models).
+pub fn profile_for_model(model: &str) -> (Profile, bool) {
     let m = &model_name(model);
     let o_series = m.len() > 1 && m.starts_with('o') && m.as_bytes()[1].is_ascii_digit();
     if m.starts_with("claude") {
-        CLAUDE
+        (CLAUDE, true)
     } else if m.starts_with("gemini") || m.starts_with("gemma") {
-        GEMINI
+        (GEMINI, true)
     } else if m.starts_with("gpt-4o")
         || m.starts_with("gpt-4.")
         || m.starts_with("gpt-5")
@@ -182,11 +192,11 @@ pub fn profile_for_model(model: &str) -> Profile {
         || m.starts_with("gpt-oss")
         || o_series
     {
-        O200K
+        (O200K, true)
     } else if m.starts_with("gpt-4") || m.starts_with("gpt-3.5") || m.starts_with("text-embedding") {
-        CL100K
+        (CL100K, true)
     } else {
-        O200K
+        (O200K, false)
     }
 }
 
@@ -490,5 +500,14 @@ mod tests {
         assert_eq!(o.limit(), 84_000);
         assert_eq!(Options::default().reserved_output(), 32_000);
         assert_eq!(Options::from_json(&json!({ "model": "gpt-4-turbo" })).unwrap().profile.name, "cl100k");
+        assert!(Options::from_json(&json!({ "model": "gpt-4-turbo" })).unwrap().warnings.is_empty());
+        let unknown = Options::from_json(&json!({ "model": "llama-3.1-70b" })).unwrap();
+        assert_eq!(unknown.profile.name, "o200k");
+        assert_eq!(
+            unknown.warnings,
+            ["options.model: \"llama-3.1-70b\" is not a model ctxfold knows; counting with the o200k profile (set tokenizer to choose another)"]
+        );
+        let chosen = Options::from_json(&json!({ "model": "llama-3.1-70b", "tokenizer": "cl100k" })).unwrap();
+        assert!(chosen.warnings.is_empty());
     }
 }

@@ -7,6 +7,7 @@
 //! state machine; see `src/wasm/summarizer.rs`. The exports are prefixed `__`: the entries do not
 //! re-export them.
 
+use super::convert::error_text;
 use super::prelude::*;
 use crate::compaction::compact::{compact_with, Fallback, Outcome};
 use crate::compaction::revise;
@@ -36,7 +37,7 @@ thread_local! {
 }
 
 /// Reads the options and messages and plans. Returns `{ result }` when there is nothing to summarize,
-/// else `{ run, summarize, fallback, concurrency, maxRevisions, onProgress, prompts }`: one prompt per job, in order,
+/// else `{ run, summarize, fallback, concurrency, maxRevisions, onProgress, onFallback, prompts }`: one prompt per job, in order,
 /// for `summarize`.
 #[wasm_bindgen(js_name = __compact_begin)]
 pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
@@ -86,6 +87,7 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
     set(&out, "concurrency", &own.concurrency.into())?;
     set(&out, "maxRevisions", &own.max_revisions.into())?;
     set(&out, "onProgress", &own.on_progress)?;
+    set(&out, "onFallback", &own.on_fallback)?;
     set(&out, "prompts", &prompts)?;
     Ok(out.into())
 }
@@ -158,12 +160,17 @@ pub fn compact_finish(
     let errors = run::job_errors(&outcomes, &done);
     let rejected = done.llm_rejected.clone().map(JsValue::from);
     let jobs = Array::new();
+    let mut report = done.applied.report;
     for (i, job) in begun.plan.jobs.iter().enumerate() {
         let entry = to_js(&Value::Object(fields(&[("id", &job.id), ("source", done.sources[i].as_str())])))?;
-        match errors[i] {
-            Some(JobError::Summarizer) => set(&entry, "error", &failures.get(i as u32))?,
-            Some(JobError::Refused) => set(&entry, "error", rejected.as_ref().unwrap_or(&JsValue::UNDEFINED))?,
-            None => {}
+        let error = match errors[i] {
+            Some(JobError::Summarizer) => failures.get(i as u32),
+            Some(JobError::Refused) => rejected.clone().unwrap_or(JsValue::UNDEFINED),
+            None => JsValue::UNDEFINED,
+        };
+        if let Some(why) = errors[i] {
+            set(&entry, "error", &error)?;
+            report.warnings.push(run::fallback_warning(&job.id, done.sources[i], why, &error_text(&error)));
         }
         set(&entry, "revisions", &revisions.get(i as u32))?;
         let revision_error = revision_errors.get(i as u32);
@@ -172,7 +179,6 @@ pub fn compact_finish(
         }
         jobs.push(&entry);
     }
-    let mut report = done.applied.report;
     report.tokens_before += begun.pruned_tokens();
     let result = to_js(&report)?;
     set(&result, "compacted", &JsValue::TRUE)?;
@@ -197,6 +203,8 @@ struct CompactOptions {
     concurrency: u32,
     /// Called as jobs finish (`{ jobId, done, total, source }`), or not at all.
     on_progress: JsValue,
+    /// Called for each job that fell back (`{ jobId, source, error }`), or not at all.
+    on_fallback: JsValue,
     /// Revision rounds per job when a summary lost facts.
     max_revisions: u32,
     /// Prune before planning (the default).
@@ -238,6 +246,10 @@ fn split_options(options: &JsValue) -> Result<(CompactOptions, JsValue), Error> 
             "expected a function ({ jobId, done, total, source }) => void",
         ));
     }
+    let on_fallback = field("onFallback")?;
+    if !on_fallback.is_undefined() && !on_fallback.is_function() {
+        return Err(Error::option("options.onFallback", "expected a function ({ jobId, source, error }) => void"));
+    }
     let prune = field("prune")?;
     let prune = match prune.as_bool() {
         _ if prune.is_undefined() => true,
@@ -245,10 +257,13 @@ fn split_options(options: &JsValue) -> Result<(CompactOptions, JsValue), Error> 
         None => return Err(Error::option("options.prune", "expected a boolean")),
     };
     let rest = Object::assign(&Object::new(), options.unchecked_ref());
-    for name in ["summarize", "fallback", "concurrency", "maxRevisions", "onProgress", "prune"] {
+    for name in ["summarize", "fallback", "concurrency", "maxRevisions", "onProgress", "onFallback", "prune"] {
         let _ = Reflect::delete_property(&rest, &name.into());
     }
-    Ok((CompactOptions { summarize, fallback, concurrency, max_revisions, on_progress, prune }, rest.into()))
+    Ok((
+        CompactOptions { summarize, fallback, concurrency, max_revisions, on_progress, on_fallback, prune },
+        rest.into(),
+    ))
 }
 
 fn set(target: &JsValue, key: &str, value: &JsValue) -> Result<(), JsValue> {

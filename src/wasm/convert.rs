@@ -306,15 +306,29 @@ pub fn with_messages(result: JsValue, messages: JsValue) -> Result<JsValue, JsVa
 /// Every core error reaches JavaScript as one kind of `Error`: `?` converts it.
 impl From<Error> for JsValue {
     fn from(e: Error) -> JsValue {
-        let err = js_sys::Error::new(&format!("ctxfold: {} at {}: {}", e.code.as_str(), e.path, e.message));
-        err.set_name("CtxfoldError");
-        let _ = Reflect::set(&err, &JsValue::from_str("code"), &JsValue::from_str(e.code.as_str()));
-        let _ = Reflect::set(&err, &JsValue::from_str("path"), &JsValue::from_str(&e.path));
-        err.into()
+        js_error(e.code.as_str(), &e.path, &e.message).into()
     }
 }
 
-fn error_text(e: &JsValue) -> String {
+/// A `CtxfoldError` with its `code` and `path`, whose message is enumerable too, so that
+/// `JSON.stringify` of an error (or of a result holding one) keeps what it says.
+pub fn js_error(code: &str, path: &str, message: &str) -> js_sys::Error {
+    let text = format!("ctxfold: {code} at {path}: {message}");
+    let err = js_sys::Error::new(&text);
+    err.set_name("CtxfoldError");
+    let text = JsValue::from_str(&text);
+    let field = Object::new();
+    let _ = Reflect::set(&field, &JsValue::from_str("value"), &text);
+    for flag in ["writable", "enumerable", "configurable"] {
+        let _ = Reflect::set(&field, &JsValue::from_str(flag), &JsValue::TRUE);
+    }
+    let _ = Reflect::define_property(&err, &JsValue::from_str("message"), &field);
+    let _ = Reflect::set(&err, &JsValue::from_str("code"), &JsValue::from_str(code));
+    let _ = Reflect::set(&err, &JsValue::from_str("path"), &JsValue::from_str(path));
+    err
+}
+
+pub fn error_text(e: &JsValue) -> String {
     e.dyn_ref::<js_sys::Error>()
         .map(|err| String::from(err.message()))
         .or_else(|| e.as_string())

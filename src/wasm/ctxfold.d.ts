@@ -218,8 +218,10 @@ export interface Budget {
   contextWindow: number;
   /** Tokens kept free for the answer. */
   reservedOutput: number;
-  /** Input tokens above which compaction is needed. */
+  /** Input tokens above which compaction is needed: `threshold` × (`contextWindow` − `reservedOutput`). */
   limit: number;
+  /** The history's tokens (the estimate's `total`), which `used` compares with `limit`. */
+  tokens: number;
   /** Tokens left before the limit (0 when over it). */
   remaining: number;
   /** The total as a fraction of the limit (above 1 means over). */
@@ -246,6 +248,8 @@ export interface EstimateResult {
   calibration?: Calibration;
   /** Where the total stands against the window, when `contextWindow` is given. */
   budget?: Budget;
+  /** What the options left to a guess, e.g. a `model` ctxfold does not know (the profile used is named); absent when nothing was. */
+  warnings?: string[];
 }
 
 /** One cleared tool output. A message can hold several (Anthropic, Gemini and AI SDK group results). */
@@ -535,6 +539,23 @@ export function apply_summary(messages: Messages, plan: Plan, summary: Summary):
  * check that its answer contains `answer`, to see what your summarizer and template keep. Made without an LLM.
  */
 export function quality_probe(messages: Messages, plan: Plan, maxQuestions?: number): QualityProbe;
+/**
+ * Whether `error` is a provider's answer that the request was longer than the model's context: OpenAI Chat and
+ * Responses (`context_length_exceeded`), Anthropic ("prompt is too long", "exceed context limit"), Gemini ("The input
+ * token count (…) exceeds the maximum number of tokens allowed (…)"), as the HTTP body (text or parsed), an SDK's
+ * error, the AI SDK's `APICallError`, or any error wrapping one (`cause`, a body quoted in a message). Gives the
+ * provider and the numbers the message states, or null for any other error. `actual` is the provider's own count of
+ * the request's input: a better figure than any estimate for the next plan (`limit`, less the answer's reserve).
+ */
+export function context_overflow(error: unknown): ContextOverflow | null;
+/** What `context_overflow` found. */
+export interface ContextOverflow {
+  provider: "openai" | "anthropic" | "gemini";
+  /** The model's input limit in tokens, when the error says it. */
+  limit?: number;
+  /** The request's input tokens as the provider counted them, when the error says it. */
+  actual?: number;
+}
 /** Finds every problem a provider would reject (it does not throw for them, only for unreadable input). */
 export function validate(messages: Messages, options?: Options): ValidateResult;
 /** The minimal fix: drops results that answer no call, inserts clearly marked results for calls whose result is missing. */
@@ -593,6 +614,20 @@ export interface CompactOptions extends Options {
   maxRevisions?: number;
   /** Called each time a job's summary settles; what it throws is thrown back unchanged. */
   onProgress?: (progress: CompactProgress) => void;
+  /**
+   * Called once for each job that fell back (its `summarize` failed, or its summary was refused), after the history
+   * was compacted; `result.warnings` says the same. What it throws is thrown back unchanged.
+   */
+  onFallback?: (fallback: CompactFallback) => void;
+}
+
+/** A job that did not get the model's summary, in `compact`. */
+export interface CompactFallback {
+  jobId: string;
+  /** What stood in: the offline digest, or a notice that the messages were dropped. */
+  source: "offline" | "truncated";
+  /** Why: the error `summarize` threw (unchanged), or the refusal of its summary. */
+  error: unknown;
 }
 
 /** One job settled, in `compact`. */
@@ -670,6 +705,23 @@ export interface SummarizerOptions {
   headers?: Record<string, string>;
   /** Give up after this many milliseconds, body included (`SUMMARIZER_TIMEOUT`). Default 60 000. */
   timeoutMs?: number;
+  /**
+   * Extra body fields sent with every request (`temperature`, `reasoning_effort`, `service_tier`, Anthropic's
+   * `thinking`, ...). The fields the client writes itself (`model`, `messages`, the length limit, Anthropic's
+   * `system`) are refused with `INVALID_OPTION`.
+   */
+  body?: Record<string, unknown>;
+}
+
+/** Options of `openai_summarizer`. */
+export interface OpenAISummarizerOptions extends SummarizerOptions {
+  baseUrl: string;
+  /**
+   * Where the answer's length limit goes. Default by model: `"max_completion_tokens"` for OpenAI's reasoning models
+   * (`o1`, `o3`, `o4-mini`, the `gpt-5` family; the last segment of `openai/o3` counts), which refuse `max_tokens`
+   * with a 400; `"max_tokens"` for every other model, as most OpenAI-compatible servers read it.
+   */
+  maxTokensField?: "max_tokens" | "max_completion_tokens";
 }
 
 /**
@@ -680,14 +732,17 @@ export interface SummarizerOptions {
 export interface SummarizerError extends CtxfoldError {
   /** The HTTP status, when the endpoint answered. */
   status?: number;
+  /** What `fetch` threw, for `SUMMARIZER_NETWORK` and `SUMMARIZER_TIMEOUT` (its own `cause` says why: `ECONNREFUSED`, the host and the port; the message quotes it). */
+  cause?: unknown;
 }
 
 /**
  * A `summarize` function for an OpenAI-compatible Chat Completions endpoint (OpenAI, OpenRouter, vLLM, Ollama, ...):
- * POSTs `{ model, messages: [system, user], max_tokens }` with the global `fetch` and resolves to the answer's text.
+ * POSTs `{ model, messages: [system, user], max_tokens }` (or `max_completion_tokens`, see `maxTokensField`) and the
+ * `body` fields with the global `fetch`, and resolves to the answer's text.
  * Throws `INVALID_OPTION` at once for a bad configuration; its promise rejects with a `SummarizerError`.
  */
-export function openai_summarizer(options: SummarizerOptions & { baseUrl: string }): (prompt: SummaryPrompt) => Promise<string>;
+export function openai_summarizer(options: OpenAISummarizerOptions): (prompt: SummaryPrompt) => Promise<string>;
 /** The same for the Anthropic Messages API (`POST /v1/messages`, `anthropic-version: 2023-06-01`). */
 export function anthropic_summarizer(options: SummarizerOptions): (prompt: SummaryPrompt) => Promise<string>;
 

@@ -7,6 +7,7 @@ mod assemble_turn;
 mod binary;
 mod cache_breakpoints;
 mod compact;
+mod context_overflow;
 mod convert;
 mod estimate;
 mod plan_compaction;

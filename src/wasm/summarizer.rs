@@ -6,7 +6,7 @@
 //! wasm-bindgen-futures) cost 5.0 KiB gzip more of the package's budget than the few lines of JS that
 //! replace them (measured with `npm run build`). The exports are prefixed `__`: the entries do not re-export them.
 
-use super::convert::value_from_js;
+use super::convert::{js_error, value_from_js};
 use crate::compaction::summarizer::{parse_answer, request, Api, ClientConfig, ClientError, Prompt};
 use crate::error::Code;
 use js_sys::{Array, Object, Reflect};
@@ -67,19 +67,21 @@ pub fn summarizer_answer(client: u32, status: u16, status_text: &str, body: &str
     with_client(client, |config| parse_answer(config, status, status_text, body)).map_err(client_error_to_js)
 }
 
-/// The error for a request that got no answer (`cause`: what fetch or the body read threw, as text).
+/// The error for a request that got no answer (`cause`: what fetch or the body read threw, as text,
+/// with its own causes; `thrown`: the value itself, kept as the error's `cause`).
 #[wasm_bindgen(js_name = __summarizer_unreachable)]
-pub fn summarizer_unreachable(client: u32, timed_out: bool, cause: &str) -> JsValue {
-    with_client(client, |config| client_error_to_js(ClientError::unreachable(config, timed_out, cause)))
+pub fn summarizer_unreachable(client: u32, timed_out: bool, cause: &str, thrown: JsValue) -> JsValue {
+    let err = with_client(client, |config| client_error_to_js(ClientError::unreachable(config, timed_out, cause)));
+    if !thrown.is_undefined() {
+        let _ = Reflect::set(&err, &"cause".into(), &thrown);
+    }
+    err
 }
 
 /// The same `Error` shape as the core's errors (name `CtxfoldError`, `code`, `path`), plus the HTTP
 /// `status` when the endpoint answered. The message was redacted by the core.
 fn client_error_to_js(e: ClientError) -> JsValue {
-    let err = js_sys::Error::new(&format!("ctxfold: {} at {}: {}", e.code, e.path, e.message));
-    err.set_name("CtxfoldError");
-    let _ = Reflect::set(&err, &"code".into(), &e.code.into());
-    let _ = Reflect::set(&err, &"path".into(), &e.path.into());
+    let err = js_error(e.code, e.path, &e.message);
     if let Some(status) = e.status {
         let _ = Reflect::set(&err, &"status".into(), &status.into());
     }

@@ -1,0 +1,81 @@
+// `context_overflow` on the errors hosts receive, from the installed package: each provider's documented
+// context-length error as its HTTP body (text and parsed), as its SDK throws it, as the AI SDK's APICallError,
+// wrapped as a cause; and errors that are not overflows.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { test } from "node:test";
+import { pathToFileURL } from "node:url";
+import { fixture } from "./fixture.mjs";
+
+/** The installed package, as a user's project imports it. */
+async function api() {
+  const { project } = fixture();
+  return import(pathToFileURL(join(project, "node_modules", "ctxfold", "dist", "node.mjs")).href);
+}
+
+const OPENAI = {
+  error: {
+    message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130532 tokens. Please reduce the length of the messages.",
+    type: "invalid_request_error", param: "messages", code: "context_length_exceeded",
+  },
+};
+const RESPONSES = {
+  error: { message: "Your input exceeds the context window of this model. Please adjust your input and try again.", type: "invalid_request_error", param: "input", code: "context_length_exceeded" },
+};
+const ANTHROPIC = { type: "error", error: { type: "invalid_request_error", message: "prompt is too long: 208310 tokens > 200000 maximum" } };
+const GEMINI = { error: { code: 400, message: "The input token count (1200293) exceeds the maximum number of tokens allowed (1048576).", status: "INVALID_ARGUMENT" } };
+
+/** An SDK's error: the status and the parsed body as fields, the text in a (non-enumerable) message. */
+function sdkError(status, body, message) {
+  const e = new Error(message);
+  e.name = "BadRequestError";
+  Object.assign(e, { status, error: body.error ?? body, code: body.error?.code ?? null });
+  return e;
+}
+
+/** The AI SDK's APICallError: the body as text and as data. */
+function apiCallError(body) {
+  const e = new Error("Bad Request");
+  e.name = "AI_APICallError";
+  Object.assign(e, { url: "https://api.example.test/v1", statusCode: 400, responseBody: JSON.stringify(body), isRetryable: false, data: body });
+  return e;
+}
+
+test("each provider's overflow error is recognized, in every wrapping, with its numbers", async () => {
+  const { context_overflow } = await api();
+  const cases = [
+    ["openai", OPENAI, { provider: "openai", limit: 128000, actual: 130532 }],
+    ["openai responses", RESPONSES, { provider: "openai" }],
+    ["anthropic", ANTHROPIC, { provider: "anthropic", limit: 200000, actual: 208310 }],
+    ["gemini", GEMINI, { provider: "gemini", limit: 1048576, actual: 1200293 }],
+  ];
+  for (const [name, body, expected] of cases) {
+    const message = body.error.message;
+    for (const [how, error] of [
+      ["parsed body", body],
+      ["body text", JSON.stringify(body)],
+      ["SDK error", sdkError(400, body, `400 ${message}`)],
+      ["AI SDK APICallError", apiCallError(body)],
+      ["wrapped as a cause", new Error("request failed", { cause: sdkError(400, body, `400 ${message}`) })],
+      // @google/genai and others quote the whole body inside the message.
+      ["body quoted in a message", new Error(`got status: 400 Bad Request. ${JSON.stringify(body)}`)],
+    ]) {
+      assert.deepEqual(context_overflow(error), expected, `${name}, ${how}`);
+    }
+  }
+  // OpenAI's code alone is enough, even where the message says nothing.
+  assert.deepEqual(context_overflow(sdkError(400, { error: { message: "Bad request", code: "context_length_exceeded" } }, "400 Bad request")), { provider: "openai" });
+});
+
+test("other errors are not overflows, and odd values are not errors", async () => {
+  const { context_overflow } = await api();
+  const rateLimit = { error: { message: "Rate limit reached for gpt-4o on tokens per min (TPM): Limit 30000, Used 29000, Requested 2000.", type: "tokens", code: "rate_limit_exceeded" } };
+  const auth = { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } };
+  const network = new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:2"), { code: "ECONNREFUSED" }) });
+  for (const error of [rateLimit, auth, sdkError(429, rateLimit, "429 Rate limit reached"), network, apiCallError(auth), "Overloaded", null, undefined, 42, [], {}]) {
+    assert.equal(context_overflow(error), null, JSON.stringify(error));
+  }
+  const loop = { message: "x" };
+  loop.self = loop;
+  assert.equal(context_overflow(loop), null, "a cycle ends");
+});
