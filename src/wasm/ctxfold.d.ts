@@ -1,16 +1,28 @@
 // Types of the ctxfold package. Hand-written next to the Rust binding (src/wasm/) so every option
 // and result field carries its documentation; the package tests call every export through them.
 
-/** A message (or Responses input item, or Gemini content) in one of the supported formats. */
-export type Message = Record<string, unknown>;
+/**
+ * A message (or Responses input item, or Gemini content) in one of the supported formats: any object type, so your
+ * SDK's own types (`ChatCompletionMessageParam`, `MessageParam`, `Content`, `ModelMessage`) or an interface of your
+ * app's are taken as they are.
+ */
+export type Message = object;
+
+/** A request body holding the messages: `{ model, messages }`, Anthropic's `{ system, messages }`, Gemini's `{ systemInstruction, contents }`, Responses' `{ instructions, input }`. */
+export type RequestBody = { readonly messages: readonly object[] } | { readonly contents: readonly object[] } | { readonly input: readonly object[] };
 
 /**
- * What every function takes as `messages`: the host's own array, or the request body that holds it
- * (`{ system, messages }` for Anthropic, `{ systemInstruction, contents }` for Gemini,
- * `{ instructions, input }` for OpenAI Responses). A body comes back as a copy with its array
- * replaced; its other fields are never read or changed, and its system prompt is counted.
+ * What every function takes as `messages`: the host's own array (readonly arrays too), or the request body that
+ * holds it. A body comes back as a copy with its array replaced; its other fields are never read or changed, and its
+ * system prompt is counted.
  */
-export type Messages = Message[] | Record<string, unknown>;
+export type Messages = readonly object[] | RequestBody;
+
+/** What a function gives back for the `messages` it was given: an array of the same message type, or the same body type. */
+export type Returned<T> = T extends readonly (infer M)[] ? M[] : T;
+
+/** The message type of a history: the array's element type (for a body, any message). */
+export type Item<T> = T extends readonly (infer M)[] ? M : Message;
 
 /** The supported formats, detected from the messages' shape unless `options.format` names one. */
 export type Format = "openai-chat" | "openai-responses" | "anthropic" | "gemini" | "ai-sdk";
@@ -268,9 +280,9 @@ export interface PrunedOutput {
   cut: boolean;
 }
 
-export interface PruneResult {
+export interface PruneResult<T = Message[]> {
   /** The history, in the input's shape: the caller's own objects where unchanged, copies where an output was cleared (only the containers on the way are copied). Same length as the input. */
-  messages: Messages;
+  messages: T;
   /** What was cleared, in message order (empty when less than `minimumPruneTokens` would go). */
   pruned: PrunedOutput[];
   /** With `maxArgumentChars`: the tool calls whose arguments were shortened; `index` is the calling message, and the tokens are the arguments'. */
@@ -427,9 +439,9 @@ export interface MissingFact {
   message: number;
 }
 
-export interface ApplyResult {
+export interface ApplyResult<T = Message[]> {
   /** The compacted history, in the input's shape: the caller's own objects where kept, a new summary message in place of each summarized range (in Anthropic and Gemini, merged into the user turn that follows, so turns still alternate). */
-  messages: Messages;
+  messages: T;
   /** Estimated tokens before. */
   tokensBefore: number;
   /** Estimated tokens after (always fewer). */
@@ -492,9 +504,9 @@ export interface Repaired {
   message: string;
 }
 
-export interface RepairResult {
+export interface RepairResult<T = Message[]> {
   /** The repaired history, in the input's shape; unchanged messages are the caller's own objects. */
-  messages: Messages;
+  messages: T;
   /** The format the messages were read as. */
   format: string;
   /** What was done, in message order. */
@@ -526,13 +538,13 @@ export interface CtxfoldError extends Error {
  */
 export function estimate(messages: Messages, options?: Options): EstimateResult;
 /** Clears old tool outputs (no LLM): OpenCode's rule by default. */
-export function prune(messages: Messages, options?: Options): PruneResult;
+export function prune<T extends Messages>(messages: T, options?: Options): PruneResult<Returned<T>>;
 /** Decides whether and what to summarize, and writes the summary prompt. */
 export function plan_compaction(messages: Messages, options?: Options): Plan;
 /** A deterministic digest for each job of the plan, written without an LLM: usable as the summary, or as the fallback when the LLM call fails. */
 export function summarize_offline(messages: Messages, plan: Plan): Record<string, string>;
 /** Splices the summary in place of the planned range; messages appended since planning are kept. */
-export function apply_summary(messages: Messages, plan: Plan, summary: Summary): ApplyResult;
+export function apply_summary<T extends Messages>(messages: T, plan: Plan, summary: Summary): ApplyResult<Returned<T>>;
 /**
  * Questions with known answers about what `plan` summarizes (ids, numbers, paths, URLs, error types, the user's
  * constraints), at most `maxQuestions` (default 8): ask your model each `question` with the compacted history and
@@ -559,7 +571,7 @@ export interface ContextOverflow {
 /** Finds every problem a provider would reject (it does not throw for them, only for unreadable input). */
 export function validate(messages: Messages, options?: Options): ValidateResult;
 /** The minimal fix: drops results that answer no call, inserts clearly marked results for calls whose result is missing. */
-export function repair(messages: Messages, options?: Options): RepairResult;
+export function repair<T extends Messages>(messages: T, options?: Options): RepairResult<Returned<T>>;
 
 /**
  * Browsers: loads the WebAssembly module, streamed from `ctxfold_bg.wasm` beside the module by default (or from
@@ -657,11 +669,11 @@ export interface CompactJob {
 }
 
 /** The result of `compact`. */
-export interface CompactResult {
+export interface CompactResult<T = Message[]> {
   /** Whether the history was compacted (false when the plan says it is not needed, or nothing can be summarized). */
   compacted: boolean;
   /** The history, in the input's shape: compacted, or (when `compacted` is false) a new array (or body copy) of the very same message objects. */
-  messages: Messages;
+  messages: T;
   /** Estimated tokens before (before pruning). */
   tokensBefore: number;
   /** Estimated tokens after pruning and compacting. */
@@ -688,7 +700,7 @@ export interface CompactResult {
  * The messages are read when it is called: the result holds those objects, even if the host's array changes meanwhile
  * (messages it appends while the summaries are written are not in the result: append them again).
  */
-export function compact(messages: Messages, options: CompactOptions): Promise<CompactResult>;
+export function compact<T extends Messages>(messages: T, options: CompactOptions): Promise<CompactResult<Returned<T>>>;
 
 /** Configuration of a built-in summarizer client. The key stays in the client: it is sent in one header and never appears in an error. */
 export interface SummarizerOptions {
@@ -772,7 +784,7 @@ export interface Breakpoint {
   reason: string;
 }
 
-export interface BreakpointResult {
+export interface BreakpointResult<T = Message[]> {
   /** The chosen markers in request order; with the host's own markers, never more than 4. */
   breakpoints: Breakpoint[];
   /** `cache_control` markers already in the request (they count toward Anthropic's 4). */
@@ -784,7 +796,7 @@ export interface BreakpointResult {
   /** Problems found, e.g. more than 4 markers already. */
   warnings: string[];
   /** With `apply: true`: the request with the markers, in the input's shape. */
-  messages?: Messages;
+  messages?: T;
 }
 
 /**
@@ -792,7 +804,7 @@ export interface BreakpointResult {
  * message, the end of the previous request) by expected cached tokens: the prefix each covers × the chance it is reused.
  * Anthropic format only (a plain-text history is read as Anthropic's).
  */
-export function cache_breakpoints(messages: Messages, options?: BreakpointOptions): BreakpointResult;
+export function cache_breakpoints<T extends Messages>(messages: T, options?: BreakpointOptions): BreakpointResult<Returned<T>>;
 
 /** One piece of injected context: a reminder, hook output, an editor selection. */
 export interface ContextItem {
@@ -920,11 +932,11 @@ export interface Health {
 }
 
 /** What `Session.prepare` decided. */
-export interface Prepared {
+export interface Prepared<T = Message[]> {
   /** `"send"`: send `messages` as they are; `"pruned"`: old outputs were cleared, send `messages`; `"compact"`: summarize `plan.jobs` with your LLM, call `apply_summary`, then `prepare` again (nothing is sent meanwhile). */
   action: "send" | "pruned" | "compact";
   /** The history to send. */
-  messages: Messages;
+  messages: T;
   /** Estimated tokens of it. */
   tokens: number;
   /** What was cleared (with `"pruned"`). */
@@ -940,17 +952,17 @@ export interface Prepared {
  * keeps health metrics. Per turn: `append` the user's message, `prepare()`, send `prepared.messages`, `record(usage)`,
  * `append` the reply. Call `free()` when done to release its WebAssembly memory.
  */
-export class Session {
+export class Session<T extends Messages = Message[]> {
   /** `messages`: the history so far (an array or a request body; copied, the objects are kept). */
-  constructor(messages?: Messages, options?: SessionOptions);
+  constructor(messages?: T, options?: SessionOptions);
   /** The history as it stands: your objects, copies where the session edited. */
-  readonly messages: Messages;
+  readonly messages: Returned<T>;
   /** Adds a message or an array of messages at the end. */
-  append(items: Message | Message[]): void;
+  append(items: Item<T> | readonly Item<T>[]): void;
   /** Decides what to do before the next request, and logs the request as sent unless the action is `"compact"`. */
-  prepare(): Prepared;
+  prepare(): Prepared<Returned<T>>;
   /** Splices in the summary of the pending compaction (a string, or summaries by job id). */
-  apply_summary(summary: Summary): ApplyResult & { messages: Messages };
+  apply_summary(summary: Summary): ApplyResult<Returned<T>>;
   /**
    * The provider's usage for the request just sent; returns the request's log entry. Until the next prune or
    * compaction (or a change of the messages it covered), the latest report anchors the session's estimate and,
