@@ -296,9 +296,13 @@ fn key_to_js(key: &Key) -> JsValue {
     }
 }
 
-/// `result` with its `messages` field set to the output.
+/// `result` with its `messages` field set to the output; a request body is also under `body`, the
+/// name that says what it is.
 pub fn with_messages(result: JsValue, messages: JsValue) -> Result<JsValue, JsValue> {
     Reflect::set(&result, &JsValue::from_str("messages"), &messages)?;
+    if messages.is_object() && !Array::is_array(&messages) {
+        Reflect::set(&result, &JsValue::from_str("body"), &messages)?;
+    }
     Ok(result)
 }
 

@@ -21,6 +21,9 @@ export type Messages = readonly object[] | RequestBody;
 /** What a function gives back for the `messages` it was given: an array of the same message type, or the same body type. */
 export type Returned<T> = T extends readonly (infer M)[] ? M[] : T;
 
+/** For a request body given as `messages`: the result holds it under `body` too (the same object as `messages`). */
+export type BodyOf<T> = T extends readonly unknown[] ? {} : { body: T };
+
 /** The message type of a history: the array's element type (for a body, any message). */
 export type Item<T> = T extends readonly (infer M)[] ? M : Message;
 
@@ -538,13 +541,13 @@ export interface CtxfoldError extends Error {
  */
 export function estimate(messages: Messages, options?: Options): EstimateResult;
 /** Clears old tool outputs (no LLM): OpenCode's rule by default. */
-export function prune<T extends Messages>(messages: T, options?: Options): PruneResult<Returned<T>>;
+export function prune<T extends Messages>(messages: T, options?: Options): PruneResult<Returned<T>> & BodyOf<T>;
 /** Decides whether and what to summarize, and writes the summary prompt. */
 export function plan_compaction(messages: Messages, options?: Options): Plan;
 /** A deterministic digest for each job of the plan, written without an LLM: usable as the summary, or as the fallback when the LLM call fails. */
 export function summarize_offline(messages: Messages, plan: Plan): Record<string, string>;
 /** Splices the summary in place of the planned range; messages appended since planning are kept. */
-export function apply_summary<T extends Messages>(messages: T, plan: Plan, summary: Summary): ApplyResult<Returned<T>>;
+export function apply_summary<T extends Messages>(messages: T, plan: Plan, summary: Summary): ApplyResult<Returned<T>> & BodyOf<T>;
 /**
  * Questions with known answers about what `plan` summarizes (ids, numbers, paths, URLs, error types, the user's
  * constraints), at most `maxQuestions` (default 8): ask your model each `question` with the compacted history and
@@ -571,7 +574,7 @@ export interface ContextOverflow {
 /** Finds every problem a provider would reject (it does not throw for them, only for unreadable input). */
 export function validate(messages: Messages, options?: Options): ValidateResult;
 /** The minimal fix: drops results that answer no call, inserts clearly marked results for calls whose result is missing. */
-export function repair<T extends Messages>(messages: T, options?: Options): RepairResult<Returned<T>>;
+export function repair<T extends Messages>(messages: T, options?: Options): RepairResult<Returned<T>> & BodyOf<T>;
 
 /**
  * Browsers: loads the WebAssembly module, streamed from `ctxfold_bg.wasm` beside the module by default (or from
@@ -700,7 +703,7 @@ export interface CompactResult<T = Message[]> {
  * The messages are read when it is called: the result holds those objects, even if the host's array changes meanwhile
  * (messages it appends while the summaries are written are not in the result: append them again).
  */
-export function compact<T extends Messages>(messages: T, options: CompactOptions): Promise<CompactResult<Returned<T>>>;
+export function compact<T extends Messages>(messages: T, options: CompactOptions): Promise<CompactResult<Returned<T>> & BodyOf<T>>;
 
 /** Configuration of a built-in summarizer client. The key stays in the client: it is sent in one header and never appears in an error. */
 export interface SummarizerOptions {
