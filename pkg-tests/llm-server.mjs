@@ -11,6 +11,8 @@
 //   /openai/…        OpenAI's documented checks of the length limit: a reasoning model (o-series, gpt-5) sent
 //                    `max_tokens` gets its 400 (`unsupported_parameter`); otherwise a summary naming the field used
 //   /anthropic/…     Anthropic's: a Messages request without `max_tokens` gets its 400 (`invalid_request_error`)
+//   /window/N/…      a chat model with a context of N tokens, counted as a quarter of the request's characters
+//                    (higher than ctxfold's estimate): over it, OpenAI's context_length_exceeded 400
 // CORS is open so pages on another local port can call it.
 import { createServer } from "node:http";
 
@@ -62,6 +64,14 @@ export async function startLlmServer() {
     } else if (req.url.startsWith("/anthropic/")) {
       if (body?.max_tokens === undefined) json(400, { type: "error", error: { type: "invalid_request_error", message: "max_tokens: Field required" } });
       else json(200, { type: "message", role: "assistant", content: [{ type: "text", text: `${SUMMARY_PREFIX} (max_tokens ${body.max_tokens})` }], stop_reason: "end_turn" });
+    } else if (req.url.match(/^\/window\/(\d+)\//)) {
+      const window = Number(req.url.match(/^\/window\/(\d+)\//)[1]);
+      const counted = Math.ceil(JSON.stringify(body?.messages ?? []).length / 4);
+      if (counted > window) {
+        json(400, { error: { message: `This model's maximum context length is ${window} tokens. However, your messages resulted in ${counted} tokens. Please reduce the length of the messages.`, type: "invalid_request_error", param: "messages", code: "context_length_exceeded" } });
+      } else {
+        json(200, { object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: `answered ${counted} tokens` }, finish_reason: "stop" }] });
+      }
     } else if (req.url.startsWith("/upstream/")) {
       const count = Array.isArray(body?.messages) ? body.messages.length : 0;
       json(200, {

@@ -79,3 +79,41 @@ test("other errors are not overflows, and odd values are not errors", async () =
   loop.self = loop;
   assert.equal(context_overflow(loop), null, "a cycle ends");
 });
+
+test("a history the provider refuses as too long is compacted on its numbers and goes through the second time", async () => {
+  const { compact, context_overflow, estimate } = await api();
+  const { startLlmServer } = await import("./llm-server.mjs");
+  const { loadConversations } = await import("./corpus.mjs");
+  const server = await startLlmServer();
+  try {
+    // A provider whose window is a quarter of the history's characters less a third: the history is surely over it,
+    // while the host's window (a million tokens) says it fits.
+    const history = loadConversations().swe.messages;
+    const window = Math.floor(JSON.stringify(history).length / 4 / 1.5);
+    const url = `${server.url}/window/${window}/v1/chat/completions`;
+    const send = async (messages) => {
+      const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", messages }) });
+      const body = await res.json();
+      if (!res.ok) throw Object.assign(new Error(`HTTP ${res.status}`), { status: res.status, body });
+      return body;
+    };
+    const options = { contextWindow: 1_000_000 };
+    assert.ok(estimate(history, options).budget.used < 0.5, "the estimate says it fits");
+    const first = await send(history).catch((e) => e);
+    const overflow = context_overflow(first);
+    assert.equal(overflow?.provider, "openai", String(first));
+    assert.equal(overflow.limit, window);
+
+    const summarize = async () => "The agent read the code, found the bug and is fixing it.";
+    const result = await compact(history, { ...options, summarize, overflow: first });
+    assert.equal(result.compacted, true);
+    assert.ok(result.plan.contextWindow < window, `${result.plan.contextWindow} < ${window}: the limit in the estimate's units`);
+    const second = await send(result.messages);
+    assert.match(second.choices[0].message.content, /^answered \d+ tokens$/);
+
+    // Only a context-length error is taken.
+    await assert.rejects(compact(history, { ...options, summarize, overflow: new Error("HTTP 500") }), (e) => e.code === "INVALID_OPTION" && e.path === "options.overflow");
+  } finally {
+    await server.stop();
+  }
+});

@@ -1,8 +1,10 @@
 //! A `compact` run as the core decides it, around the host's asynchronous summarizer: prune first (it
 //! may be enough), plan on what is left and choose the fallback (`begin`); once the summarizer has
 //! answered, `compact_with` picks each job's summary, and `job_errors` says which error each job
-//! reports. `Runs` keeps the runs that wait for their summaries.
+//! reports. `Runs` keeps the runs that wait for their summaries. After a provider refused the history
+//! as too long, `after_overflow` turns its error into the options that compact harder.
 
+use crate::checking::overflow::Overflow;
 use crate::compaction::compact::{Compacted, Fallback, Outcome, Source};
 use crate::compaction::plan::{plan_compaction, Plan};
 use crate::compaction::types::PlanRef;
@@ -49,6 +51,25 @@ pub fn begin(value: Value, options: &Options, prune_first: bool, fallback: Optio
     let plan = plan_compaction(&Input::read(&value)?, options)?;
     let plan_ref = plan.to_ref()?;
     Ok(Begun { value, pruned, plan, plan_ref, fallback: Fallback::chosen(fallback, options.preset) })
+}
+
+/// The options to compact with after the provider refused a history we estimated at `estimated`
+/// tokens as too long: the limit it states becomes the window, in our units (scaled by how much
+/// higher the provider counted the same history, when it says), less the answer's reserve as always;
+/// and compaction is forced, since the estimate thought the history fit.
+pub fn after_overflow(options: &Options, overflow: &Overflow, estimated: u64) -> Options {
+    let mut o = options.clone();
+    o.force = true;
+    if let Some(limit) = overflow.limit {
+        let scale = match overflow.actual {
+            Some(actual) if actual > estimated && estimated > 0 => estimated as f64 / actual as f64,
+            _ => 1.0,
+        };
+        let window = ((limit as f64 * scale) as u64).clamp(1, u64::from(u32::MAX)) as u32;
+        o.context_window = Some(o.context_window.map_or(window, |w| w.min(window)));
+        o.reserved_output = o.reserved_output.filter(|&r| r < window);
+    }
+    o
 }
 
 /// The history with old tool outputs cleared, as data, and what the pruning did; the same history and
@@ -153,6 +174,25 @@ impl<T> Default for Runs<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_overflow_compacts_harder_on_the_provider_s_numbers() {
+        let msgs = agent_run(40, 200);
+        let options = Options::from_json(&json!({ "contextWindow": 1_000_000 })).unwrap();
+        let input = Input::items(&msgs);
+        assert!(!plan_compaction(&input, &options).unwrap().needed, "the estimate thinks it fits");
+        let estimated = crate::counting::estimate::estimate(&input, &options).unwrap().total;
+        // The provider counts twice what we estimate: its limit, in our units, is half.
+        let overflow = Overflow { provider: "openai", limit: Some(estimated), actual: Some(estimated * 2) };
+        let harder = after_overflow(&options, &overflow, estimated);
+        let plan = plan_compaction(&input, &harder).unwrap();
+        assert!(plan.needed && !plan.jobs.is_empty(), "{}", plan.detail);
+        assert_eq!(plan.context_window, (estimated / 2) as u32);
+        assert!(u64::from(plan.limit) < estimated / 2);
+        // Without numbers (OpenAI's Responses wording), compaction is still forced on the host's window.
+        let bare = after_overflow(&options, &Overflow { provider: "openai", limit: None, actual: None }, estimated);
+        assert!(bare.force && bare.context_window == Some(1_000_000));
+    }
 
     #[test]
     fn a_fallback_says_which_job_what_stood_in_and_why() {

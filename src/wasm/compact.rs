@@ -7,8 +7,10 @@
 //! state machine; see `src/wasm/summarizer.rs`. The exports are prefixed `__`: the entries do not
 //! re-export them.
 
+use super::context_overflow::overflow_of;
 use super::convert::error_text;
 use super::prelude::*;
+use crate::checking::overflow::Overflow;
 use crate::compaction::compact::{compact_with, Fallback, Outcome};
 use crate::compaction::revise;
 use crate::compaction::run::{self, Begun, JobError, Runs};
@@ -42,8 +44,13 @@ thread_local! {
 #[wasm_bindgen(js_name = __compact_begin)]
 pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let (own, core_options) = split_options(&options)?;
-    let options = value_from_js(&core_options, "options", Code::InvalidOption).and_then(|o| Options::from_json(&o))?;
+    let mut options =
+        value_from_js(&core_options, "options", Code::InvalidOption).and_then(|o| Options::from_json(&o))?;
     let value = messages_from_js(&messages)?;
+    if let Some(overflow) = &own.overflow {
+        let estimated = crate::counting::estimate::estimate(&Input::read(&value)?, &options)?.total;
+        options = run::after_overflow(&options, overflow, estimated);
+    }
     let key = Input::read(&value)?.key;
     let begun = run::begin(value, &options, own.prune, own.fallback.as_deref())?;
     // The caller's objects, or the pruned copies where pruning changed one.
@@ -209,6 +216,8 @@ struct CompactOptions {
     max_revisions: u32,
     /// Prune before planning (the default).
     prune: bool,
+    /// The provider's context-length error for this history, to compact harder on its numbers.
+    overflow: Option<Overflow>,
 }
 
 fn split_options(options: &JsValue) -> Result<(CompactOptions, JsValue), Error> {
@@ -250,6 +259,17 @@ fn split_options(options: &JsValue) -> Result<(CompactOptions, JsValue), Error> 
     if !on_fallback.is_undefined() && !on_fallback.is_function() {
         return Err(Error::option("options.onFallback", "expected a function ({ jobId, source, error }) => void"));
     }
+    let overflow = field("overflow")?;
+    let overflow = match overflow_of(&overflow) {
+        _ if overflow.is_undefined() => None,
+        Some(found) => Some(found),
+        None => {
+            return Err(Error::option(
+                "options.overflow",
+                "not a context-length error of OpenAI, Anthropic or Gemini (see context_overflow)",
+            ))
+        }
+    };
     let prune = field("prune")?;
     let prune = match prune.as_bool() {
         _ if prune.is_undefined() => true,
@@ -257,11 +277,13 @@ fn split_options(options: &JsValue) -> Result<(CompactOptions, JsValue), Error> 
         None => return Err(Error::option("options.prune", "expected a boolean")),
     };
     let rest = Object::assign(&Object::new(), options.unchecked_ref());
-    for name in ["summarize", "fallback", "concurrency", "maxRevisions", "onProgress", "onFallback", "prune"] {
+    for name in
+        ["summarize", "fallback", "concurrency", "maxRevisions", "onProgress", "onFallback", "prune", "overflow"]
+    {
         let _ = Reflect::delete_property(&rest, &name.into());
     }
     Ok((
-        CompactOptions { summarize, fallback, concurrency, max_revisions, on_progress, on_fallback, prune },
+        CompactOptions { summarize, fallback, concurrency, max_revisions, on_progress, on_fallback, prune, overflow },
         rest.into(),
     ))
 }

@@ -1,4 +1,5 @@
 use super::prelude::*;
+use crate::checking::overflow::Overflow;
 use js_sys::{Object, Reflect};
 
 /// Fields that hold an error's text or a nested error, besides its own enumerable ones: `message`
@@ -12,12 +13,17 @@ const MAX_STRINGS: usize = 200;
 /// Whether `error` says the request was longer than the model's context; see `ctxfold.d.ts`.
 #[wasm_bindgen(js_name = context_overflow)]
 pub fn context_overflow_js(error: JsValue) -> Result<JsValue, JsValue> {
-    let (mut texts, mut codes) = (Vec::new(), Vec::new());
-    collect(&error, "", 0, &mut texts, &mut codes);
-    match crate::checking::overflow::context_overflow(&texts, &codes) {
+    match overflow_of(&error) {
         Some(found) => to_js(&found),
         None => Ok(JsValue::NULL),
     }
+}
+
+/// The overflow a JS error (or body, or text) describes, if it is one.
+pub fn overflow_of(error: &JsValue) -> Option<Overflow> {
+    let (mut texts, mut codes) = (Vec::new(), Vec::new());
+    collect(error, "", 0, &mut texts, &mut codes);
+    crate::checking::overflow::context_overflow(&texts, &codes)
 }
 
 /// Every string inside `value` (and, apart, those under a `code` key), whatever wraps it.

@@ -634,6 +634,13 @@ export interface CompactOptions extends Options {
    * was compacted; `result.warnings` says the same. What it throws is thrown back unchanged.
    */
   onFallback?: (fallback: CompactFallback) => void;
+  /**
+   * The provider's error for this history, when sending it failed because it was too long (what `context_overflow`
+   * recognizes; anything else is `INVALID_OPTION`). Compaction is forced, and the limit the error states becomes the
+   * window, scaled by how much higher the provider counted the history than the estimate did. Send once more; a
+   * second overflow is the host's to throw.
+   */
+  overflow?: unknown;
 }
 
 /** A job that did not get the model's summary, in `compact`. */
