@@ -4,6 +4,8 @@
 //                                                                     (default: start scripts/local-model.mjs)
 //   --per-group N (2)  --seed S (1)  --questions N (5)  --groups a,b,...  --quick  --out FILE
 //   --resume   keep the conversations an unfinished report at --out already has (same model and flags)
+//   --options JSON   ctxfold's options for its conditions, over the defaults (to compare settings on the
+//                    same questions: the questions still come from the default plan)
 //   --summaries digest|minimal   no model: every summary is ctxfold's offline digest, or one sentence that keeps
 //                                nothing (what ctxfold guarantees whatever the model); no question is asked, and
 //                                the report says which answers are still written in each history
@@ -51,7 +53,7 @@ function parseFlags(argv) {
     else if (i + 1 < argv.length) flags[name] = argv[++i];
     else throw new Error(`${arg} needs a value`);
   }
-  const known = ["base-url", "model", "api-key", "context-size", "per-group", "seed", "questions", "groups", "quick", "out", "resume", "summaries"];
+  const known = ["base-url", "model", "api-key", "context-size", "per-group", "seed", "questions", "groups", "quick", "out", "resume", "summaries", "options"];
   for (const name of Object.keys(flags)) if (!known.includes(name)) throw new Error(`unknown flag --${name}; known: ${known.map((k) => `--${k}`).join(" ")}`);
   const number = (name, fallback) => {
     if (flags[name] === undefined) return fallback;
@@ -62,8 +64,15 @@ function parseFlags(argv) {
   const summaries = flags.summaries ?? "model";
   if (!["model", "digest", "minimal"].includes(summaries)) throw new Error("--summaries must be model, digest or minimal");
   if (summaries !== "model" && flags["base-url"]) throw new Error("--summaries digest|minimal asks no model: drop --base-url");
+  let options = {};
+  try {
+    options = JSON.parse(flags.options ?? "{}");
+  } catch (error) {
+    throw new Error(`--options must be a JSON object: ${error.message}`);
+  }
   return {
     summaries,
+    options,
     baseUrl: flags["base-url"], model: flags.model, apiKey: flags["api-key"], contextSize: number("context-size", undefined),
     quick: Boolean(flags.quick),
     resume: Boolean(flags.resume),
@@ -153,14 +162,14 @@ async function askAll(conversation, histories, endpoint) {
   return { answers, present };
 }
 
-async function runConversation(conversation, baseEndpoint) {
+async function runConversation(conversation, baseEndpoint, flags) {
   // The model's tokens per estimated token on this conversation's own text (its language and kind of content).
   const probe = askMessages(transcript(conversation.messages, conversation.messages), "");
   const counted = baseEndpoint.standIn ? null : await countTokens(baseEndpoint, probe);
   const tokenRatio = counted ? Math.min(4, Math.max(0.5, counted / estimate(probe).total)) : DEFAULT_TOKEN_RATIO;
   const endpoint = { ...baseEndpoint, tokenRatio };
-  const ctxfold = await compacted(conversation.messages, conversation.options, endpoint);
-  const plain = await compacted(conversation.messages, { ...conversation.options, ...PLAIN }, endpoint);
+  const ctxfold = await compacted(conversation.messages, { ...conversation.options, ...flags.options }, endpoint);
+  const plain = await compacted(conversation.messages, { ...conversation.options, ...flags.options, ...PLAIN }, endpoint);
   // OpenCode's documented behaviour through the same model and window (without ctxfold's additions). `force`: its
   // limit differs from the default one (32K, at most half the window, kept for the answer); every selected
   // conversation is over both, so this only guards the comparison against one that sits between them.
@@ -226,7 +235,7 @@ export async function main(argv) {
   // Written after every conversation: a long run that is stopped still leaves what it measured.
   const write = (complete) => {
     const report = {
-      model: endpoint.model, local: endpoint.local, contextSize: endpoint.contextSize, summaries: flags.summaries,
+      model: endpoint.model, local: endpoint.local, contextSize: endpoint.contextSize, summaries: flags.summaries, options: flags.options,
       seed: flags.seed, perGroup: flags.perGroup, questionsPerConversation: flags.questions, quick: flags.quick, complete,
       runtimeSeconds: runtimeBefore + Math.round((Date.now() - started) / 1000), skipped, ...summarize(results), conversations: results,
     };
@@ -240,7 +249,7 @@ export async function main(argv) {
       const done = previous.get(conversation.id);
       // A result of the stopped run it resumes, kept when it asked the very same questions.
       if (done && JSON.stringify(done.questions.map((q) => q.question)) === JSON.stringify(conversation.questions.map((q) => q.question))) results.push(done);
-      else results.push(await runConversation(conversation, endpoint));
+      else results.push(await runConversation(conversation, endpoint, flags));
       write(false);
       console.error(`[${i + 1}/${chosen.length}] ${conversation.group} ${conversation.id}: ${conversation.tokens} tokens, ${conversation.questions.length} questions, ${((Date.now() - began) / 1000).toFixed(0)} s`);
     }
