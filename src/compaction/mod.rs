@@ -1,4 +1,4 @@
-//! Compaction: where to cut (`plan`, `strategy`, `pins`), how to ask for the summary (`prompt`,
+//! Compaction: when (`plan`; `topic` for a change of subject), where to cut (`plan`, `strategy`, `pins`), how to ask for the summary (`prompt`,
 //! `template`), the summary spliced back (`apply`), what it lost (`facts`, `audit`; `probe` for a
 //! host's own check) and what is restored after it (`restore`), a summary without an LLM (`digest`),
 //! and the policy of a whole run (`compact`, `run`, `revise`, `summarizer`). The types that several
@@ -20,4 +20,5 @@ pub mod run;
 pub mod strategy;
 pub mod summarizer;
 pub mod template;
+pub mod topic;
 pub mod types;

@@ -11,6 +11,7 @@ use crate::compaction::prompt::{fitted_prompt, latest_request};
 use crate::compaction::restore;
 use crate::compaction::strategy::{choose_cut, chunks, regions, safe_boundaries, MIN_RANGE_TOKENS};
 use crate::compaction::template::{Prompt, Template};
+use crate::compaction::topic;
 use crate::compaction::types::{decisions_hash, summarized_indices, JobRef, PlanRef, Range};
 use crate::counting::estimate::{finish, per_message};
 use crate::counting::profiles::Profile;
@@ -216,6 +217,18 @@ pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
             ("forced", format!("{total} tokens; compaction was asked for"))
         };
         decide(&conv, &tokens, options, &mut plan)?;
+    } else if let Some(at) = options.topic_switch.then(|| topic::switched(&conv)).flatten() {
+        plan.needed = true;
+        plan.reason = "topic_switch";
+        plan.detail = format!(
+            "{total} tokens, within the limit of {limit}, but the newest request (message #{at}) starts a new topic: \
+             what came before can be summarized now"
+        );
+        // The new topic is the tail: everything before it is the old one.
+        let tail: u64 = tokens[at..].iter().map(|&t| u64::from(t)).sum();
+        let tail = tail.min(u64::from(u32::MAX)) as u32;
+        let from_new_topic = Options { keep_recent_tokens: Some(tail), keep_fraction: None, ..options.clone() };
+        decide(&conv, &tokens, &from_new_topic, &mut plan)?;
     }
     plan.fingerprint = seal(input.items, &plan);
     let seed = fingerprint::of_messages(input.items, n);

@@ -42,6 +42,7 @@ const KNOWN: &[&str] = &[
     "keepCritical",
     "keepFacts",
     "keepUserText",
+    "topicSwitch",
     "criticalTools",
     "summaryShape",
     "summaryPrefix",
@@ -155,6 +156,7 @@ impl Options {
         set(&mut o.keep_critical, r.bool("keepCritical"));
         set(&mut o.keep_facts, r.bool("keepFacts"));
         set(&mut o.keep_user_text, r.bool("keepUserText"));
+        set(&mut o.topic_switch, r.bool("topicSwitch"));
         set(&mut o.critical_tools, r.strings("criticalTools"));
         if let Some(s) = r.choice("summaryShape", &Shape::ALL.map(Shape::name)) {
             o.summary_shape = Shape::ALL[s];

@@ -86,6 +86,8 @@ pub struct Options {
     pub max_argument_chars: Option<u32>,
     /// Prune only when the tokens saved pay for the prompt cache the edit invalidates.
     pub cache: Option<CachePrices>,
+    /// Plan a compaction when the newest user message starts a new topic (`compaction::topic`).
+    pub topic_switch: bool,
     /// What the options left to a guess, said in every result that has warnings.
     pub warnings: Vec<String>,
 }
@@ -227,6 +229,7 @@ impl Default for Options {
             protect_results: 0,
             max_argument_chars: None,
             cache: None,
+            topic_switch: false,
             warnings: Vec::new(),
         }
     }

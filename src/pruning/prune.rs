@@ -69,6 +69,13 @@ crate::json_object!(Pruned {
     cut => "cut",
 });
 
+/// Below this `protectTokens`, a cut would keep too little to read: the newest output is cleared like
+/// the others (`0` protects nothing).
+const MIN_CUT_TOKENS: u32 = 200;
+/// The share of `protectTokens` a cut output is cut to: the rest is room for the format's own framing
+/// of the output, so that, cut, it is protected the next time (pruning twice equals pruning once).
+const CUT_SHARE: f64 = 0.8;
+
 pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
     let conv = format::read(input, options.format)?;
     let profile = &options.profile;
@@ -95,15 +102,14 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
             count += 1;
             let cleared = is_placeholder(&result.text, &options.placeholder);
             let protected = seen <= f64::from(options.protect_tokens) || count <= options.protect_results;
-            // `protectTokens: 0` protects nothing, the newest output included.
-            if count == 1 && !cleared && !protected && options.protect_tokens > 0 {
-                let cut = cut_to_tokens(&result.text, f64::from(options.protect_tokens), |t| profile.text(t));
-                let saved = output - profile.text(&cut);
-                if saved > 0.0 {
-                    freed += saved;
+            if count == 1 && !cleared && !protected && options.protect_tokens >= MIN_CUT_TOKENS {
+                let target = f64::from(options.protect_tokens) * CUT_SHARE;
+                let cut = cut_to_tokens(&result.text, target, |t| profile.text(t));
+                if profile.text(&cut) <= target {
+                    freed += output - profile.text(&cut);
                     candidates.push((i, k, cut.into_owned()));
+                    continue;
                 }
-                continue;
             }
             if cleared || !protected {
                 if let Some(Some((caller, _))) = conv.links.callers[i].get(k) {
@@ -341,7 +347,7 @@ mod tests {
         let o = opts(json!({ "protectTokens": 2000, "minimumPruneTokens": 0 }));
         let p = prune(&Input::items(&msgs), &o).unwrap();
         let cut = p.report.pruned.iter().find(|x| x.index == newest).expect("the newest output is cut");
-        assert!(cut.cut && cut.tokens_after <= 2000 && cut.tokens_before > 100_000, "{cut:?}");
+        assert!(cut.cut && cut.tokens_after <= 1600 && cut.tokens_before > 100_000, "{cut:?}");
         assert!(p.report.pruned.iter().filter(|x| x.index != newest).all(|x| !x.cut));
         let out = materialize(&p.slots, &msgs);
         let text = out[newest]["content"].as_str().unwrap();

@@ -177,3 +177,23 @@ proptest! {
         prop_assert_eq!(e.code.as_str(), "STALE_PLAN");
     }
 }
+
+/// The newest output cut to fit `protectTokens` stays as it is when pruned again, whatever the format's
+/// framing of it adds, at every size of the protection.
+#[test]
+fn a_cut_newest_output_is_not_cut_again() {
+    let turns =
+        [Turn::User(20), Turn::Tools { text: 5, outputs: vec![2500] }, Turn::Tools { text: 0, outputs: vec![2900] }];
+    for name in FORMATS {
+        let converted = convert(name, &history(&turns));
+        let input = Input::read(&converted.input).unwrap();
+        for protect in (150..4000).step_by(61) {
+            let opts =
+                Options::from_json(&json!({ "format": name, "protectTokens": protect, "minimumPruneTokens": 0 }))
+                    .unwrap();
+            let once = materialize(&prune(&input, &opts).unwrap().slots, input.items);
+            let again = prune(&input.with_items(&once), &opts).unwrap();
+            assert!(again.report.pruned.is_empty(), "{name}, protectTokens {protect}: {:?}", again.report.pruned);
+        }
+    }
+}

@@ -141,6 +141,12 @@ export interface Options {
   keepFacts?: boolean;
   /** Quote the user's own summarized messages after each summary, verbatim (default true; see `ApplyResult.userTextAppended`): the first (the task) always, its middle cut when it alone is over the bound; then the newest that fit. Together within an eighth of the limit and a quarter of the tokens summarized. `false`: the summary exactly as given. */
   keepUserText?: boolean;
+  /**
+   * Plan a compaction when the newest user message starts a new topic: under the limit, its words barely occur in
+   * the dozen messages before it (default false). The plan's `reason` is then `"topic_switch"`, and it summarizes
+   * everything before that message, which stays as the tail.
+   */
+  topicSwitch?: boolean;
   /** With `keepCritical`: the tools whose calls are critical. Default: common file-writing and code-running tools (`write_file`, `edit`, `apply_patch`, `str_replace_editor`, `execute_code`, …). */
   criticalTools?: string[];
   /** How the summary goes back: `"message"` (default: one user message, merged into the next user turn where turns alternate), `"exchange"` (a "What did we do so far?" user turn and the summary as the assistant's answer), `"system"` (a system message; Anthropic and Gemini get `"message"`), `"acknowledged"` (the summary as a user turn, then an assistant turn acknowledging it). */
@@ -343,7 +349,7 @@ export interface Plan {
   /** Whether the history should be compacted now. */
   needed: boolean;
   /** Why: `"under_limit"`, `"over_limit"`, `"forced"` or `"nothing_to_summarize"`. */
-  reason: "under_limit" | "over_limit" | "forced" | "nothing_to_summarize";
+  reason: "under_limit" | "over_limit" | "forced" | "topic_switch" | "nothing_to_summarize";
   /** The reason in a sentence. */
   detail: string;
   /** The format the messages were read as. */
