@@ -2,8 +2,8 @@
 //! shares almost none of its words with the conversation before it, so the earlier part can be
 //! summarized now, before the old task fills the window (`topicSwitch`, off by default).
 //!
-//! Words are compared as sets: Latin-script words of four letters or more (lowercased, common ones
-//! left out) and pairs of adjacent CJK characters (Chinese and Japanese have no spaces).
+//! Words are compared as sets: words of spaced scripts, four letters or more (ASCII lowercased, common
+//! ones left out), and pairs of adjacent CJK characters (Chinese and Japanese have no spaces).
 
 use crate::reading::format::Conversation;
 use crate::reading::message::Role;
@@ -63,8 +63,8 @@ fn words(text: &str) -> Vec<String> {
         } else {
             previous_cjk = None;
         }
-        if c.is_alphanumeric() && !is_cjk(c) {
-            latin.extend(c.to_lowercase());
+        if is_word_char(c) {
+            latin.push(c.to_ascii_lowercase());
         } else if !latin.is_empty() {
             if latin.chars().count() >= 4 && !COMMON.contains(&latin.as_str()) {
                 push(std::mem::take(&mut latin));
@@ -73,6 +73,20 @@ fn words(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// A letter or digit of a spaced script: ASCII ones, and any other character that is not CJK, a space
+/// or punctuation (ASCII rules rather than Unicode's tables, which would weigh kilobytes in the wasm;
+/// accented letters are kept as they are written).
+fn is_word_char(c: char) -> bool {
+    match c.is_ascii() {
+        true => c.is_ascii_alphanumeric(),
+        false => {
+            !is_cjk(c)
+                && !c.is_whitespace()
+                && !matches!(c, '\u{2000}'..='\u{206f}' | '\u{3000}'..='\u{303f}' | '\u{ff00}'..='\u{ff20}')
+        }
+    }
 }
 
 fn is_cjk(c: char) -> bool {
