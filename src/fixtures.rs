@@ -32,6 +32,20 @@ pub fn chat(turns: usize, words: usize) -> Vec<Value> {
     msgs
 }
 
+/// A support chat: a system prompt, the `opening` turns (role, text) holding the facts a test looks
+/// for, then 30 questions and answers about the weather and hotels that hold none.
+pub fn support_chat(opening: &[(&str, &str)]) -> Vec<Value> {
+    let mut msgs = vec![json!({ "role": "system", "content": "You are a travel agent." })];
+    for (role, text) in opening {
+        msgs.push(json!({ "role": role, "content": text }));
+    }
+    for i in 0..30 {
+        msgs.push(json!({ "role": "user", "content": format!("Question {i} about the weather and the hotels in the city, in some detail, please.") }));
+        msgs.push(json!({ "role": "assistant", "content": format!("Answer {i}: the weather is mild and the hotels near the centre have rooms this week.") }));
+    }
+    msgs
+}
+
 /// The base64 of the first bytes of a PNG of `width` × `height` pixels: its signature and its IHDR
 /// chunk, all that the size is read from.
 pub fn png_base64(width: u32, height: u32) -> String {

@@ -255,16 +255,10 @@ mod tests {
     use serde_json::{json, Value};
 
     fn chat() -> Vec<Value> {
-        let mut msgs = vec![
-            json!({ "role": "system", "content": "You are a travel agent." }),
-            json!({ "role": "user", "content": "My booking code is QX7-2291. I must never fly through Chicago." }),
-            json!({ "role": "assistant", "content": "Noted. The file is saved at /srv/trips/ana.json.\nThe budget is 2,400 dollars." }),
-        ];
-        for i in 0..30 {
-            msgs.push(json!({ "role": "user", "content": format!("Question {i} about the weather and the hotels in the city, in some detail, please.") }));
-            msgs.push(json!({ "role": "assistant", "content": format!("Answer {i}: the weather is mild and the hotels near the centre have rooms this week.") }));
-        }
-        msgs
+        crate::fixtures::support_chat(&[
+            ("user", "My booking code is QX7-2291. I must never fly through Chicago."),
+            ("assistant", "Noted. The file is saved at /srv/trips/ana.json.\nThe budget is 2,400 dollars."),
+        ])
     }
 
     fn probe(msgs: &[Value], max: usize) -> Probe {

@@ -175,16 +175,10 @@ mod tests {
 
     /// A support chat whose early turns hold a booking code, an e-mail and a constraint, then filler.
     fn chat() -> Vec<Value> {
-        let mut msgs = vec![
-            json!({ "role": "system", "content": "You are a travel agent." }),
-            json!({ "role": "user", "content": "My booking code is QX7-2291 and my e-mail is ana@example.com. I must never fly through Chicago." }),
-            json!({ "role": "assistant", "content": "Noted. Let me look at booking QX7-2291." }),
-        ];
-        for i in 0..30 {
-            msgs.push(json!({ "role": "user", "content": format!("Question {i} about the weather and the hotels in the city, in some detail, please.") }));
-            msgs.push(json!({ "role": "assistant", "content": format!("Answer {i}: the weather is mild and the hotels near the centre have rooms this week.") }));
-        }
-        msgs
+        crate::fixtures::support_chat(&[
+            ("user", "My booking code is QX7-2291 and my e-mail is ana@example.com. I must never fly through Chicago."),
+            ("assistant", "Noted. Let me look at booking QX7-2291."),
+        ])
     }
 
     fn apply(msgs: &[Value], options: Value, summary: &str) -> (crate::compaction::apply::Applied, String) {
