@@ -46,6 +46,14 @@ pub fn support_chat(opening: &[(&str, &str)]) -> Vec<Value> {
     msgs
 }
 
+/// A support chat whose early turns hold a booking code, an e-mail and a constraint, then filler.
+pub fn booking_chat() -> Vec<Value> {
+    support_chat(&[
+        ("user", "My booking code is QX7-2291 and my e-mail is ana@example.com. I must never fly through Chicago."),
+        ("assistant", "Noted. Let me look at booking QX7-2291."),
+    ])
+}
+
 /// The base64 of the first bytes of a PNG of `width` × `height` pixels: its signature and its IHDR
 /// chunk, all that the size is read from.
 pub fn png_base64(width: u32, height: u32) -> String {

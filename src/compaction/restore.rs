@@ -169,17 +169,10 @@ mod tests {
     use crate::compaction::apply::apply_summary;
     use crate::compaction::plan::plan_compaction;
     use crate::edit::materialize;
+    use crate::fixtures::booking_chat as chat;
     use crate::options::Options;
     use crate::reading::input::Input;
     use serde_json::{json, Value};
-
-    /// A support chat whose early turns hold a booking code, an e-mail and a constraint, then filler.
-    fn chat() -> Vec<Value> {
-        crate::fixtures::support_chat(&[
-            ("user", "My booking code is QX7-2291 and my e-mail is ana@example.com. I must never fly through Chicago."),
-            ("assistant", "Noted. Let me look at booking QX7-2291."),
-        ])
-    }
 
     fn apply(msgs: &[Value], options: Value, summary: &str) -> (crate::compaction::apply::Applied, String) {
         let o = Options::from_json(&options).unwrap();

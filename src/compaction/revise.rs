@@ -52,16 +52,9 @@ pub fn keeps_revision(input: &Input, plan: &PlanRef, job: usize, first: &str, re
 mod tests {
     use super::*;
     use crate::compaction::plan::plan_compaction;
+    use crate::fixtures::booking_chat as chat;
     use crate::options::Options;
     use serde_json::{json, Value};
-
-    /// A support chat whose early turns hold a booking code, an e-mail and a constraint, then filler.
-    fn chat() -> Vec<Value> {
-        crate::fixtures::support_chat(&[
-            ("user", "My booking code is QX7-2291 and my e-mail is ana@example.com. I must never fly through Chicago."),
-            ("assistant", "Noted. Let me look at booking QX7-2291."),
-        ])
-    }
 
     fn plan(msgs: &[Value]) -> PlanRef {
         let o = Options::from_json(&json!({ "contextWindow": 1500 })).unwrap();
