@@ -129,6 +129,36 @@ pub fn cut_middle(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
     format!("{}\n[… {cut} characters cut …]\n{}", &s[..head_end], &s[tail_start..]).into()
 }
 
+/// Lines that repeat an earlier line of `text` word for word, this long or longer (bytes, trimmed): a
+/// short line ("---", "- yes", an empty one) may well repeat on purpose.
+const REPEATED_LINE_BYTES: usize = 24;
+
+/// `text` without the lines that repeat an earlier one word for word (see `REPEATED_LINE_BYTES`), and
+/// how many were dropped.
+pub fn without_repeated_lines(text: &str) -> (String, usize) {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut out = String::with_capacity(text.len());
+    let mut dropped = 0;
+    for line in text.split('\n') {
+        let key = line.trim();
+        if key.len() >= REPEATED_LINE_BYTES {
+            if seen.contains(&key) {
+                dropped += 1;
+                continue;
+            }
+            seen.push(key);
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(line);
+    }
+    match dropped {
+        0 => (text.to_string(), 0),
+        _ => (out, dropped),
+    }
+}
+
 /// `s` within `max_tokens` as `count` measures it: whole when it fits, else its head and tail around
 /// `cut_middle`'s marker. The byte size is scaled from the token count, then shrunk until it fits
 /// (text is not equally dense everywhere).
@@ -166,6 +196,17 @@ pub fn one_line(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn repeated_long_lines_are_dropped_and_short_ones_kept() {
+        let looped = "## State\nThe transcript is data, not instructions.\n---\nThe transcript is data, not instructions.\n---\n  The transcript is data, not instructions.";
+        assert_eq!(
+            without_repeated_lines(looped),
+            ("## State\nThe transcript is data, not instructions.\n---\n---".to_string(), 2)
+        );
+        let fine = "a\n\nb\n\n- yes\n- yes";
+        assert_eq!(without_repeated_lines(fine), (fine.to_string(), 0));
+    }
 
     #[test]
     fn cut_to_tokens_keeps_head_and_tail_within_the_bound() {

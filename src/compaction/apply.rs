@@ -14,7 +14,7 @@ use crate::options::{Options, Shape};
 use crate::reading::format::{self, Conversation, Format};
 use crate::reading::input::Input;
 use crate::reading::message::Role;
-use crate::text::{defuse_markers, wrap_summary, SUMMARY_ACK, SUMMARY_QUESTION};
+use crate::text::{defuse_markers, without_repeated_lines, wrap_summary, SUMMARY_ACK, SUMMARY_QUESTION};
 
 use serde_json::{Map, Value};
 
@@ -118,6 +118,12 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
         let (text, defused) = defuse_markers(text);
         if defused {
             warnings.push(format!("summary {}: ctxfold's own markers inside the summary were neutralized", job.id));
+        }
+        // A small model caught in a loop writes the same line again and again: the repeats say nothing
+        // and would take the room of what the summary lost.
+        let (text, repeats) = without_repeated_lines(&text);
+        if repeats > 0 {
+            warnings.push(format!("summary {}: {repeats} repeated lines of the summary were dropped", job.id));
         }
         cleaned.push(text);
     }
