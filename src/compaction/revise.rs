@@ -3,12 +3,12 @@
 //! round). The revised summary replaces the first only when it keeps more of the facts and stays
 //! within the job's size: a small model's revision can drop more than it restores, or ramble.
 
-use crate::compaction::audit::{check, revision_prompt_for};
+use crate::compaction::audit::{check, revision_prompt_for, Fact};
 use crate::compaction::template::Prompt;
 use crate::compaction::types::PlanRef;
 use crate::counting::estimate::per_message;
 use crate::error::Result;
-use crate::reading::format;
+use crate::reading::format::{self, Conversation};
 use crate::reading::input::Input;
 
 /// How far past its planned output budget a revised summary may go: the restored facts take room.
@@ -18,34 +18,34 @@ const GROWTH: f64 = 1.25;
 /// lost none).
 pub fn lost_facts(input: &Input, plan: &PlanRef, job: usize, summary: &str) -> Result<(usize, Option<Prompt>)> {
     let conv = format::read(input, Some(plan.format))?;
-    let summarized = plan.summarized();
-    let jobs = &plan.jobs[job..=job];
-    let checked = check(&conv, jobs, &summarized, &[summary.to_string()]);
+    let lost = lost_in_job(&conv, plan, job, summary);
+    let count = lost.len();
+    Ok((count, (count > 0).then(|| revision_prompt_for(summary, lost))))
+}
+
+/// Which summary job `job` keeps: the revision when it lost fewer facts than the first and stays
+/// within the job's budget (or the first's size, if that was larger).
+pub fn keeps_revision(input: &Input, plan: &PlanRef, job: usize, first: &str, revised: &str) -> Result<bool> {
+    let conv = format::read(input, Some(plan.format))?;
+    let fewer_lost = lost_in_job(&conv, plan, job, revised).len() < lost_in_job(&conv, plan, job, first).len();
+    let size = |t: &str| plan.profile.text(t);
+    let allowed = (f64::from(plan.jobs[job].max_output_tokens) * GROWTH).max(size(first));
+    let tokens = per_message(&conv, &plan.profile);
+    // Never larger than what it replaces, whatever the budget.
+    let replaced: u64 = plan.jobs[job].range.select(&plan.summarized()).iter().map(|&i| u64::from(tokens[i])).sum();
+    Ok(fewer_lost && size(revised) <= allowed && size(revised) < replaced as f64 && !revised.trim().is_empty())
+}
+
+/// The facts of job `job`'s messages that `summary` does not keep.
+fn lost_in_job(conv: &Conversation, plan: &PlanRef, job: usize, summary: &str) -> Vec<Fact> {
+    let checked = check(conv, &plan.jobs[job..=job], &plan.summarized(), &[summary.to_string()]);
     let mut lost = Vec::new();
     for (fact, kept) in checked.facts {
         if !kept {
             lost.push(fact);
         }
     }
-    let prompt = (!lost.is_empty()).then(|| revision_prompt_for(summary, lost.clone()));
-    Ok((lost.len(), prompt))
-}
-
-/// Which summary job `job` keeps: the revision when it lost fewer facts than the first and stays
-/// within the job's budget (or the first's size, if that was larger).
-pub fn keeps_revision(input: &Input, plan: &PlanRef, job: usize, first: &str, revised: &str) -> Result<bool> {
-    let (lost_first, _) = lost_facts(input, plan, job, first)?;
-    let (lost_revised, _) = lost_facts(input, plan, job, revised)?;
-    let size = |t: &str| plan.profile.text(t);
-    let allowed = (f64::from(plan.jobs[job].max_output_tokens) * GROWTH).max(size(first));
-    let conv = format::read(input, Some(plan.format))?;
-    let tokens = per_message(&conv, &plan.profile);
-    // Never larger than what it replaces, whatever the budget.
-    let replaced: u64 = plan.jobs[job].range.select(&plan.summarized()).iter().map(|&i| u64::from(tokens[i])).sum();
-    Ok(lost_revised < lost_first
-        && size(revised) <= allowed
-        && size(revised) < replaced as f64
-        && !revised.trim().is_empty())
+    lost
 }
 
 #[cfg(test)]
