@@ -170,12 +170,15 @@ fn where_results_go(placement: ResultPlacement, i: usize) -> String {
     }
 }
 
-/// User and assistant turns alternate, starting with a user turn.
+/// User and assistant turns alternate, starting with a user turn, or with the turn that holds the
+/// provider's compaction block (what came before it, the provider leaves out).
 fn alternation(conv: &Conversation, out: &mut Vec<Problem>) {
     let turn = |r: Role| if r == Role::Assistant { Role::Assistant } else { Role::User };
     for (i, m) in conv.messages.iter().enumerate() {
         let problem = match i {
-            0 if turn(m.role) != Role::User => Some("the first turn must be a user turn".to_string()),
+            0 if turn(m.role) != Role::User && !m.provider_compaction => {
+                Some("the first turn must be a user turn".to_string())
+            }
             0 => None,
             _ if turn(conv.messages[i - 1].role) == turn(m.role) => {
                 Some(format!("two {} turns in a row", turn(m.role).label()))

@@ -6,7 +6,7 @@ use crate::compaction::audit::{Audit, Kind};
 use crate::compaction::digest::digest;
 use crate::compaction::restore::{append_lost_facts, append_user_text};
 use crate::compaction::template::{Template, SNAPSHOT_TAG};
-use crate::compaction::types::{JobRef, PlanRef};
+use crate::compaction::types::{dropped_tokens, JobRef, PlanRef};
 use crate::counting::estimate::{message_tokens, per_message, request_overhead, sum};
 use crate::edit::Slot;
 use crate::error::{expected, item_path, subpath, Code, Error, Result};
@@ -31,6 +31,8 @@ pub fn summaries_for(summary: &Value, plan: &PlanRef) -> Result<Vec<String>> {
         }
     };
     match summary {
+        // A plan that only drops what a provider's compaction item stands for asks for no summary.
+        _ if plan.jobs.is_empty() => Ok(Vec::new()),
         Value::String(s) if plan.jobs.len() == 1 => Ok(vec![s.clone()]),
         Value::String(_) => Err(Error::input(
             "summary",
@@ -88,7 +90,7 @@ pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<App
 }
 
 pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<Applied> {
-    if !plan.needed || plan.jobs.is_empty() {
+    if !plan.needed || (plan.jobs.is_empty() && plan.dropped.is_none()) {
         return Err(Error::new(
             Code::NothingToApply,
             "plan.jobs",
@@ -136,12 +138,13 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
     let overhead = request_overhead(&defaults, input, &mut |t| Ok(profile.text(t)))?;
     let tokens_before = sum(&tokens) + u64::from(overhead);
     let summarized_tokens: u64 = summarized.iter().map(|&i| u64::from(tokens[i])).sum();
+    let kept_tokens = tokens_before - summarized_tokens - dropped_tokens(&conv, &tokens, plan.dropped);
     // The room under the limit (and under the history's own size) that quotes and facts may take.
     let ceiling = plan.limit.min(tokens_before.saturating_sub(1));
     let mut room = match plan.keep_user_text || plan.keep_facts {
         true => {
             let (_, bare) = splice(plan, &conv, input.items, &per_range(plan, &cleaned));
-            ceiling.saturating_sub(tokens_before - summarized_tokens + bare) as f64
+            ceiling.saturating_sub(kept_tokens + bare) as f64
         }
         false => 0.0,
     };
@@ -163,7 +166,7 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
         }
     }
     let (slots, summary_tokens) = splice(plan, &conv, input.items, &per_range(plan, &cleaned));
-    let tokens_after = tokens_before - summarized_tokens + summary_tokens;
+    let tokens_after = kept_tokens + summary_tokens;
     if appended && (tokens_after >= tokens_before || tokens_after > plan.limit) {
         // The sections cost more in place than measured alone (rounding of each message's count): the
         // facts go first, then the quotes, and the summary as given is judged alone.
@@ -233,10 +236,10 @@ fn per_range(plan: &PlanRef, texts: &[String]) -> Vec<String> {
 }
 
 /// The output: in place of each summarized range its summary (in the plan's shape), then the range's
-/// pinned messages, and every message outside the ranges (including ones appended after planning) as
-/// it was. In formats whose turns alternate, a summary followed by a user turn goes into that turn,
-/// and a shape that would break the alternation falls back to that. Also returns the summaries'
-/// tokens as spliced.
+/// pinned messages; of the dropped range only its system messages; and every message outside the
+/// ranges (including ones appended after planning) as it was. In formats whose turns alternate, a
+/// summary followed by a user turn goes into that turn, and a shape that would break the alternation
+/// falls back to that. Also returns the summaries' tokens as spliced.
 fn splice(plan: &PlanRef, conv: &Conversation, items: &[Value], summaries: &[String]) -> (Vec<Slot>, u64) {
     let profile = &plan.profile;
     let format = plan.format;
@@ -252,6 +255,14 @@ fn splice(plan: &PlanRef, conv: &Conversation, items: &[Value], summaries: &[Str
     };
     let mut i = 0;
     while i < items.len() {
+        if plan.dropped.is_some_and(|d| (d.start..d.end).contains(&i)) {
+            // Left out, for the provider's compaction item after it; instructions stay.
+            if conv.messages[i].role == Role::System {
+                slots.push(Slot::Keep(i));
+            }
+            i += 1;
+            continue;
+        }
         if let Some(r) = plan.summarize.iter().find(|r| r.start == i) {
             let pinned = r.select(&plan.pinned);
             let follower = pinned.first().copied().unwrap_or(r.end);

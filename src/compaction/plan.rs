@@ -12,7 +12,7 @@ use crate::compaction::restore;
 use crate::compaction::strategy::{choose_cut, chunks, regions, safe_boundaries, MIN_RANGE_TOKENS};
 use crate::compaction::template::{Prompt, Template};
 use crate::compaction::topic;
-use crate::compaction::types::{decisions_hash, summarized_indices, JobRef, PlanRef, Range};
+use crate::compaction::types::{decisions_hash, dropped_tokens, summarized_indices, JobRef, PlanRef, Range};
 use crate::counting::estimate::{finish, per_message};
 use crate::counting::profiles::Profile;
 use crate::error::{Code, Error, Result};
@@ -42,7 +42,8 @@ crate::json_object!(Job {
 pub struct Plan {
     /// Whether the history should be compacted now.
     pub needed: bool,
-    /// Why: `under_limit`, `over_limit`, `forced`, or `nothing_to_summarize`.
+    /// Why: `under_limit`, `over_limit`, `forced`, `topic_switch`, `provider_compaction` or
+    /// `nothing_to_summarize`.
     pub reason: &'static str,
     /// The same, in a sentence.
     pub detail: String,
@@ -78,6 +79,10 @@ pub struct Plan {
     pub keep_facts: bool,
     /// Whether `apply_summary` quotes the user's summarized messages (the `keepUserText` option).
     pub keep_user_text: bool,
+    /// Messages left out without a summary: the ones before the newest provider compaction item,
+    /// whose summary stands for them (the provider leaves them out as well). System and developer
+    /// messages among them stay.
+    pub dropped: Option<Range>,
     /// Ranges kept verbatim.
     pub keep: Vec<Range>,
     /// Ranges replaced by a summary.
@@ -118,6 +123,7 @@ crate::json_object!(Plan {
     summary_prefix => "summaryPrefix",
     keep_facts => "keepFacts",
     keep_user_text => "keepUserText",
+    dropped => "dropped",
     keep => "keep",
     summarize => "summarize",
     pinned => "pinned",
@@ -145,6 +151,7 @@ impl Plan {
             profile,
             limit: u64::from(self.limit),
             message_count: self.message_count,
+            dropped: self.dropped,
             summarize: self.summarize.clone(),
             pinned: self.pinned.clone(),
             jobs,
@@ -192,6 +199,7 @@ pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
         summary_prefix: options.summary_prefix.clone(),
         keep_facts: options.keep_facts,
         keep_user_text: options.keep_user_text,
+        dropped: None,
         keep: vec![Range { start: 0, end: n }],
         summarize: Vec::new(),
         pinned: Vec::new(),
@@ -216,6 +224,17 @@ pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
         } else {
             ("forced", format!("{total} tokens; compaction was asked for"))
         };
+        decide(&conv, &tokens, options, &mut plan)?;
+    } else if let Some(dropped) = options.drop_before_provider_compaction.then(|| droppable(&conv)).flatten() {
+        plan.needed = true;
+        plan.reason = "provider_compaction";
+        plan.detail = format!(
+            "{total} tokens, within the limit of {limit}; messages #{}-#{} lie before the provider's compaction \
+             item (message #{}), which stands for them",
+            dropped.start,
+            dropped.end - 1,
+            dropped.end
+        );
         decide(&conv, &tokens, options, &mut plan)?;
     } else if let Some(at) = options.topic_switch.then(|| topic::switched(&conv)).flatten() {
         plan.needed = true;
@@ -267,11 +286,66 @@ pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
     Ok(plan)
 }
 
-/// Fills in the split, or says why there is none.
+/// Fills in what goes: first what lies before the newest provider compaction item, which stands for it;
+/// then, unless that was enough, a split after it and the summaries.
 fn decide(conv: &Conversation, tokens: &[u32], options: &Options, plan: &mut Plan) -> Result<()> {
-    let n = conv.len();
-    // The head: leading system messages stay where they are (a summary of ours in system form does not).
-    let start = conv.messages.iter().position(|m| m.role != Role::System || m.is_summary).unwrap_or(n);
+    plan.dropped = droppable(conv);
+    let dropped_tokens = dropped_tokens(conv, tokens, plan.dropped);
+    let enough = u64::from(plan.limit) >= plan.tokens_before - dropped_tokens;
+    plan.estimated_tokens_after = plan.tokens_before - dropped_tokens;
+    if !(plan.dropped.is_some() && enough && matches!(plan.reason, "over_limit" | "provider_compaction")) {
+        // The provider's summary and what it stands for are never summarized again.
+        let newest = (0..conv.len()).rev().find(|&i| conv.messages[i].provider_compaction);
+        split(conv, tokens, options, plan, newest.map_or(0, |p| p + 1))?;
+    }
+    // In order: the dropped messages end at the provider's item, the summarized ones start after it.
+    let mut removed = Vec::new();
+    if let Some(d) = plan.dropped {
+        removed.push(d);
+    }
+    removed.extend_from_slice(&plan.summarize);
+    let mut keep = Vec::new();
+    let mut at = 0;
+    // Only the non-empty gaps, pushed as found (a filtered collect would be its own iterator code).
+    for r in &removed {
+        if at < r.start {
+            keep.push(Range { start: at, end: r.start });
+        }
+        at = r.end;
+    }
+    if at < conv.len() {
+        keep.push(Range { start: at, end: conv.len() });
+    }
+    plan.keep = keep;
+    Ok(())
+}
+
+/// Where the history starts for compaction: after the leading system messages (a summary of ours in
+/// system form is not one of them).
+fn head(conv: &Conversation) -> usize {
+    conv.messages.iter().position(|m| m.role != Role::System || m.is_summary).unwrap_or(conv.len())
+}
+
+/// The messages before the newest provider compaction item, from the head on, when they hold more than
+/// system messages. The range ends before any tool exchange or bound pair the item's side still needs.
+fn droppable(conv: &Conversation) -> Option<Range> {
+    let head = head(conv);
+    let item = (head..conv.len()).rev().find(|&i| conv.messages[i].provider_compaction)?;
+    let mut end = item;
+    for i in head..item {
+        if conv.links.last_result[i].is_some_and(|r| r >= item) {
+            end = end.min(i);
+        }
+    }
+    while end > head && conv.messages[end - 1].binds_to_next {
+        end -= 1;
+    }
+    (head..end).any(|i| conv.messages[i].role != Role::System).then_some(Range { start: head, end })
+}
+
+/// Fills in the split and the summaries from `from` on, or says why there are none.
+fn split(conv: &Conversation, tokens: &[u32], options: &Options, plan: &mut Plan, from: usize) -> Result<()> {
+    let start = head(conv).max(from);
     let safe = safe_boundaries(conv);
     let budget = tail_budget(options, plan.tokens_before);
     let Some(cut) = choose_cut(conv, tokens, &safe, start, options, budget) else {
@@ -362,7 +436,8 @@ fn decide(conv: &Conversation, tokens: &[u32], options: &Options, plan: &mut Pla
             break;
         }
     }
-    plan.estimated_tokens_after = plan.tokens_before.saturating_sub(range_tokens) + output;
+    let dropped = dropped_tokens(conv, tokens, plan.dropped);
+    plan.estimated_tokens_after = plan.tokens_before.saturating_sub(range_tokens + dropped) + output;
     if options.keep_user_text {
         // The user's messages quoted after each summary (`restore`), at most what the summary holds already.
         let ranges: Vec<Range> = chosen.iter().map(|(r, _)| *r).collect();
@@ -382,19 +457,6 @@ fn decide(conv: &Conversation, tokens: &[u32], options: &Options, plan: &mut Pla
             plan.estimated_tokens_after, plan.limit
         ));
     }
-    let mut keep = Vec::new();
-    let mut at = 0;
-    // Only the non-empty gaps, pushed as found (a filtered collect would be its own iterator code).
-    for (r, _) in &chosen {
-        if at < r.start {
-            keep.push(Range { start: at, end: r.start });
-        }
-        at = r.end;
-    }
-    if at < n {
-        keep.push(Range { start: at, end: n });
-    }
-    plan.keep = keep;
     plan.summarize = chosen.iter().map(|(r, _)| *r).collect();
     plan.pinned = pinned;
     plan.jobs = jobs;
@@ -410,6 +472,10 @@ fn summary_budget(tokens: u64) -> u64 {
 /// Nothing worth summarizing: a plan that says so, or `CANNOT_COMPACT_FURTHER` when earlier summaries
 /// may not be summarized again (the host must do something else, such as start a new session).
 fn cannot_compact(plan: &mut Plan, options: &Options, why: &str) -> Result<()> {
+    if plan.dropped.is_some() {
+        plan.warnings.push(format!("after the provider's compaction item nothing is summarized: {why}"));
+        return Ok(());
+    }
     if !options.resummarize {
         return Err(Error::new(
             Code::CannotCompactFurther,
@@ -440,7 +506,10 @@ pub fn seal(values: &[Value], plan: &Plan) -> String {
     for j in &plan.jobs {
         jobs.push((j.id.as_str(), j.range));
     }
-    format!("{messages:016x}{:016x}", decisions_hash(plan.message_count, &plan.summarize, &plan.pinned, &jobs))
+    format!(
+        "{messages:016x}{:016x}",
+        decisions_hash(plan.message_count, plan.dropped, &plan.summarize, &plan.pinned, &jobs)
+    )
 }
 
 #[cfg(test)]

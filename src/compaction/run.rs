@@ -30,9 +30,10 @@ pub struct Begun {
 }
 
 impl Begun {
-    /// Whether there is anything for the summarizer to do.
-    pub fn has_jobs(&self) -> bool {
-        self.plan.needed && !self.plan.jobs.is_empty()
+    /// Whether the plan changes the history: summary jobs for the summarizer, or messages a provider's
+    /// compaction item stands for to drop (a run with no job to wait for).
+    pub fn has_work(&self) -> bool {
+        self.plan.needed && (!self.plan.jobs.is_empty() || self.plan.dropped.is_some())
     }
 
     /// Tokens the pruning saved, counted into the result's `tokensBefore`.
@@ -220,10 +221,10 @@ mod tests {
         let begun = begin(msgs.clone(), &o, true, None).unwrap();
         assert!(begun.pruned.is_some(), "old tool outputs were cleared");
         assert!(begun.pruned_tokens() > 0);
-        assert!(!begun.has_jobs(), "{}", begun.plan.reason);
+        assert!(!begun.has_work(), "{}", begun.plan.reason);
         // Without pruning, the same window needs a summary.
         let unpruned = begin(msgs, &o, false, None).unwrap();
-        assert!(unpruned.pruned.is_none() && unpruned.has_jobs(), "{} {}", unpruned.plan.reason, unpruned.plan.detail);
+        assert!(unpruned.pruned.is_none() && unpruned.has_work(), "{} {}", unpruned.plan.reason, unpruned.plan.detail);
     }
 
     #[test]
@@ -232,7 +233,7 @@ mod tests {
         let o = options(json!({ "contextWindow": 3000, "protectTokens": 2000, "minimumPruneTokens": 1000 }));
         let begun = begin(msgs, &o, true, None).unwrap();
         assert!(
-            begun.pruned.is_some() && begun.has_jobs(),
+            begun.pruned.is_some() && begun.has_work(),
             "{:?} {} {}",
             begun.pruned.as_ref().map(|p| p.report.pruned.len()),
             begun.plan.reason,

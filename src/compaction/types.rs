@@ -6,7 +6,8 @@ use crate::compaction::template::Template;
 use crate::counting::profiles::Profile;
 use crate::error::{expected, item_path, subpath, Code, Error, Result};
 use crate::options::Shape;
-use crate::reading::format::Format;
+use crate::reading::format::{Conversation, Format};
+use crate::reading::message::Role;
 use serde_json::Value;
 
 /// A half-open range of message indices: `start..end`.
@@ -50,9 +51,31 @@ pub fn summarized_indices(summarize: &[Range], pinned: &[usize]) -> Vec<usize> {
     out
 }
 
-pub fn decisions_hash(count: usize, summarize: &[Range], pinned: &[usize], jobs: &[(&str, Range)]) -> u64 {
+/// Tokens of the messages a plan drops for a provider's compaction item (its system messages stay).
+pub fn dropped_tokens(conv: &Conversation, tokens: &[u32], dropped: Option<Range>) -> u64 {
+    let mut sum = 0;
+    for i in dropped.map_or(0..0, |d| d.start..d.end) {
+        if conv.messages[i].role != Role::System {
+            sum += u64::from(tokens[i]);
+        }
+    }
+    sum
+}
+
+pub fn decisions_hash(
+    count: usize,
+    dropped: Option<Range>,
+    summarize: &[Range],
+    pinned: &[usize],
+    jobs: &[(&str, Range)],
+) -> u64 {
     let mut h = Hasher::default();
     h.number(count as u64);
+    if let Some(d) = dropped {
+        h.bytes(b"dropped");
+        h.number(d.start as u64);
+        h.number(d.end as u64);
+    }
     for r in summarize {
         h.number(r.start as u64);
         h.number(r.end as u64);
@@ -78,6 +101,8 @@ pub struct PlanRef {
     pub profile: Profile,
     pub limit: u64,
     pub message_count: usize,
+    /// Messages left out: the ones before a provider's compaction item, which stands for them.
+    pub dropped: Option<Range>,
     pub summarize: Vec<Range>,
     pub pinned: Vec<usize>,
     pub jobs: Vec<JobRef>,
@@ -121,6 +146,10 @@ impl PlanRef {
         let message_count = index_of(field("messageCount")?, "plan.messageCount")?;
         // Loops rather than `collect::<Result<Vec<_>>>()`: each such collect is its own iterator
         // adapter in the wasm.
+        let dropped = match obj.get("dropped") {
+            None | Some(Value::Null) => None,
+            Some(r) => Some(range_of(r, "plan.dropped", message_count)?),
+        };
         let mut summarize = Vec::new();
         for (i, r) in array_of(field("summarize")?, "plan.summarize")?.iter().enumerate() {
             summarize.push(range_of(r, &item_path("plan.summarize", i), message_count)?);
@@ -173,6 +202,7 @@ impl PlanRef {
             profile,
             limit,
             message_count,
+            dropped,
             summarize,
             pinned,
             jobs,
@@ -212,7 +242,8 @@ impl PlanRef {
         for j in &self.jobs {
             jobs.push((j.id.as_str(), j.range));
         }
-        let decisions = format!("{:016x}", decisions_hash(self.message_count, &self.summarize, &self.pinned, &jobs));
+        let decisions =
+            format!("{:016x}", decisions_hash(self.message_count, self.dropped, &self.summarize, &self.pinned, &jobs));
         if self.fingerprint[16..] != decisions {
             return Err(Error::plan("plan", "the plan was changed after plan_compaction made it"));
         }

@@ -88,6 +88,9 @@ pub struct Options {
     pub cache: Option<CachePrices>,
     /// Plan a compaction when the newest user message starts a new topic (`compaction::topic`).
     pub topic_switch: bool,
+    /// Plan to drop what lies before the newest provider compaction item even under the limit (over
+    /// it, that goes first anyway).
+    pub drop_before_provider_compaction: bool,
     /// What the options left to a guess, said in every result that has warnings.
     pub warnings: Vec<String>,
 }
@@ -230,6 +233,7 @@ impl Default for Options {
             max_argument_chars: None,
             cache: None,
             topic_switch: false,
+            drop_before_provider_compaction: false,
             warnings: Vec::new(),
         }
     }

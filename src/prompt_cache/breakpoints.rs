@@ -395,12 +395,12 @@ fn has_marker(v: &Value) -> bool {
 }
 
 /// The last block that may carry `cache_control`: not thinking (the API refuses markers there), not
-/// an empty text.
+/// a compaction block (kept byte for byte), not an empty text.
 fn markable(blocks: &[Value]) -> Option<usize> {
     blocks.iter().rposition(|b| {
         let kind = b.get("type").and_then(Value::as_str).unwrap_or("");
         let empty_text = kind == "text" && b.get("text").and_then(Value::as_str).is_none_or(str::is_empty);
-        b.is_object() && !matches!(kind, "thinking" | "redacted_thinking") && !empty_text
+        b.is_object() && !matches!(kind, "thinking" | "redacted_thinking" | "compaction") && !empty_text
     })
 }
 

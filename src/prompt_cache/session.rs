@@ -376,7 +376,7 @@ impl SessionCore {
         // compacting first cost less).
         if est.total > u64::from(o.limit()) || o.force {
             let plan = plan_compaction(input, o)?;
-            if plan.needed && !plan.jobs.is_empty() {
+            if plan.needed && (!plan.jobs.is_empty() || plan.dropped.is_some()) {
                 let decision = self.judge_compaction(&plan, &est.per_message, o);
                 if decision.as_ref().is_none_or(|d| d.applied) {
                     self.plan = Some(plan.to_ref()?);

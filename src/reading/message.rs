@@ -78,6 +78,13 @@ pub struct Message<'a> {
     pub images: Vec<Image>,
     /// Holds a summary that ctxfold spliced in earlier (recognized by its textual marker).
     pub is_summary: bool,
+    /// Holds a provider's own compaction item (an Anthropic `compaction` block, a Responses or xAI
+    /// `compaction` item): kept byte for byte and never summarized again; the provider leaves out
+    /// what comes before it.
+    pub provider_compaction: bool,
+    /// Characters of encrypted content the provider reads back (a compaction item's
+    /// `encrypted_content`): costed by its length (`estimate::ENCRYPTED_CHARS_PER_TOKEN`), never read.
+    pub encrypted_chars: usize,
     /// Must not be separated from the next message (a Responses reasoning item and its output).
     pub binds_to_next: bool,
     /// Must not be separated from the previous message (an AI SDK tool-approval response).
@@ -97,6 +104,8 @@ impl<'a> Message<'a> {
             low_detail: 0,
             images: Vec::new(),
             is_summary: false,
+            provider_compaction: false,
+            encrypted_chars: 0,
             binds_to_next: false,
             binds_to_previous: false,
         }

@@ -62,7 +62,7 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
     let plan_js = to_js(&begun.plan)?;
     let out = Object::new();
 
-    if !begun.has_jobs() {
+    if !begun.has_work() {
         let plan = &begun.plan;
         let result = to_js(&obj(vec![
             ("compacted", false.into()),

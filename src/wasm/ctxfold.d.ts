@@ -147,6 +147,12 @@ export interface Options {
    * everything before that message, which stays as the tail.
    */
   topicSwitch?: boolean;
+  /**
+   * Drop what lies before the newest provider compaction item even under the limit (default false; over the limit
+   * it goes first anyway): the provider's summary stands for it, and Anthropic's API, like OpenAI's guide, leaves
+   * it out. The plan's `reason` is then `"provider_compaction"`, with `dropped` set and no job.
+   */
+  dropBeforeProviderCompaction?: boolean;
   /** With `keepCritical`: the tools whose calls are critical. Default: common file-writing and code-running tools (`write_file`, `edit`, `apply_patch`, `str_replace_editor`, `execute_code`, …). */
   criticalTools?: string[];
   /** How the summary goes back: `"message"` (default: one user message, merged into the next user turn where turns alternate), `"exchange"` (a "What did we do so far?" user turn and the summary as the assistant's answer), `"system"` (a system message; Anthropic and Gemini get `"message"`), `"acknowledged"` (the summary as a user turn, then an assistant turn acknowledging it). */
@@ -348,8 +354,11 @@ export interface ProbeQuestion {
 export interface Plan {
   /** Whether the history should be compacted now. */
   needed: boolean;
-  /** Why: `"under_limit"`, `"over_limit"`, `"forced"` or `"nothing_to_summarize"`. */
-  reason: "under_limit" | "over_limit" | "forced" | "topic_switch" | "nothing_to_summarize";
+  /**
+   * Why: `"under_limit"`, `"over_limit"`, `"forced"`, `"topic_switch"` (the `topicSwitch` option),
+   * `"provider_compaction"` (the `dropBeforeProviderCompaction` option, under the limit) or `"nothing_to_summarize"`.
+   */
+  reason: "under_limit" | "over_limit" | "forced" | "topic_switch" | "provider_compaction" | "nothing_to_summarize";
   /** The reason in a sentence. */
   detail: string;
   /** The format the messages were read as. */
@@ -388,6 +397,13 @@ export interface Plan {
   keepFacts: boolean;
   /** Whether `apply_summary` quotes the user's summarized messages (the `keepUserText` option). */
   keepUserText: boolean;
+  /**
+   * Messages left out without a summary: the ones before the newest provider compaction item (an Anthropic
+   * `compaction` block, a Responses or xAI `compaction` item), which stands for them; system and developer
+   * messages among them stay. Over the limit they go first, and when that is enough `jobs` is empty: pass
+   * `apply_summary` any summary (or none) and it drops them. Else null.
+   */
+  dropped: Range | null;
   /** Ranges kept verbatim. */
   keep: Range[];
   /** Ranges replaced by a summary: one for `tail` and `hierarchical`, one per region for `regions`. Jobs whose ranges lie in one of them are joined into its summary. */
@@ -475,7 +491,8 @@ export interface ApplyResult<T = Message[]> {
 }
 
 /** A summary for a plan: one string (one job), one per job in order, or keyed by job id. */
-export type Summary = string | string[] | Record<string, string>;
+/** The summaries: one string for a plan of one job, one per job in order, or keyed by job id. A plan with no job (it only drops what a provider's compaction item stands for) takes any, or none. */
+export type Summary = string | string[] | Record<string, string> | null | undefined;
 
 /** Something a provider would reject. */
 export interface Problem {
@@ -553,7 +570,7 @@ export function plan_compaction(messages: Messages, options?: Options): Plan;
 /** A deterministic digest for each job of the plan, written without an LLM: usable as the summary, or as the fallback when the LLM call fails. */
 export function summarize_offline(messages: Messages, plan: Plan): Record<string, string>;
 /** Splices the summary in place of the planned range; messages appended since planning are kept. */
-export function apply_summary<T extends Messages>(messages: T, plan: Plan, summary: Summary): ApplyResult<Returned<T>> & BodyOf<T>;
+export function apply_summary<T extends Messages>(messages: T, plan: Plan, summary?: Summary): ApplyResult<Returned<T>> & BodyOf<T>;
 /**
  * Questions with known answers about what `plan` summarizes (ids, numbers, paths, URLs, error types, the user's
  * constraints), at most `maxQuestions` (default 8): ask your model each `question` with the compacted history and
@@ -978,7 +995,7 @@ export class Session<T extends Messages = Message[]> {
   /** Decides what to do before the next request, and logs the request as sent unless the action is `"compact"`. */
   prepare(): Prepared<Returned<T>>;
   /** Splices in the summary of the pending compaction (a string, or summaries by job id). */
-  apply_summary(summary: Summary): ApplyResult<Returned<T>>;
+  apply_summary(summary?: Summary): ApplyResult<Returned<T>>;
   /**
    * The provider's usage for the request just sent; returns the request's log entry. Until the next prune or
    * compaction (or a change of the messages it covered), the latest report anchors the session's estimate and,

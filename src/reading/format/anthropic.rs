@@ -1,10 +1,12 @@
 //! Anthropic Messages: roles user/assistant (the system prompt is the request's top-level `system`),
 //! `content` as a string or blocks: `text`, `image`, `document`, `tool_use`, `tool_result` (string
 //! or block content, `is_error`), `thinking` and `redacted_thinking` (signed: never edited),
-//! server tool blocks; any block may carry `cache_control`, which is left as it is.
+//! `compaction` (the API's own summary, signed or not: never edited), server tool blocks; any block
+//! may carry `cache_control`, which is left as it is.
 
 use super::common::{
-    add_attachment, as_text, content, fields, object, req_id, req_str, text_block, text_parts, with, Content, Part,
+    add_attachment, as_text, content, fields, object, read_compaction, req_id, req_str, text_block, text_parts, with,
+    Content, Part,
 };
 use crate::edit::{FieldEdit, Key, Op};
 use crate::error::{item_path, subpath, Error, Result};
@@ -64,6 +66,15 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
                         });
                     }
                     "thinking" => hidden.push(Cow::Borrowed(req_str(b, "thinking", &at)?)),
+                    // The provider's summary of what came before: read by the model, kept as it is.
+                    "compaction" => {
+                        if let Some(summary) = read_compaction(b, &at, false, &mut m)? {
+                            hidden.push(Cow::Borrowed(summary));
+                        }
+                        if let Some(changes) = b.get("tool_changes").filter(|c| !c.is_null()) {
+                            hidden.push(Cow::Owned(json_text(changes)));
+                        }
+                    }
                     // Redacted thinking, server tool results and blocks of newer API versions: counted
                     // as the JSON the model is sent, never shown or edited.
                     _ => hidden.push(Cow::Owned(json_text(block))),

@@ -192,3 +192,37 @@ pub fn content<'a>(obj: &'a Map<String, Value>, path: &str) -> Result<Content<'a
         None => Err(Error::input(subpath(path, "content"), "missing content")),
     }
 }
+
+/// A provider's compaction block or item, read into `m`: marked as one, its `encrypted_content` counted
+/// by length, its readable summary (Anthropic's `content`; null for a failed compaction) returned for
+/// the caller to count as text the model reads. Every field is checked, so that a malformed item is
+/// refused with its path rather than guessed at. `signature` is not counted: like a thinking block's,
+/// it is checked by the provider, not read by the model.
+pub fn read_compaction<'a>(
+    obj: &'a Map<String, Value>,
+    path: &str,
+    encrypted_required: bool,
+    m: &mut Message,
+) -> Result<Option<&'a str>> {
+    let content = opt_str(obj, "content", path)?;
+    if content == Some("") {
+        return Err(Error::input(
+            subpath(path, "content"),
+            "a compaction's content cannot be empty (null marks a compaction that failed)",
+        ));
+    }
+    let encrypted = match encrypted_required {
+        true => Some(req_str(obj, "encrypted_content", path)?),
+        false => opt_str(obj, "encrypted_content", path)?,
+    };
+    opt_str(obj, "signature", path)?;
+    opt_str(obj, "id", path)?;
+    opt_str(obj, "created_by", path)?;
+    match obj.get("tool_changes") {
+        None | Some(Value::Null | Value::Array(_)) => {}
+        Some(other) => return Err(Error::input(subpath(path, "tool_changes"), expected("an array or null", other))),
+    }
+    m.provider_compaction = true;
+    m.encrypted_chars = m.encrypted_chars.saturating_add(encrypted.map_or(0, str::len));
+    Ok(content)
+}

@@ -1,9 +1,12 @@
 //! OpenAI Responses input items: `message` items (or `{ role, content }`), `function_call` and
-//! `function_call_output` paired by `call_id`, custom and computer tool calls likewise, and
-//! `reasoning` items, which stay next to the item they led to and are never edited. The system
-//! prompt is the request's `instructions` (or a system/developer message).
+//! `function_call_output` paired by `call_id`, custom and computer tool calls likewise, `reasoning`
+//! items, which stay next to the item they led to, and `compaction` items (the provider's encrypted
+//! summary; xAI's have the same shape). Neither of the last two is ever edited. The system prompt is
+//! the request's `instructions` (or a system/developer message).
 
-use super::common::{add_attachment, as_text, content, fields, object, opt_str, req_id, req_str, with, Content, Part};
+use super::common::{
+    add_attachment, as_text, content, fields, object, opt_str, read_compaction, req_id, req_str, with, Content, Part,
+};
 use crate::edit::{FieldEdit, Key};
 use crate::error::{item_path, subpath, Error, Result};
 use crate::reading::message::{join, Message, Role, ToolCall, ToolResult};
@@ -59,6 +62,12 @@ fn read_item<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
             };
             // A reasoning item must be sent back together with the item that follows it.
             m.binds_to_next = true;
+            Ok(m)
+        }
+        // The provider's summary of the items before it, encrypted: kept as it is, costed by length.
+        "compaction" => {
+            let mut m = Message::new(Role::Assistant);
+            read_compaction(obj, path, true, &mut m)?;
             Ok(m)
         }
         // Built-in tool calls (web search, file search, ...) and item references: counted as the
