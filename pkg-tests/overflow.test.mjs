@@ -117,3 +117,41 @@ test("a history the provider refuses as too long is compacted on its numbers and
     await server.stop();
   }
 });
+
+test("a Session recovers from an overflow: the stated count calibrates it and the next prepare compacts", async () => {
+  const { Session, context_overflow } = await api();
+  const { startLlmServer } = await import("./llm-server.mjs");
+  const { loadConversations } = await import("./corpus.mjs");
+  const server = await startLlmServer();
+  try {
+    const history = loadConversations().swe.messages;
+    const window = Math.floor(JSON.stringify(history).length / 4 / 1.5);
+    const url = `${server.url}/window/${window}/v1/chat/completions`;
+    const send = async (messages) => {
+      const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", messages }) });
+      const body = await res.json();
+      if (!res.ok) throw Object.assign(new Error(`HTTP ${res.status}`), { status: res.status, body });
+      return body;
+    };
+    const session = new Session(history, { contextWindow: 1_000_000 });
+    const first = session.prepare();
+    assert.equal(first.action, "send", "the estimate says it fits");
+    const error = await send(first.messages).catch((e) => e);
+    assert.equal(session.overflowed(new Error("HTTP 500")), null, "another error changes nothing");
+    const found = session.overflowed(error);
+    assert.deepEqual(found, context_overflow(error));
+    assert.ok(found.actual > first.tokens, `the provider counted ${found.actual}, the estimate ${first.tokens}`);
+
+    const again = session.prepare();
+    assert.equal(again.action, "compact");
+    assert.ok(again.tokens >= found.actual * 0.95, `${again.tokens}: the stated count anchors the estimate`);
+    assert.ok(again.plan.limit < window, `${again.plan.limit} < ${window}`);
+    session.apply_summary(again.plan.jobs.map(() => "The agent read the code, found the bug and is fixing it."));
+    assert.equal(session.prepare().action, "send");
+    const second = await send(session.messages);
+    assert.match(second.choices[0].message.content, /^answered \d+ tokens$/);
+    session.free();
+  } finally {
+    await server.stop();
+  }
+});

@@ -8,9 +8,11 @@
 //! The history itself stays with the caller (the binding keeps the host's own objects); every call
 //! takes it as an `Input` and returns edits as slots.
 
+use crate::checking::overflow::Overflow;
 use crate::compaction::apply::{apply_planned, Applied};
 use crate::compaction::fingerprint::Hasher;
 use crate::compaction::plan::{plan_compaction, Plan};
+use crate::compaction::run::after_overflow;
 use crate::compaction::types::PlanRef;
 use crate::counting::estimate::{estimate, sum};
 use crate::edit::{materialize, Slot};
@@ -302,6 +304,8 @@ pub struct SessionCore {
     /// The oldest and the latest report still valid for calibration (no edit since, none of their
     /// messages changed): the latest anchors the estimate, the growth between the two scales it.
     reports: Vec<Report>,
+    /// The provider refused the last request as too long: the next `prepare` compacts to what it said.
+    overflow: Option<Overflow>,
 }
 
 impl SessionCore {
@@ -319,6 +323,7 @@ impl SessionCore {
             deferred: 0,
             stalls: 0,
             reports: Vec::new(),
+            overflow: None,
         }
     }
 
@@ -368,7 +373,9 @@ impl SessionCore {
         self.options.base.usage = if self.reports.is_empty() { &self.given_usage } else { &self.reports }.clone();
         let est = estimate(input, &self.options.base)?;
         self.set_turn_options(&est.per_message);
-        let o = &self.options.base;
+        // After an overflow, this turn compacts to the limit the provider stated.
+        let after = self.overflow.take().map(|overflow| after_overflow(&self.options.base, &overflow, est.total));
+        let o = after.as_ref().unwrap_or(&self.options.base);
         let mut stalled = false;
         let mut cache = None;
         // Over the limit, compaction comes before pruning: pruning there keeps the history hovering
@@ -518,22 +525,43 @@ impl SessionCore {
 
     /// The provider's report for the last request sent.
     pub fn record(&mut self, usage: Usage) -> Result<&RequestLog> {
-        let last = self.timeline.last_mut().ok_or_else(|| {
+        let last = self.timeline.len().checked_sub(1).ok_or_else(|| {
             Error::input("usage", "no request was prepared: call prepare() before sending, record() after")
         })?;
-        last.usage = Some(usage);
-        let report = Report {
+        let message_count = self.timeline[last].messages;
+        self.timeline[last].usage = Some(usage);
+        let cached_tokens = Some(usage.cached_tokens);
+        self.add_report(Report {
             prompt_tokens: usage.prompt_tokens,
-            message_count: last.messages,
-            cached_tokens: Some(usage.cached_tokens),
+            message_count,
+            cached_tokens,
             path: "usage".into(),
-        };
-        // Only the oldest and the latest are read; a second report for the same request replaces the first.
+        });
+        Ok(&self.timeline[last])
+    }
+
+    /// The provider refused the last request sent as too long. The count its error states is a report
+    /// like `record`'s (the estimate was low), and the next `prepare` compacts, to the limit it states
+    /// in the estimate's units (`run::after_overflow`).
+    pub fn overflowed(&mut self, overflow: Overflow) -> Result<()> {
+        let last = self.timeline.last().ok_or_else(|| {
+            Error::input("error", "no request was prepared: call prepare() before sending, overflowed() after")
+        })?;
+        if let Some(actual) = overflow.actual {
+            let message_count = last.messages;
+            self.add_report(Report { prompt_tokens: actual, message_count, cached_tokens: None, path: "error".into() });
+        }
+        self.overflow = Some(overflow);
+        Ok(())
+    }
+
+    /// Keeps `report` for calibration. Only the oldest and the latest are read; a second report for
+    /// the same request replaces the first.
+    fn add_report(&mut self, report: Report) {
         if self.reports.len() > 1 || self.reports.last().is_some_and(|r| r.message_count >= report.message_count) {
             self.reports.pop();
         }
         self.reports.push(report);
-        Ok(last)
     }
 
     /// The run of requests without a cache read at the end of the timeline, once it is long enough.
@@ -633,6 +661,31 @@ mod tests {
 
     fn session(v: Value) -> SessionCore {
         SessionCore::new(SessionOptions::from_json(&v).unwrap())
+    }
+
+    #[test]
+    fn after_an_overflow_the_stated_count_anchors_the_estimate_and_the_next_prepare_compacts() {
+        let msgs = agent_run(40, 200);
+        let mut s = session(json!({ "contextWindow": 1_000_000 }));
+        let input = Input::items(&msgs);
+        let sent = s.prepare(&input).unwrap();
+        assert_eq!(sent.action, "send");
+        let (limit, actual) = (sent.tokens * 3 / 4, sent.tokens * 6 / 5);
+        assert!(s.overflowed(Overflow { provider: "openai", limit: Some(limit), actual: Some(actual) }).is_ok());
+        let again = s.prepare(&input).unwrap();
+        assert_eq!(again.action, "compact");
+        assert!(again.tokens >= actual, "{} tokens: the provider's count anchors the estimate", again.tokens);
+        let plan = again.plan.unwrap();
+        assert!(u64::from(plan.limit) < limit, "{} < {limit}: the stated limit, in the estimate's units", plan.limit);
+        // Once: the turn after goes back to the host's window.
+        assert!(s.apply_summary(&input, &json!("The agent fixed src/app.py.")).is_ok());
+        assert_eq!(s.overflow, None);
+        // Before any request, there is nothing to have overflowed.
+        let mut fresh = session(json!({}));
+        assert_eq!(
+            fresh.overflowed(Overflow { provider: "anthropic", limit: None, actual: None }).unwrap_err().path,
+            "error"
+        );
     }
 
     #[test]

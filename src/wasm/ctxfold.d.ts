@@ -994,7 +994,7 @@ export class Session<T extends Messages = Message[]> {
   append(items: Item<T> | readonly Item<T>[]): void;
   /** Decides what to do before the next request, and logs the request as sent unless the action is `"compact"`. */
   prepare(): Prepared<Returned<T>>;
-  /** Splices in the summary of the pending compaction (a string, or summaries by job id). */
+  /** Splices in the summary of the pending compaction (a string, or summaries by job id; none for a plan with no job, see `Plan.dropped`). */
   apply_summary(summary?: Summary): ApplyResult<Returned<T>>;
   /**
    * The provider's usage for the request just sent; returns the request's log entry. Until the next prune or
@@ -1002,6 +1002,13 @@ export class Session<T extends Messages = Message[]> {
    * with the oldest, corrects its scale (see `Calibration.scale`), so `prepare()` compacts on the provider's count.
    */
   record(usage: ProviderUsage): RequestLog;
+  /**
+   * When the request just sent failed: if `error` is the provider's answer that it was too long (what
+   * `context_overflow` recognizes), the token count it states is recorded like `usage`, and the next `prepare()`
+   * compacts, to the limit it states in the estimate's units. Returns what `context_overflow` found; `null`, and
+   * nothing changes, for any other error.
+   */
+  overflowed(error: unknown): ContextOverflow | null;
   /** Metrics, the timeline and thrashing. */
   health(): Health;
   /** Releases the WebAssembly memory. */

@@ -1,6 +1,7 @@
 //! The `Session` class: holds the host's history (its own objects) and the pure `SessionCore`,
 //! which decides; this file only moves values across.
 
+use super::context_overflow::overflow_of;
 use super::prelude::*;
 use crate::prompt_cache::session::{SessionCore, SessionOptions, Usage};
 use js_sys::{Array, Reflect};
@@ -79,6 +80,14 @@ impl Session {
         let usage = value_from_js(&usage, "usage", Code::InvalidInput).and_then(|u| Usage::from_json(&u))?;
         let log = self.core.record(usage)?;
         to_js(log)
+    }
+
+    /// After the provider refused the request just sent as too long; see `ctxfold.d.ts`.
+    pub fn overflowed(&mut self, error: JsValue) -> Result<JsValue, JsValue> {
+        let Some(overflow) = overflow_of(&error) else { return Ok(JsValue::NULL) };
+        let found = to_js(&overflow)?;
+        self.core.overflowed(overflow)?;
+        Ok(found)
     }
 
     /// Metrics, the timeline of requests, and cache thrashing if any.
