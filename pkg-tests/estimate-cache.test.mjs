@@ -54,7 +54,8 @@ test("a conversation from the corpus: append, edited copy, reorder, remove, othe
 });
 
 test("every format, as an array and as a request body", () => {
-  for (const file of readdirSync(examples).filter((f) => f.endsWith(".json"))) {
+  const withCompaction = readdirSync(join(examples, "provider-compaction")).map((f) => join("provider-compaction", f));
+  for (const file of [...readdirSync(examples), ...withCompaction].filter((f) => f.endsWith(".json"))) {
     const body = JSON.parse(readFileSync(join(examples, file), "utf8"));
     const key = Array.isArray(body) ? null : ["messages", "contents", "input"].find((k) => k in body);
     const items = key ? body[key] : body;

@@ -48,6 +48,13 @@ for (const [name, format, key, at] of SHAPES) {
     const applied = ctxfold.apply_summary(body, plan, ctxfold.summarize_offline(body, plan));
     assert.ok(applied.messages[key].includes(item), "apply_summary: the caller's own object");
     assert.equal(ctxfold.validate(applied.messages).valid, true);
+    const { questions } = ctxfold.quality_probe(body, plan);
+    assert.ok(questions.every((q) => q.message > at), "the probe asks only about what the plan summarizes");
+    // After the assistant's answer (both examples end with a user turn: it goes), the next user turn.
+    const answered = { ...body, [key]: body[key].slice(0, -1) };
+    const next = ctxfold.assemble_turn(answered, { text: "And the return trip?" });
+    const extended = { ...body, [key]: [...answered[key], ...next.messages] };
+    assert.equal(ctxfold.validate(extended).valid, true, "assemble_turn: the next turn follows on");
     if (format === "anthropic") {
       const marked = ctxfold.cache_breakpoints(body, { apply: true });
       assert.equal(marked.messages[key][at].content[0], item.content[0], "cache_breakpoints never marks the block");
