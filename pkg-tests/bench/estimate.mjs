@@ -142,6 +142,28 @@ for (const { group, conversations } of corpus) {
   }
 }
 
+// ---- text that is not prose: generated shapes (shapes.mjs), one text each ----
+{
+  const { shapes } = await import("./shapes.mjs");
+  const texts = shapes();
+  // The text's own tokens: the estimate of a message holding it, less that of an empty one.
+  const own = (text, tokenizer) => estimate([{ role: "user", content: text }], { tokenizer }).total - estimate([{ role: "user", content: "" }], { tokenizer }).total;
+  console.log("\ntext that is not prose: error of the text's estimate against its exact count (target: within 10%, never more than 10% under)");
+  console.log(`  ${"shape".padEnd(28)} ${"chars".padStart(7)} ${Object.keys(truthTokenizers).map((p) => `${p} exact`.padStart(13) + "  error".padStart(8)).join(" ")}  ${"chars/4 (o200k)".padStart(15)}`);
+  const met = Object.fromEntries(Object.keys(truthTokenizers).map((p) => [p, 0]));
+  for (const [name, text] of Object.entries(texts)) {
+    const cells = Object.entries(truthTokenizers).map(([p, count]) => {
+      const truth = count(text);
+      const error = own(text, p) / truth - 1;
+      if (Math.abs(error) <= 0.1) met[p]++;
+      return String(truth).padStart(13) + pct(error).padStart(8);
+    });
+    const quarter = pct(Math.ceil(text.length / 4) / truthTokenizers.o200k(text) - 1);
+    console.log(`  ${name.padEnd(28)} ${String(text.length).padStart(7)} ${cells.join(" ")}  ${quarter.padStart(15)}`);
+  }
+  console.log(`  within 10%: ${Object.entries(met).map(([p, n]) => `${p} ${n} of ${Object.keys(texts).length}`).join(", ")}`);
+}
+
 // ---- Gemini: against the usage Gemini reported (mini-swe-agent-text labels) ----
 {
   const labelled = corpus.find((g) => g.group === "mini-swe-agent-text").conversations.filter((c) => c.labels?.gemini_prompt_tokens?.length > 3);

@@ -1,9 +1,11 @@
-//! Counting tokens without a tokenizer: the scanner sorts text into classes, a fitted profile per
-//! tokenizer family weighs them (images included, as their provider bills them), and reported usage
-//! calibrates the result.
+//! Counting tokens without a tokenizer: the scanner sorts text into classes, text that is not prose is
+//! counted apart (`shapes`), a fitted profile per tokenizer family weighs them (images included, as their
+//! provider bills them), and reported usage calibrates the result.
 
 pub mod calibration;
 pub mod estimate;
 pub mod estimate_cache;
 pub mod profiles;
 pub mod scanner;
+pub mod shapes;
+mod shapes_table;

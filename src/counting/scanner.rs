@@ -79,12 +79,24 @@ pub enum Class {
     OtherLetter,
     /// Anything else that is not ASCII (other scripts, symbols, box drawing, joiners).
     Other,
+    // Text that is not prose, found after the scan (`crate::counting::shapes`); their costs are
+    // measured apart (`shapes_table.rs`), not fitted with the classes above.
+    /// Characters of base64.
+    Encoded,
+    /// Hexadecimal digits of hashes, ids and dumps.
+    Hex,
+    /// Tokens of runs of one repeated character, as o200k, cl100k and claude cut them.
+    RunO200k,
+    RunCl100k,
+    RunClaude,
 }
 
-pub const CLASS_COUNT: usize = Class::Other as usize + 1;
+pub const CLASS_COUNT: usize = Class::RunClaude as usize + 1;
+/// The classes the scanner counts, and `scripts/fit-profiles.mjs` fits: all up to `Other`.
+pub const PROSE_CLASSES: usize = Class::Other as usize + 1;
 
-/// The class names, in order, as the fitting script and the generated tables use them.
-pub const CLASS_NAMES: [&str; CLASS_COUNT] = [
+/// The names of the scanner's classes, in order, as the fitting script and the generated tables use them.
+pub const CLASS_NAMES: [&str; PROSE_CLASSES] = [
     "word",
     "identWord",
     "letter",
@@ -121,8 +133,14 @@ pub const CLASS_NAMES: [&str; CLASS_COUNT] = [
 
 /// How many of each class some text holds. Counts add up: the counts of two texts are the sum
 /// of their counts (up to the runs at the seam), which is what lets a message cache them.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Counts(pub [u32; CLASS_COUNT]);
+
+impl Default for Counts {
+    fn default() -> Counts {
+        Counts([0; CLASS_COUNT])
+    }
+}
 
 /// What the previous character was, to find the start of runs.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -473,9 +491,10 @@ impl Scanner {
 }
 
 impl Counts {
-    pub fn of(text: &str) -> Counts {
+    /// The scanner's classes of `text`, all read as prose (`Counts::of` also finds what is not).
+    pub fn scan(text: &str) -> Counts {
         let mut c = Counts::default();
-        c.add_text(text);
+        c.add_scan(text);
         c
     }
 
@@ -489,11 +508,18 @@ impl Counts {
         }
     }
 
-    /// Adds the classes of `text`. Works on bytes: 8 bytes of plain ASCII (the bulk of most
+    /// Takes `other` away (what a part of the text was counted as, before it is counted otherwise).
+    pub fn subtract(&mut self, other: &Counts) {
+        for (a, b) in self.0.iter_mut().zip(other.0.iter()) {
+            *a = a.saturating_sub(*b);
+        }
+    }
+
+    /// Adds the scanner's classes of `text`. Works on bytes: 8 bytes of plain ASCII (the bulk of most
     /// conversations) at a time by bit planes (`Scanner::chunk`), anything else one run or one
     /// character at a time (`Scanner::step`), decoding only non-ASCII characters. Classes are
     /// counted in `usize` and added to `self` once, saturating.
-    pub fn add_text(&mut self, text: &str) {
+    pub fn add_scan(&mut self, text: &str) {
         let bytes = text.as_bytes();
         let mut s = Scanner {
             n: [0; CLASS_COUNT],
@@ -569,7 +595,7 @@ mod tests {
 
     #[test]
     fn classes_are_counted() {
-        let c = Counts::of("Hello worldWide 12345 你好 カナ 한 🙂 é\n\n   x;; 。");
+        let c = Counts::scan("Hello worldWide 12345 你好 カナ 한 🙂 é\n\n   x;; 。");
         assert_eq!((c.get(Word), c.get(Letter), c.get(Hump), c.get(Upper)), (3, 15, 1, 2));
         assert_eq!((c.get(Digit), c.get(SpacedDigit), c.get(DigitGroup)), (5, 1, 1));
         assert_eq!(
@@ -580,46 +606,46 @@ mod tests {
         assert_eq!((c.get(Newline), c.get(NewlineRun), c.get(SpaceRun), c.get(ExtraSpace)), (2, 1, 1, 2));
         assert_eq!((c.get(Punct), c.get(PunctRun), c.get(CjkPunct)), (2, 1, 1));
         // `.` glues to `get`; `(_` is a run of two, which does not glue; `)` stands before a space.
-        let c = Counts::of("x.get(_id) == 1");
+        let c = Counts::scan("x.get(_id) == 1");
         assert_eq!((c.get(PunctGlued), c.get(PunctSpaced), c.get(PunctRun)), (1, 1, 2));
         assert_eq!((c.get(Word), c.get(IdentWord)), (1, 2));
-        assert_eq!(Counts::of("x;; y").get(PunctRun), 1);
-        let c = Counts::of("f(x):\n\n    y\n");
+        assert_eq!(Counts::scan("x;; y").get(PunctRun), 1);
+        let c = Counts::scan("f(x):\n\n    y\n");
         assert_eq!((c.get(NewlineAfterPunct), c.get(NewlineRun), c.get(Newline)), (1, 1, 3));
         // Only the first group of a run after a space (or a tab) is spaced; `x2` and `(3` are not.
         // A mark between a space and a word is apart from one glued after anything else.
-        let c = Counts::of("{\"a\": \"b\", \"c\": x.get /usr/lib}");
+        let c = Counts::scan("{\"a\": \"b\", \"c\": x.get /usr/lib}");
         assert_eq!((c.get(PunctAfterSpace), c.get(PunctGlued), c.get(PunctRun)), (3, 2, 5));
-        let c = Counts::of("[1, 22, 1234]\tx2 (3 \t5");
+        let c = Counts::scan("[1, 22, 1234]\tx2 (3 \t5");
         assert_eq!((c.get(SpacedDigit), c.get(DigitGroup)), (3, 4));
     }
 
     #[test]
     fn long_words_count_their_extra_letters() {
-        assert_eq!(Counts::of("internationalization").get(LongLetter), 12);
-        assert_eq!(Counts::of("self.internationalization").get(LongIdentLetter), 12);
-        assert_eq!(Counts::of("internationalization").get(MidLetter), 4);
-        assert_eq!(Counts::of("short words only").get(LongLetter), 0);
-        assert_eq!(Counts::of("short words only").get(MidLetter), 2);
+        assert_eq!(Counts::scan("internationalization").get(LongLetter), 12);
+        assert_eq!(Counts::scan("self.internationalization").get(LongIdentLetter), 12);
+        assert_eq!(Counts::scan("internationalization").get(MidLetter), 4);
+        assert_eq!(Counts::scan("short words only").get(LongLetter), 0);
+        assert_eq!(Counts::scan("short words only").get(MidLetter), 2);
     }
 
     #[test]
     fn rare_ideographs_are_told_from_common_ones() {
         // 的 (the most common character) is one token everywhere; 龘 is not.
-        let c = Counts::of("的龘");
+        let c = Counts::scan("的龘");
         assert_eq!((c.get(Han), c.get(HanRare), c.get(HanRun)), (1, 1, 1));
         assert!((0x4E00..=0x9FFF).any(|cp| han_frequency(cp) == 1));
     }
 
     #[test]
     fn accented_letters_do_not_split_a_word() {
-        assert_eq!(Counts::of("résumé café").get(Word), 2);
+        assert_eq!(Counts::scan("résumé café").get(Word), 2);
     }
 
     #[test]
     fn counts_add_up() {
-        let mut c = Counts::of("abc 12");
-        c.add(&Counts::of("ab"));
+        let mut c = Counts::scan("abc 12");
+        c.add(&Counts::scan("ab"));
         assert_eq!(c.get(Word), 2);
     }
 }

@@ -1,4 +1,4 @@
-//! The fast scanner (`ctxfold::counting::scanner::Counts::add_text`) counts exactly what the plain reference
+//! The fast scanner (`ctxfold::counting::scanner::Counts::add_scan`) counts exactly what the plain reference
 //! scanner (scanner_reference.rs, the classes' specification) counts: on every text of the corpus and on
 //! generated text mixing every class, its seams and the bytes that are neither (controls, `\r`).
 
@@ -54,10 +54,10 @@ fn every_corpus_text_counts_as_the_reference_counts() {
             let mut fast_sum = Counts::default();
             let mut reference_sum = [0u32; ctxfold::counting::scanner::CLASS_COUNT];
             for s in &strings {
-                let fast = Counts::of(s);
+                let fast = Counts::scan(s);
                 let expected = reference::of(s);
                 assert_eq!(fast.0, expected, "{file}: {}", differences(s, &fast, &expected));
-                fast_sum.add_text(s);
+                fast_sum.add_scan(s);
                 reference::add_text(&mut reference_sum, s);
                 texts += 1;
             }
@@ -100,14 +100,14 @@ proptest! {
     #[test]
     fn generated_text_counts_as_the_reference_counts(chars in prop::collection::vec(any_char(), 0..200)) {
         let text: String = chars.into_iter().collect();
-        let fast = Counts::of(&text);
+        let fast = Counts::scan(&text);
         let expected = reference::of(&text);
         prop_assert_eq!(fast.0, expected, "{}", differences(&text, &fast, &expected));
     }
 
     #[test]
     fn arbitrary_strings_count_as_the_reference_counts(text in any::<String>()) {
-        let fast = Counts::of(&text);
+        let fast = Counts::scan(&text);
         let expected = reference::of(&text);
         prop_assert_eq!(fast.0, expected, "{}", differences(&text, &fast, &expected));
     }
@@ -116,7 +116,7 @@ proptest! {
     #[test]
     fn long_runs_count_as_the_reference_counts(parts in prop::collection::vec((any_char(), 1usize..40), 0..12)) {
         let text: String = parts.into_iter().flat_map(|(c, n)| std::iter::repeat_n(c, n)).collect();
-        let fast = Counts::of(&text);
+        let fast = Counts::scan(&text);
         let expected = reference::of(&text);
         prop_assert_eq!(fast.0, expected, "{}", differences(&text, &fast, &expected));
     }

@@ -1,5 +1,5 @@
 //! The scanner as first written: one character at a time, one `match` per byte, every count bumped in
-//! place. It is the specification of the classes; `ctxfold::counting::scanner::Counts::add_text` is the fast
+//! place. It is the specification of the classes; `ctxfold::counting::scanner::Counts::add_scan` is the fast
 //! version and must count exactly what this one counts (src/tests/scanner.rs checks both on the corpus
 //! and on generated text). A change to a class is made here and there alike.
 

@@ -5,7 +5,8 @@
 
 mod fitted;
 
-use crate::counting::scanner::{Counts, CLASS_COUNT};
+use crate::counting::scanner::{Class, Counts, CLASS_COUNT, PROSE_CLASSES};
+use crate::counting::shapes_table::{ENCODED, HEX};
 use crate::error::{Error, Result};
 use crate::reading::image::ImageSize;
 
@@ -135,7 +136,7 @@ fn scale_down(w: u64, h: u64, side: u64, limit: u64) -> (u64, u64) {
 pub const O200K: Profile = Profile {
     name: "o200k",
     aliases: &["o200k_base"],
-    costs: fitted::O200K,
+    costs: with_shapes(fitted::O200K, 0, 1.0),
     per_message: 4.0,
     per_name: 1.0,
     per_tool_call: 8.0,
@@ -148,7 +149,8 @@ pub const O200K: Profile = Profile {
 };
 
 /// GPT-4, GPT-4 Turbo, GPT-3.5: a smaller vocabulary, so CJK text costs more.
-pub const CL100K: Profile = Profile { name: "cl100k", aliases: &["cl100k_base"], costs: fitted::CL100K, ..O200K };
+pub const CL100K: Profile =
+    Profile { name: "cl100k", aliases: &["cl100k_base"], costs: with_shapes(fitted::CL100K, 1, 1.0), ..O200K };
 
 /// Claude, fitted against the only public Claude tokenizer (`@anthropic-ai/tokenizer`, made for
 /// older models): newer models count differently, which the `usage` calibration corrects. Anthropic
@@ -156,7 +158,7 @@ pub const CL100K: Profile = Profile { name: "cl100k", aliases: &["cl100k_base"],
 pub const CLAUDE: Profile = Profile {
     name: "claude",
     aliases: &["anthropic"],
-    costs: fitted::CLAUDE,
+    costs: with_shapes(fitted::CLAUDE, 2, 1.0),
     per_attachment: 1600.0,
     per_low_detail_image: 1600.0,
     image: ImageRule::Area,
@@ -169,7 +171,7 @@ pub const CLAUDE: Profile = Profile {
 pub const GEMINI: Profile = Profile {
     name: "gemini",
     aliases: &["google"],
-    costs: fitted::GEMINI,
+    costs: with_shapes(fitted::GEMINI, 0, fitted::GEMINI[0] / fitted::O200K[0]),
     per_message: fitted::GEMINI_PER_MESSAGE,
     per_reply: 0.0,
     per_attachment: 1120.0,
@@ -177,6 +179,23 @@ pub const GEMINI: Profile = Profile {
     image: ImageRule::Flat,
     ..O200K
 };
+
+/// A profile's costs: the fitted ones of the scanner's classes, then those of text that is not prose, as
+/// the tokenizer `measured` (0 o200k, 1 cl100k, 2 claude) cuts it, times `scale` (Gemini: o200k's, scaled
+/// as its fitted table is).
+const fn with_shapes(fitted: [f32; PROSE_CLASSES], measured: usize, scale: f32) -> [f32; CLASS_COUNT] {
+    let mut costs = [0.0; CLASS_COUNT];
+    let mut i = 0;
+    while i < PROSE_CLASSES {
+        costs[i] = fitted[i];
+        i += 1;
+    }
+    costs[Class::Encoded as usize] = ENCODED[measured] * scale;
+    costs[Class::Hex as usize] = HEX[measured] * scale;
+    // Each run class holds the tokens of one vocabulary: only the measured one counts.
+    costs[Class::RunO200k as usize + measured] = scale;
+    costs
+}
 
 pub const PROFILES: [Profile; 4] = [O200K, CL100K, CLAUDE, GEMINI];
 

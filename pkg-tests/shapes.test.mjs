@@ -1,0 +1,31 @@
+// Text that is not prose (base64, hexadecimal, long runs of one character), through the installed package:
+// its estimate stays within 10% of the exact o200k and cl100k counts, where read as prose it was up to
+// 100% low. The shapes are the benchmark's (bench/shapes.mjs); those the README lists as not modelled
+// (progress bars, minified code, box drawing) are measured there, not asserted here.
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { test } from "node:test";
+import { pathToFileURL } from "node:url";
+import { shapes } from "./bench/shapes.mjs";
+import { fixture } from "./fixture.mjs";
+
+const require = createRequire(import.meta.url);
+const EXACT = {
+  o200k: require("gpt-tokenizer/encoding/o200k_base").countTokens,
+  cl100k: require("gpt-tokenizer/encoding/cl100k_base").countTokens,
+};
+const MODELLED = ["base64 (one line)", "base64 (76-column lines)", "data URL in JSON", "hex blob", "UUIDs, one per line", "100 000 × y", "5 000 dashes", "3 000 × =", "4 000 spaces"];
+
+test("base64, hexadecimal and runs of one character are estimated within 10% of the exact count", async () => {
+  const { project } = fixture();
+  const { estimate } = await import(pathToFileURL(join(project, "node_modules", "ctxfold", "dist", "node.mjs")).href);
+  const texts = shapes();
+  for (const name of MODELLED) {
+    for (const [tokenizer, count] of Object.entries(EXACT)) {
+      const own = estimate([{ role: "user", content: texts[name] }], { tokenizer }).total - estimate([{ role: "user", content: "" }], { tokenizer }).total;
+      const exact = count(texts[name]);
+      assert.ok(Math.abs(own / exact - 1) <= 0.1, `${name}, ${tokenizer}: ${own} estimated, ${exact} exact`);
+    }
+  }
+});
