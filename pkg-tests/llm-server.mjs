@@ -35,7 +35,7 @@ export async function startLlmServer() {
     } catch {
       body = text;
     }
-    requests.push({ method: req.method, path: req.url, headers: req.headers, body });
+    requests.push({ method: req.method, path: req.url, headers: req.headers, body, text });
     const anthropic = req.url.endsWith("/v1/messages");
     const json = (status, value) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
 

@@ -111,6 +111,35 @@ describe("www/worker: the compacting proxy in workerd", () => {
     assert.deepEqual(pairingProblems(forwarded.body.messages), []);
   });
 
+  test("the body goes through as text: the caller's bytes outside the compacted list are forwarded as they were", async () => {
+    llm.requests.length = 0;
+    // Spacing and field order no JSON.stringify would write, around a list that gets compacted.
+    const fields = '{\n  "model" :"gpt-test",\n  "temperature": 0.20,\n  "metadata": {"b": 1, "a": "é\\u00e9"},\n  "messages": ';
+    const text = `${fields}${JSON.stringify(long)}\n}\n`;
+    const res = await withProxy({ UPSTREAM_URL: `${llm.url}/upstream/v1`, SUMMARY_URL: `${llm.url}/status/503/v1`, CONTEXT_WINDOW: "32000" }, (url) =>
+      fetch(`${url}v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${KEY}` }, body: text }));
+    assert.equal(res.status, 200, await res.clone().text());
+    assert.equal(res.headers.get("x-ctxfold-compacted"), "offline");
+    const forwarded = llm.requests.at(-1).text;
+    assert.ok(forwarded.startsWith(fields), forwarded.slice(0, 200));
+    assert.ok(forwarded.endsWith("]\n}\n"));
+    const sent = JSON.parse(forwarded).messages;
+    assert.ok(sent.length < long.length);
+    // Kept messages are the caller's bytes: the newest ones, exactly as they were written.
+    const tail = long.slice(-3).map((m) => JSON.stringify(m)).join(",");
+    assert.ok(forwarded.includes(`${tail}]`), "the kept tail is copied byte for byte");
+    assert.deepEqual(pairingProblems(sent), []);
+  });
+
+  test("malformed JSON gets ctxfold's error with its line and column", async () => {
+    const res = await withProxy({ UPSTREAM_URL: `${llm.url}/upstream/v1` }, (url) =>
+      fetch(`${url}v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"model": "m",\n "messages": [}' }));
+    const body = await res.json();
+    assert.equal(res.status, 400);
+    assert.equal(body.error.code, "INVALID_INPUT");
+    assert.match(body.error.message, /line 2 column \d+/);
+  });
+
   test("a conversation within the window is forwarded exactly as sent, with no summary request", async () => {
     llm.requests.length = 0;
     const short = long.slice(0, 3);

@@ -3,6 +3,7 @@
 //! message. Edits copy only the containers on their path, so every part the core did not touch
 //! stays the caller's own value, unknown fields and provider extensions included.
 
+use crate::json::ItemSpans;
 use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,6 +87,35 @@ pub fn materialize(slots: &[Slot], input: &[Value]) -> Vec<Value> {
     out
 }
 
+/// The output history as JSON text, for a caller who gave text: `text` as it was, with its item list
+/// (`spans.list`, or the whole text's array when None) written anew from the slots. A kept item is copied
+/// byte for byte from its span in `text`, an edited or new one written out.
+pub fn materialize_text(slots: &[Slot], input: &[Value], text: &str, spans: &ItemSpans) -> String {
+    let list = spans.list.clone().unwrap_or_else(|| {
+        let start = text.find('[').unwrap_or(0);
+        start..text.rfind(']').map_or(text.len(), |end| end + 1)
+    });
+    let mut out = String::with_capacity(text.len());
+    out.push_str(&text[..list.start]);
+    out.push('[');
+    for (k, slot) in slots.iter().enumerate() {
+        if k > 0 {
+            out.push(',');
+        }
+        match slot {
+            Slot::Keep(i) if *i < spans.items.len() => out.push_str(&text[spans.items[*i].clone()]),
+            _ => {
+                for value in materialize(std::slice::from_ref(slot), input) {
+                    out.push_str(&crate::json::to_text(&value));
+                }
+            }
+        }
+    }
+    out.push(']');
+    out.push_str(&text[list.end..]);
+    out
+}
+
 fn apply(target: &mut Value, path: &[Key], op: &Op) {
     let Some((last, parents)) = path.split_last() else { return };
     let mut at = target;
@@ -117,6 +147,29 @@ fn apply(target: &mut Value, path: &[Key], op: &Op) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn text_out_keeps_every_byte_it_did_not_edit() {
+        let text = "{ \"model\": \"m\",\n  \"messages\": [ {\"role\":\"user\",  \"content\":\"héllo\"} ,\n {\"role\":\"tool\",\"content\":\"long\"} ],\n  \"x\": 1 }";
+        let (value, spans) = crate::json::parse_with_spans(text).unwrap();
+        let items = value["messages"].as_array().unwrap();
+        let at = spans.items(Some("messages")).unwrap();
+        let slots = [
+            Slot::Keep(0),
+            Slot::Patch { index: 1, edits: vec![FieldEdit::set(vec![Key::field("content")], json!("[cleared]"))] },
+            Slot::New(json!({ "role": "user", "content": "next" })),
+        ];
+        let out = materialize_text(&slots, items, text, &at);
+        assert_eq!(
+            out,
+            "{ \"model\": \"m\",\n  \"messages\": [{\"role\":\"user\",  \"content\":\"héllo\"},{\"content\":\"[cleared]\",\"role\":\"tool\"},{\"content\":\"next\",\"role\":\"user\"}],\n  \"x\": 1 }"
+        );
+        let array = " [1, {\"a\" : [2,3]} ,4 ]\n";
+        let (value, spans) = crate::json::parse_with_spans(array).unwrap();
+        let at = spans.items(None).unwrap();
+        let out = materialize_text(&[Slot::Keep(2), Slot::Keep(1)], value.as_array().unwrap(), array, &at);
+        assert_eq!(out, " [4,{\"a\" : [2,3]}]\n");
+    }
 
     #[test]
     fn edits_reach_inside_and_leave_the_rest() {

@@ -4,5 +4,5 @@
 pub(crate) mod read;
 pub(crate) mod write;
 
-pub use read::{parse, power_of_ten, ParseError};
+pub use read::{parse, parse_with_spans, power_of_ten, ItemSpans, ParseError, Spans};
 pub use write::{to_text, ToJson, Writer};

@@ -11,6 +11,7 @@
 
 use serde_json::{Map, Number, Value};
 use std::fmt;
+use std::ops::Range;
 
 /// Why a text is not JSON, and where: printed as serde_json prints its own errors.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,12 +52,54 @@ const DEPTH_LIMIT: u8 = 128;
 
 /// `text` as a JSON value.
 pub fn parse(text: &str) -> Result<Value> {
-    let mut reader = Reader { text, bytes: text.as_bytes(), at: 0, depth_left: DEPTH_LIMIT, scratch: String::new() };
-    let value = reader.value()?;
-    match reader.skip_whitespace() {
-        Some(_) => Err(reader.peek_error(TRAILING_CHARACTERS)),
-        None => Ok(value),
+    let mut reader = Reader::new(text, None);
+    reader.document()
+}
+
+/// Where the values of a document's first two levels are in its text: what lets an edited copy of a
+/// message list, or of a request body holding one, keep every other byte of the text as it was.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Spans {
+    /// The root's values (an array's items, an object's member values), in order, with their member key.
+    pub top: Vec<(Option<String>, Range<usize>)>,
+    /// The values inside those, in order, with the index in `top` of the value holding them.
+    pub inner: Vec<(usize, Range<usize>)>,
+}
+
+/// Where an item list is in a document's text: the list itself (None: the document is the list), and
+/// each of its items.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ItemSpans {
+    pub list: Option<Range<usize>>,
+    pub items: Vec<Range<usize>>,
+}
+
+impl Spans {
+    /// The root array's items, or those of the array under `key` of a root object.
+    pub fn items(&self, key: Option<&str>) -> Option<ItemSpans> {
+        let Some(key) = key else {
+            let mut items = Vec::with_capacity(self.top.len());
+            for (_, r) in &self.top {
+                items.push(r.clone());
+            }
+            return Some(ItemSpans { list: None, items });
+        };
+        let at = self.top.iter().rposition(|(k, _)| k.as_deref() == Some(key))?;
+        let mut items = Vec::new();
+        for (parent, r) in &self.inner {
+            if *parent == at {
+                items.push(r.clone());
+            }
+        }
+        Some(ItemSpans { list: Some(self.top[at].1.clone()), items })
     }
+}
+
+/// `text` as a JSON value, and where its first two levels are (see `Spans`).
+pub fn parse_with_spans(text: &str) -> Result<(Value, Spans)> {
+    let mut reader = Reader::new(text, Some(Spans::default()));
+    let value = reader.document()?;
+    Ok((value, reader.spans.unwrap_or_default()))
 }
 
 struct Reader<'a> {
@@ -67,6 +110,10 @@ struct Reader<'a> {
     /// An escaped string's text as it is unescaped; reused, as strings with escapes are common
     /// (every tool output with a newline).
     scratch: String,
+    /// Where the first two levels' values are, when asked for.
+    spans: Option<Spans>,
+    /// The key of the root object's member being read (with `spans`).
+    member: Option<String>,
 }
 
 /// A number as read, before it becomes a `Value`.
@@ -79,6 +126,27 @@ enum Parsed {
 type Result<T> = std::result::Result<T, ParseError>;
 
 impl<'a> Reader<'a> {
+    fn new(text: &'a str, spans: Option<Spans>) -> Reader<'a> {
+        Reader {
+            text,
+            bytes: text.as_bytes(),
+            at: 0,
+            depth_left: DEPTH_LIMIT,
+            scratch: String::new(),
+            spans,
+            member: None,
+        }
+    }
+
+    /// The whole text: one value, then nothing but whitespace.
+    fn document(&mut self) -> Result<Value> {
+        let value = self.value()?;
+        match self.skip_whitespace() {
+            Some(_) => Err(self.peek_error(TRAILING_CHARACTERS)),
+            None => Ok(value),
+        }
+    }
+
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.at).copied()
     }
@@ -129,6 +197,25 @@ impl<'a> Reader<'a> {
 
     fn value(&mut self) -> Result<Value> {
         let Some(first) = self.skip_whitespace() else { return Err(self.peek_error(EOF_VALUE)) };
+        if self.spans.is_none() || self.depth_left < DEPTH_LIMIT - 2 {
+            return self.value_at(first);
+        }
+        // A value of the first two levels: where it starts and ends.
+        let level = DEPTH_LIMIT - self.depth_left;
+        let start = self.at;
+        let member = if level == 1 { self.member.take() } else { None };
+        let value = self.value_at(first)?;
+        if let Some(spans) = self.spans.as_mut() {
+            match level {
+                1 => spans.top.push((member, start..self.at)),
+                2 => spans.inner.push((spans.top.len(), start..self.at)),
+                _ => {}
+            }
+        }
+        Ok(value)
+    }
+
+    fn value_at(&mut self, first: u8) -> Result<Value> {
         match first {
             b'n' => self.word(b"null").map(|_| Value::Null),
             b't' => self.word(b"true").map(|_| Value::Bool(true)),
@@ -226,6 +313,9 @@ impl<'a> Reader<'a> {
                 Some(b':') => self.at += 1,
                 Some(_) => return Err(self.peek_error(EXPECTED_COLON)),
                 None => return Err(self.peek_error(EOF_OBJECT)),
+            }
+            if self.spans.is_some() && self.depth_left == DEPTH_LIMIT - 1 {
+                self.member = Some(key.clone());
             }
             let value = self.value()?;
             members.insert(key, value);

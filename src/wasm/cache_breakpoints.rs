@@ -1,4 +1,5 @@
 use super::prelude::*;
+use super::text;
 use crate::edit::Slot;
 use crate::prompt_cache::breakpoints::{cache_breakpoints, BreakpointOptions};
 
@@ -13,6 +14,11 @@ pub fn cache_breakpoints_js(messages: JsValue, options: JsValue) -> Result<JsVal
     let report = to_js(&result.report)?;
     if !options.apply {
         return Ok(report);
+    }
+    if let Some(given) = text::given(&messages)? {
+        // Text in, text out: the messages, then the body's own fields, edited in place.
+        let edited = text::patch_body(&text::output_text(&result.slots, &given, key)?, result.body_edits)?;
+        return with_messages(report, text::answer(edited, given.bytes));
     }
     let mut out = output_to_js(&result.slots, &messages, key)?;
     if !result.body_edits.is_empty() {

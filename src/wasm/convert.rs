@@ -7,6 +7,7 @@
 //! and read field by field, so NaN and Infinity are caught (JSON.stringify would turn them into null).
 
 use super::binary;
+use super::text;
 use crate::edit::{FieldEdit, Key, Op, Slot};
 use crate::error::{item_path, subpath, Code, Error};
 use crate::reading::input::MAX_INPUT_CHARS;
@@ -19,6 +20,9 @@ const MAX_DEPTH: usize = 64;
 
 /// The `messages` argument: an array of messages, or a request body holding one.
 pub fn messages_from_js(messages: &JsValue) -> Result<Value, Error> {
+    if let Some(given) = text::given(messages)? {
+        return text::parse(&given);
+    }
     if !Array::is_array(messages) && !is_plain_object(messages) {
         return Err(Error::input(
             "messages",
@@ -192,6 +196,9 @@ pub fn to_js(value: &dyn crate::json::ToJson) -> Result<JsValue, JsValue> {
 /// edit's path are copied, so every part the core did not touch stays the caller's own value), new
 /// objects for what ctxfold wrote. A request body comes back as a copy with its array replaced.
 pub fn output_to_js(slots: &[Slot], messages: &JsValue, key: Option<&str>) -> Result<JsValue, JsValue> {
+    if let Some(given) = text::given(messages)? {
+        return Ok(text::output(slots, &given, key)?);
+    }
     let items: Array = match key {
         Some(k) => Reflect::get(messages, &JsValue::from_str(k))?.unchecked_into(),
         None => messages.clone().unchecked_into(),
@@ -226,6 +233,9 @@ pub fn output_to_js(slots: &[Slot], messages: &JsValue, key: Option<&str>) -> Re
 /// A copy of the `messages` argument as it is now: a new array of the caller's objects, or a copy of
 /// the body holding one. Later changes to the caller's array do not reach it.
 pub fn snapshot(messages: &JsValue, key: Option<&str>) -> Result<JsValue, JsValue> {
+    if messages.is_string() || messages.is_instance_of::<js_sys::Uint8Array>() {
+        return Ok(messages.clone()); // text cannot change
+    }
     match key {
         Some(k) => {
             let body = shallow_copy(messages);
@@ -300,7 +310,11 @@ fn key_to_js(key: &Key) -> JsValue {
 /// name that says what it is.
 pub fn with_messages(result: JsValue, messages: JsValue) -> Result<JsValue, JsValue> {
     Reflect::set(&result, &JsValue::from_str("messages"), &messages)?;
-    if messages.is_object() && !Array::is_array(&messages) {
+    let body = match messages.is_string() || messages.is_instance_of::<js_sys::Uint8Array>() {
+        true => text::is_body_text(&messages),
+        false => messages.is_object() && !Array::is_array(&messages),
+    };
+    if body {
         Reflect::set(&result, &JsValue::from_str("body"), &messages)?;
     }
     Ok(result)

@@ -14,15 +14,17 @@ export type RequestBody = { readonly messages: readonly object[] } | { readonly 
 /**
  * What every function takes as `messages`: the host's own array (readonly arrays too), or the request body that
  * holds it. A body comes back as a copy with its array replaced; its other fields are never read or changed, and its
- * system prompt is counted.
+ * system prompt is counted. Either may also be given as JSON text, a string or a `Uint8Array` of UTF-8 (a Worker's
+ * `await request.text()`): read in one pass, and given back as text of the same kind, with every message the
+ * function did not change copied byte for byte (changed ones are written with their keys in order).
  */
-export type Messages = readonly object[] | RequestBody;
+export type Messages = readonly object[] | RequestBody | string | Uint8Array;
 
-/** What a function gives back for the `messages` it was given: an array of the same message type, or the same body type. */
-export type Returned<T> = T extends readonly (infer M)[] ? M[] : T;
+/** What a function gives back for the `messages` it was given: an array of the same message type, the same body type, or text of the same kind. */
+export type Returned<T> = T extends string ? string : T extends Uint8Array ? Uint8Array : T extends readonly (infer M)[] ? M[] : T;
 
-/** For a request body given as `messages`: the result holds it under `body` too (the same object as `messages`). */
-export type BodyOf<T> = T extends readonly unknown[] ? {} : { body: T };
+/** For a request body given as `messages` (as an object, or as text): the result holds it under `body` too (the same value as `messages`). */
+export type BodyOf<T> = T extends readonly unknown[] ? {} : T extends string | Uint8Array ? { body?: T } : { body: T };
 
 /** The message type of a history: the array's element type (for a body, any message). */
 export type Item<T> = T extends readonly (infer M)[] ? M : Message;
@@ -980,22 +982,25 @@ export interface Prepared<T = Message[]> {
   plan?: Plan;
 }
 
+/** A session's history: what it was given, as objects (text is read into objects once). */
+export type SessionHistory<T> = T extends string | Uint8Array ? object[] | RequestBody : Returned<T>;
+
 /**
  * State for hosts that want it: holds the history, decides when to prune and compact (weighing the prompt cache), and
  * keeps health metrics. Per turn: `append` the user's message, `prepare()`, send `prepared.messages`, `record(usage)`,
  * `append` the reply. Call `free()` when done to release its WebAssembly memory.
  */
 export class Session<T extends Messages = Message[]> {
-  /** `messages`: the history so far (an array or a request body; copied, the objects are kept). */
+  /** `messages`: the history so far (an array or a request body; copied, the objects are kept; JSON text is read into objects once). */
   constructor(messages?: T, options?: SessionOptions);
-  /** The history as it stands: your objects, copies where the session edited. */
-  readonly messages: Returned<T>;
+  /** The history as it stands: your objects, copies where the session edited (objects too when it was given text). */
+  readonly messages: SessionHistory<T>;
   /** Adds a message or an array of messages at the end. */
   append(items: Item<T> | readonly Item<T>[]): void;
   /** Decides what to do before the next request, and logs the request as sent unless the action is `"compact"`. */
-  prepare(): Prepared<Returned<T>>;
+  prepare(): Prepared<SessionHistory<T>>;
   /** Splices in the summary of the pending compaction (a string, or summaries by job id; none for a plan with no job, see `Plan.dropped`). */
-  apply_summary(summary?: Summary): ApplyResult<Returned<T>>;
+  apply_summary(summary?: Summary): ApplyResult<SessionHistory<T>>;
   /**
    * The provider's usage for the request just sent; returns the request's log entry. Until the next prune or
    * compaction (or a change of the messages it covered), the latest report anchors the session's estimate and,

@@ -18,6 +18,7 @@ mod repair;
 mod session;
 mod summarize_offline;
 mod summarizer;
+mod text;
 mod validate;
 
 // The standard allocator (dlmalloc), on purpose: talc saved 1.9 KiB gzip but made `estimate` about a

@@ -22,6 +22,8 @@ impl Session {
         let options =
             value_from_js(&options, "options", Code::InvalidOption).and_then(|o| SessionOptions::from_json(&o))?;
         let messages = if messages.is_undefined() || messages.is_null() { Array::new().into() } else { messages };
+        // A session keeps its history as objects: text is read into them once.
+        let messages = super::text::objects(&messages)?.unwrap_or(messages);
         let value = messages_from_js(&messages)?;
         let key = Input::read(&value)?.key;
         Ok(Session { core: SessionCore::new(options), history: snapshot(&messages, key)?, key })

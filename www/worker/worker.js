@@ -1,8 +1,10 @@
 // A Cloudflare Worker: an OpenAI-compatible proxy that keeps every conversation inside the model's
 // context window. Point your client's base URL at the Worker instead of the provider; each
-// `POST …/chat/completions` has its `messages` pruned and, when needed, compacted (the summary is
-// written by the upstream model itself, or by the offline digest if that call fails), then the request
-// is forwarded unchanged otherwise, and the upstream answer (streamed or not) is passed back as is.
+// `POST …/chat/completions` body has its `messages` pruned and, when needed, compacted (the summary is
+// written by the upstream model itself, or by the offline digest if that call fails), then it is
+// forwarded, and the upstream answer (streamed or not) is passed back as is. The body goes through as
+// text: ctxfold reads it in one pass and gives back the same text with only the message list rewritten,
+// every message it kept and every other field byte for byte.
 //
 // Configuration (wrangler.toml [vars], or secrets):
 //   UPSTREAM_URL    the provider's base URL, e.g. https://api.openai.com/v1 (required)
@@ -10,7 +12,7 @@
 //   SUMMARY_URL     where summaries are asked for (default: UPSTREAM_URL)
 //   SUMMARY_MODEL   the model that writes summaries (default: the request's model)
 // The caller's Authorization header is forwarded upstream and used for the summary request too.
-import { compact, openai_summarizer, prune } from "ctxfold";
+import { compact, openai_summarizer } from "ctxfold";
 
 const json = (status, value, headers = {}) => Response.json(value, { status, headers });
 const fail = (status, message, extra = {}) => json(status, { error: { message, type: "ctxfold_proxy_error", ...extra } });
@@ -24,28 +26,21 @@ export default {
     if (!env.UPSTREAM_URL) return fail(500, "the Worker has no UPSTREAM_URL configured");
     const upstream = env.UPSTREAM_URL.replace(/\/+$/, "");
 
-    let body;
-    try {
-      body = await request.json();
-    } catch {
-      return fail(400, "the request body is not JSON");
-    }
+    const text = await request.text();
     const authorization = request.headers.get("authorization");
     const apiKey = authorization?.match(/^Bearer (.+)$/)?.[1];
     const options = { contextWindow: Number(env.CONTEXT_WINDOW ?? 128_000) };
+    // Only a summary needs the request's model: the body is parsed for it then, not on every request.
+    const summarize = (prompt) =>
+      openai_summarizer({ baseUrl: env.SUMMARY_URL ?? upstream, apiKey, model: env.SUMMARY_MODEL ?? JSON.parse(text).model })(prompt);
 
     let result;
     try {
-      // Pruning is cheap and needs no model: clear old tool outputs first, then compact if still needed.
-      const pruned = prune(body.messages, options).messages;
-      const summarize = openai_summarizer({
-        baseUrl: env.SUMMARY_URL ?? upstream,
-        apiKey,
-        model: env.SUMMARY_MODEL ?? body.model,
-      });
-      result = await compact(pruned, { ...options, summarize });
+      // Old tool outputs are pruned first (cheap, no model), then the body is compacted if still needed.
+      result = await compact(text, { ...options, summarize });
     } catch (e) {
-      // ctxfold says what is wrong with the request and where (INVALID_INPUT at messages[3].role, ...).
+      // ctxfold says what is wrong with the request and where (INVALID_INPUT at messages[3].role, or the
+      // line and column of malformed JSON).
       if (e?.code) return fail(400, e.message, { code: e.code, param: e.path });
       throw e;
     }
@@ -55,7 +50,7 @@ export default {
     const answer = await fetch(`${upstream}/chat/completions`, {
       method: "POST",
       headers,
-      body: JSON.stringify({ ...body, messages: result.messages }),
+      body: result.messages, // the caller's body as text, its message list compacted
     });
     // What the proxy did, for the caller's logs: tokens before → after, and who wrote each summary.
     const out = new Headers(answer.headers);

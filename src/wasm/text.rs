@@ -1,0 +1,134 @@
+//! Messages given as JSON text: a string, or a `Uint8Array` of UTF-8 (a Worker's `await request.text()`
+//! or `arrayBuffer()`). Read in one pass by `crate::json`, and answered in the same kind: an edited
+//! history is the given text with its item list written anew, every kept message copied byte for byte.
+
+use crate::edit::{materialize, materialize_text, FieldEdit, Key, Slot};
+use crate::error::{Code, Error};
+use crate::reading::input::MAX_INPUT_CHARS;
+use js_sys::{JsString, Uint8Array};
+use serde_json::Value;
+use wasm_bindgen::{JsCast, JsValue};
+
+/// JSON text the caller gave, and whether as bytes (answered as bytes).
+pub struct Given {
+    pub text: String,
+    pub bytes: bool,
+}
+
+/// The text of `messages` when it is a string or a `Uint8Array`; None for anything else.
+pub fn given(messages: &JsValue) -> Result<Option<Given>, Error> {
+    if let Some(s) = messages.dyn_ref::<JsString>() {
+        // Measured before the text is copied into WebAssembly memory.
+        if s.length() as usize > MAX_INPUT_CHARS {
+            return Err(too_large(s.length() as usize));
+        }
+        return Ok(Some(Given { text: String::from(s), bytes: false }));
+    }
+    let Some(array) = messages.dyn_ref::<Uint8Array>() else { return Ok(None) };
+    if array.length() as usize > MAX_INPUT_CHARS {
+        return Err(too_large(array.length() as usize));
+    }
+    match String::from_utf8(array.to_vec()) {
+        Ok(text) => Ok(Some(Given { text, bytes: true })),
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let (line, column) = position(&e.as_bytes()[..at]);
+            Err(Error::input("messages", format!("is not UTF-8: an invalid byte at line {line} column {column}")))
+        }
+    }
+}
+
+fn too_large(n: usize) -> Error {
+    Error::new(
+        Code::InputTooLarge,
+        "messages",
+        format!("the messages are {n} characters of JSON; the limit is {MAX_INPUT_CHARS}"),
+    )
+}
+
+/// Line (from 1) and column (bytes from the line's start) after `before`, as JSON errors give them.
+fn position(before: &[u8]) -> (usize, usize) {
+    let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    (line, before.len() - line_start)
+}
+
+/// The given text as a value; malformed JSON is an error with its line and column.
+pub fn parse(given: &Given) -> Result<Value, Error> {
+    crate::json::parse(&given.text).map_err(|e| Error::input("messages", format!("is not JSON: {e}")))
+}
+
+/// The output history for a caller who gave text: the same text with its item list (under `key` in a
+/// body) written from the slots, as a string or as bytes, as it was given.
+pub fn output(slots: &[Slot], given: &Given, key: Option<&str>) -> Result<JsValue, Error> {
+    Ok(answer(output_text(slots, given, key)?, given.bytes))
+}
+
+/// The text `output` answers with.
+pub fn output_text(slots: &[Slot], given: &Given, key: Option<&str>) -> Result<String, Error> {
+    let (value, spans) = crate::json::parse_with_spans(&given.text)
+        .map_err(|e| Error::input("messages", format!("is not JSON: {e}")))?;
+    let items = match key {
+        Some(k) => value.get(k),
+        None => Some(&value),
+    };
+    let (Some(Value::Array(items)), Some(at)) = (items, spans.items(key)) else {
+        return Err(Error::input("messages", "expected an array of messages or a request body"));
+    };
+    Ok(materialize_text(slots, items, &given.text, &at))
+}
+
+/// `text` in the kind the caller gave: a string, or UTF-8 bytes.
+pub fn answer(text: String, bytes: bool) -> JsValue {
+    match bytes {
+        true => Uint8Array::from(text.as_bytes()).into(),
+        false => JsValue::from(text),
+    }
+}
+
+/// Whether `v` is JSON text of a request body (an object) rather than of a message array: its first
+/// character that is not whitespace, read in place.
+pub fn is_body_text(v: &JsValue) -> bool {
+    let first = |len: u32, at: &dyn Fn(u32) -> u32| {
+        (0..len).map(at).find(|&c| !matches!(c, 0x20 | 0x09 | 0x0A | 0x0D)) == Some(u32::from(b'{'))
+    };
+    match v.dyn_ref::<JsString>() {
+        Some(s) => first(s.length(), &|i| u32::from(s.char_code_at(i) as u16)),
+        None => v.dyn_ref::<Uint8Array>().is_some_and(|a| first(a.length(), &|i| u32::from(a.get_index(i)))),
+    }
+}
+
+/// The given text with the body's own fields (`system`, `tools`) edited by `edits`: each edited field is
+/// written anew in its place, the rest of the text kept as it was.
+pub fn patch_body(text: &str, edits: Vec<FieldEdit>) -> Result<String, Error> {
+    let (value, spans) =
+        crate::json::parse_with_spans(text).map_err(|e| Error::input("messages", format!("is not JSON: {e}")))?;
+    let mut fields: Vec<String> = Vec::new();
+    for edit in &edits {
+        if let Some(Key::Field(f)) = edit.path.first() {
+            if !fields.contains(f) {
+                fields.push(f.clone());
+            }
+        }
+    }
+    let patched = materialize(&[Slot::Patch { index: 0, edits }], std::slice::from_ref(&value));
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (key, span) in &spans.top {
+        let Some(field) = key.as_ref().filter(|k| fields.contains(k)) else { continue };
+        if let Some(new) = patched.first().and_then(|body| body.get(field)) {
+            out.push_str(&text[at..span.start]);
+            out.push_str(&crate::json::to_text(new));
+            at = span.end;
+        }
+    }
+    out.push_str(&text[at..]);
+    Ok(out)
+}
+
+/// The given text as JavaScript objects, for a `Session`, which keeps its history as objects.
+pub fn objects(messages: &JsValue) -> Result<Option<JsValue>, JsValue> {
+    let Some(given) = given(messages)? else { return Ok(None) };
+    parse(&given)?; // refused with the same errors as everywhere else
+    Ok(Some(js_sys::JSON::parse(&given.text)?))
+}
