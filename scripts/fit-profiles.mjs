@@ -68,57 +68,41 @@ const SUPPLEMENT = [
 // the number of targets missed (median ≤ 3%, p90 ≤ 8%, share under by >5% ≤ 5%, per group), then the
 // mean over groups of the worst ratio to a target; for o200k, gemini's calibrated target is scored as a
 // ninth group (see `validate`). Validation, 4 folds (misses, mean ratio):
-//   o200k   Kept as in the 4th session (all tied, underShare 0.08), against what validation chose in the
-//           5th (below): merged, that choice gave on the held-out third 3 targets missed instead of 1
-//           (medicalgpt-zh and jmultiwoz-ja medians 3.1%, swe-agent 4.3%), p90s up to 7.5% (was 5.9%),
-//           and gemini calibrated on the first three reports 5.5% of held-out requests under by >5%
-//           (was 2.3%; `pkg-tests/bench/calibration.mjs`). A validation margin of one miss, decided for
-//           gemini by one conversation, did not carry over, so the tables stay as they were. (This is a
-//           choice made on held-out figures, said here so that they are read with that in mind.)
-//           5th session, gemini scored: newlineAfterPunct apart, the other split classes and identWord
-//           tied, textRows 0, underWeight 3, l2: 1 miss, 0.884 (swe-agent median 3.4%; gemini 1.7% /
-//           4.7% / 4.9% under by >5%), against 2, 0.899 for the previous settings (all tied, underShare
-//           0.08: swe-agent 4.4%, gemini 2.7% / 6.1% / 5.3% under) and 1, 0.898 with all three apart
-//           (swe-agent 2.0%, but gemini 6.4% under), best of the 60 l2 variants with identWord tied
-//           (`"--variants=tied identWord=word;&loss l2|tied identWord=word,s&loss l2|tied
-//           identWord=word,punctA&loss l2|tied identWord=word,n&loss l2"`); underShare 0.04 and 0.08 tie
-//           (and fit the same margin, ×1.010, on the whole training part).
-//           Gemini's share under is decided by a few conversations (in the two variants inspected, one
-//           conversation, django-16263, holds 76 of 160 and 81 of 144 requests under by >5%): a coarse score. Before gemini was
-//           scored (4th session): underShare 0.08: 1 miss, 0.880 (swe-agent median 4.4%), against 2, 0.905
-//           with 0.04 (the best with other ties: 2, 0.909), on all 96 variants before the split classes;
-//           the split classes apart: 0 misses, 0.850, but `npm run bench` then gave gemini 5.3% of
-//           requests under by >5% (commit 571393d has that refit), which is why gemini is now scored.
-//   cl100k  (5th session) identWord apart from word, the split classes apart, textRows 1, underWeight 3,
-//           l2: 1 miss, 0.857 (tau-bench 3.3% / 7.5%, swe-agent 2.3% / 5.0%), against 2, 0.879 for the
-//           previous settings (identWord tied), best of the 96 variants with the split classes apart
-//           (`"--variants=tied identWord=word,punctSpaced=punctRun; |tied identWord=word; |tied
-//           punctSpaced=punctRun; |tied none; "`); underShare 0.04 and 0.08 tie. Earlier (4th session):
-//           l2, textRows 1, the three split classes apart: 2 misses, 0.879 (tau-bench 3.6% / 8.4%;
-//           mini-swe-agent 3.0% / 7.1% and 2.9% / 7.3%; swe-agent 2.9% / 4.2%), against 7, 1.135 for
-//           the previous settings (all tied, l1: mini-swe-agent 4.2% / 9.6%, 4.4% / 10.5%, swe-agent
-//           4.9%), the best of the variants with them tied (`--select=cl100k "--variants=tied
-//           identWord=word"`); the next best with them apart: 2, 0.988 (textRows 2). Apart
-//           one at a time (l1, textRows 1): spacedDigit 9, 1.367; punctAfterSpace 7, 1.117;
-//           newlineAfterPunct 9, 1.153 (6, 0.992 with l2, textRows 0).
-//   claude  (5th session) unchanged: still first of the 40 variants with l1, textRows 1, underWeight 6
-//           (`"--variants=textRows 1; underWeight 6&loss l1"`), 4 misses, 1.064; next 5, 1.056. The 80
-//           with textRows 2, underWeight 6 or textRows 1, underWeight 3 (l1) do no better: 5, 1.092 at
-//           best (`"--variants=textRows 2; underWeight 6&loss l1|textRows 1; underWeight 3&loss l1"`).
-//           Earlier (4th session):
-//           l1, textRows 1, underWeight 6, spacedDigit apart: 4 misses, 1.064 (swe-agent median 3.0%
-//           instead of 3.1%, the only change of note), against 5, 1.056 with all tied; the other split
-//           classes apart miss more (newlineAfterPunct 5, 1.108; with punctAfterSpace 6, 1.125; all
-//           three 6, 1.116). Before them, l1, textRows 1, underWeight 6 won with 5, 1.056 against 7,
-//           1.196 for textRows 0, underWeight 3, l2.
+//   o200k   identWord and the three split classes tied, textRows 0, underWeight 3, underShare 0.08, l2. Validation
+//           prefers newlineAfterPunct apart (1 miss, 0.884: swe-agent median 3.4%; gemini 1.7% / 4.7% /
+//           4.9% under by >5%) to these settings (2, 0.899: swe-agent 4.4%; gemini 2.7% / 6.1% / 5.3%)
+//           and to all three apart (1, 0.898, but gemini 6.4% under), best of the 60 l2 variants with
+//           identWord tied (`"--variants=tied identWord=word;&loss l2|tied identWord=word,s&loss l2|tied
+//           identWord=word,punctA&loss l2|tied identWord=word,n&loss l2"`). Merged, that choice gave on
+//           the held-out third 3 targets missed instead of 1 (medicalgpt-zh and jmultiwoz-ja medians
+//           3.1%, swe-agent 4.3%), p90s up to 7.5% (5.9% with these settings), and gemini calibrated on
+//           the first three reports 5.5% of held-out requests under by >5% (2.3%;
+//           `pkg-tests/bench/calibration.mjs`): a validation margin of one miss, decided for gemini by one
+//           conversation, did not carry over, so these settings stay. (A choice made on held-out figures,
+//           said here so that they are read with that in mind.) Gemini's share under is decided by a few
+//           conversations (in the two variants inspected, django-16263 holds 76 of 160 and 81 of 144
+//           requests under by >5%): a coarse score. Unscored for gemini, the split classes apart miss
+//           nothing (0, 0.850), but `npm run bench` then gave gemini 5.3% of requests under by >5%,
+//           which is why gemini is scored. underShare 0.04 and 0.08 tie.
+//   cl100k  identWord apart from word, the split classes apart, textRows 1, underWeight 3, l2: 1 miss,
+//           0.857 (tau-bench 3.3% / 7.5%, swe-agent 2.3% / 5.0%), against 2, 0.879 with identWord tied,
+//           best of the 96 variants with the split classes apart (`"--variants=tied
+//           identWord=word,punctSpaced=punctRun; |tied identWord=word; |tied punctSpaced=punctRun; |tied
+//           none; "`); underShare 0.04 and 0.08 tie. With all classes tied and l1: 7 misses, 1.135
+//           (mini-swe-agent 4.2% / 9.6%, 4.4% / 10.5%, swe-agent 4.9%). Apart one at a time (l1,
+//           textRows 1): spacedDigit 9, 1.367; punctAfterSpace 7, 1.117; newlineAfterPunct 9, 1.153.
+//   claude  l1, textRows 1, underWeight 6, spacedDigit apart: first of the 40 variants (`"--variants=textRows
+//           1; underWeight 6&loss l1"`), 4 misses, 1.064; next 5, 1.056 with all tied. The 80 with textRows
+//           2, underWeight 6 or textRows 1, underWeight 3 (l1) do no better: 5, 1.092 at best. The other
+//           split classes apart miss more (newlineAfterPunct 5, 1.108; with punctAfterSpace 6, 1.125; all
+//           three 6, 1.116); textRows 0, underWeight 3, l2: 7, 1.196.
 // Tried in a prototype and dropped (cl100k / claude, one class apart, the others tied): the 5th–8th
 // letters of identifier pieces (7, 1.131 / 5, 1.071), space runs at a line start (8, 1.123 / 5, 1.052),
 // digits right after a letter (7, 1.151 / 6, 1.050), identifier pieces after `/` (cl100k only: 9, 1.180).
-// Tried in a prototype in the 5th session (cl100k, counts added in JS, l2, textRows 1, underWeight 3):
-// upper-case letters right after an upper-case letter (ALL-CAPS codes such as `3FRNFB`, `MCO`) and
-// letter runs right after a `"`: the fit gives both a cost of 0 (with identWord tied or apart, textRows
-// 1, 2, 5, 20; the same with a coordinate-descent NNLS that lets a dropped class back in), so validation
-// is unchanged; with the 5th–8th letters of identifier pieces as well: 7 misses, 1.071.
+// Also tried (cl100k, counts added in JS, l2, textRows 1, underWeight 3): upper-case letters right after
+// an upper-case letter (ALL-CAPS codes such as `3FRNFB`, `MCO`) and letter runs right after a `"`: the
+// fit gives both a cost of 0 (with identWord tied or apart, textRows 1, 2, 5, 20; the same with a
+// coordinate-descent NNLS that lets a dropped class back in), so validation is unchanged.
 const SETTINGS = {
   o200k: { tied: [["identWord", "word"], ["spacedDigit", "digitGroup"], ["punctAfterSpace", "punctGlued"], ["newlineAfterPunct", "newlineRun"]], textRows: 0, underWeight: 3, underShare: 0.08, loss: "l2" },
   cl100k: { tied: [], textRows: 1, underWeight: 3, underShare: 0.04, loss: "l2" },

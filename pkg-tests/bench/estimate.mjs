@@ -95,6 +95,13 @@ for (const [name, count] of Object.entries(heuristics)) {
 // the whole conversation per call.
 const coldMs = time((convs) => { for (const c of convs) estimate(c); }, { prepare: () => all.map((c) => clone(c.messages)) });
 rows.push({ name: "ctxfold estimate (JS message arrays)", ms: coldMs });
+// The same conversations as JSON text, as a Worker receives a request body: no arrays to read at all.
+const bodies = all.map((c) => JSON.stringify(c.messages));
+const textMs = time((texts) => { for (const t of texts) estimate(t); }, { prepare: () => bodies });
+rows.push({ name: "ctxfold estimate (JSON text)", ms: textMs });
+const bytes = bodies.map((t) => new TextEncoder().encode(t));
+const bytesMs = time((list) => { for (const b of list) estimate(b); }, { prepare: () => bytes });
+rows.push({ name: "ctxfold estimate (UTF-8 bytes)", ms: bytesMs });
 // Not an estimator: what any reader that takes the arrays as JSON pays before reading a byte, for scale.
 const stringifyMs = time((convs) => { for (const c of convs) JSON.stringify(c); }, { prepare: () => all.map((c) => clone(c.messages)) });
 rows.push({ name: "(JSON.stringify of the same fresh arrays)", ms: stringifyMs });

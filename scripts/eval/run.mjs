@@ -9,6 +9,8 @@
 //   --summaries digest|minimal   no model: every summary is ctxfold's offline digest, or one sentence that keeps
 //                                nothing (what ctxfold guarantees whatever the model); no question is asked, and
 //                                the report says which answers are still written in each history
+//   --probe   the questions are those of ctxfold's `quality_probe` for the plan, as a host would ask them,
+//             instead of the eval's own
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -53,7 +55,7 @@ function parseFlags(argv) {
     else if (i + 1 < argv.length) flags[name] = argv[++i];
     else throw new Error(`${arg} needs a value`);
   }
-  const known = ["base-url", "model", "api-key", "context-size", "per-group", "seed", "questions", "groups", "quick", "out", "resume", "summaries", "options"];
+  const known = ["base-url", "model", "api-key", "context-size", "per-group", "seed", "questions", "groups", "quick", "out", "resume", "summaries", "options", "probe"];
   for (const name of Object.keys(flags)) if (!known.includes(name)) throw new Error(`unknown flag --${name}; known: ${known.map((k) => `--${k}`).join(" ")}`);
   const number = (name, fallback) => {
     if (flags[name] === undefined) return fallback;
@@ -76,6 +78,7 @@ function parseFlags(argv) {
     baseUrl: flags["base-url"], model: flags.model, apiKey: flags["api-key"], contextSize: number("context-size", undefined),
     quick: Boolean(flags.quick),
     resume: Boolean(flags.resume),
+    probe: Boolean(flags.probe),
     // Two per group and five questions each: about half an hour on two CPU cores with the local model.
     perGroup: number("per-group", flags.quick ? 1 : 2),
     seed: number("seed", 1),
@@ -207,7 +210,8 @@ function resumable(flags) {
     return new Map();
   }
   const same = !report.complete && report.seed === flags.seed && report.perGroup === flags.perGroup &&
-    report.questionsPerConversation === flags.questions && (!flags.model || report.model === flags.model);
+    report.questionsPerConversation === flags.questions && Boolean(report.probe) === flags.probe &&
+    (!flags.model || report.model === flags.model);
   const map = new Map(same ? report.conversations.map((c) => [c.id, c]) : []);
   map.runtimeSeconds = same ? report.runtimeSeconds : 0;
   return map;
@@ -216,7 +220,7 @@ function resumable(flags) {
 export async function main(argv) {
   const flags = parseFlags(argv);
   const started = Date.now();
-  const selection = select(pickGroups(flags.groups), { perGroup: flags.perGroup, seed: flags.seed, maxQuestions: flags.questions });
+  const selection = select(pickGroups(flags.groups), { perGroup: flags.perGroup, seed: flags.seed, maxQuestions: flags.questions, probe: flags.probe });
   const { skipped } = selection;
   // Round by round (each group's first conversation, then each one's second...): a run stopped early still
   // covers every group.
@@ -235,7 +239,7 @@ export async function main(argv) {
   // Written after every conversation: a long run that is stopped still leaves what it measured.
   const write = (complete) => {
     const report = {
-      model: endpoint.model, local: endpoint.local, contextSize: endpoint.contextSize, summaries: flags.summaries, options: flags.options,
+      model: endpoint.model, local: endpoint.local, contextSize: endpoint.contextSize, summaries: flags.summaries, options: flags.options, probe: flags.probe,
       seed: flags.seed, perGroup: flags.perGroup, questionsPerConversation: flags.questions, quick: flags.quick, complete,
       runtimeSeconds: runtimeBefore + Math.round((Date.now() - started) / 1000), skipped, ...summarize(results), conversations: results,
     };

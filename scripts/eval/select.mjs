@@ -1,7 +1,7 @@
 // The fixed, seeded selection of conversations, and each one's budget, plan and questions: everything that is
 // decided before a model is asked anything, so the same flags give the same conversations and questions whatever
 // endpoint answers.
-import { estimate, plan_compaction, prune } from "ctxfold";
+import { estimate, plan_compaction, prune, quality_probe } from "ctxfold";
 import { readCorpus } from "../../pkg-tests/corpus.mjs";
 import { factsOf } from "./facts.mjs";
 import { matches } from "./match.mjs";
@@ -60,7 +60,7 @@ export function compactionOptions(group, contextWindow) {
  * the way `compact` makes it (prune first, then plan on what is left), so the questions come from the very range
  * `compact` will summarize.
  */
-export function prepare(conversation, group, maxQuestions) {
+export function prepare(conversation, group, maxQuestions, probe = false) {
   const { messages } = conversation;
   const tokens = estimate(messages).total;
   if (tokens < group.minTokens || tokens > group.maxTokens) return { skip: "size" };
@@ -72,7 +72,10 @@ export function prepare(conversation, group, maxQuestions) {
   // Only answers the original transcript, as the model is shown it (capped), still holds: the others no history
   // could answer.
   const shown = transcript(messages, messages);
-  const questions = questionsFor(pruned, plan, factsOf(pruned, plan), maxQuestions, (answer) => matches(shown, answer));
+  const answerable = (answer) => matches(shown, answer);
+  const questions = probe
+    ? quality_probe(pruned, plan, maxQuestions).questions.filter((q) => answerable(q.answer))
+    : questionsFor(pruned, plan, factsOf(pruned, plan), maxQuestions, answerable);
   if (questions.length < Math.min(MIN_QUESTIONS, maxQuestions)) return { skip: "too few questions" };
   return {
     id: conversation.id, group: group.name, kind: group.kind, lang: conversation.lang ?? group.lang,
@@ -81,7 +84,7 @@ export function prepare(conversation, group, maxQuestions) {
 }
 
 /** `perGroup` conversations of each group, drawn in a seeded order among those `prepare` accepts. */
-export function select(groups, { perGroup, seed, maxQuestions }) {
+export function select(groups, { perGroup, seed, maxQuestions, probe = false }) {
   const chosen = [];
   const skipped = {};
   for (const group of groups) {
@@ -96,7 +99,7 @@ export function select(groups, { perGroup, seed, maxQuestions }) {
     let taken = 0;
     for (const conversation of all) {
       if (taken >= perGroup) break;
-      const prepared = prepare(conversation, group, maxQuestions);
+      const prepared = prepare(conversation, group, maxQuestions, probe);
       if (prepared.skip) {
         counts[prepared.skip] = (counts[prepared.skip] ?? 0) + 1;
         continue;
