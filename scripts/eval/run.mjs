@@ -51,7 +51,7 @@ function parseFlags(argv) {
     const arg = argv[i];
     if (!arg.startsWith("--")) throw new Error(`unexpected argument ${arg}`);
     const name = arg.slice(2);
-    if (name === "quick" || name === "resume") flags[name] = true;
+    if (["quick", "resume", "probe"].includes(name)) flags[name] = true;
     else if (i + 1 < argv.length) flags[name] = argv[++i];
     else throw new Error(`${arg} needs a value`);
   }
