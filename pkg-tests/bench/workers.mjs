@@ -1,0 +1,89 @@
+// `npm run bench` (last part): prune → plan on a 200 000-token request body inside the real Workers runtime
+// (workerd), the body taken as text as a Worker receives it. Prints numbers; asserts nothing.
+//
+// Method: the packed package is installed into a scratch project (as the package tests do) and a Worker is
+// bundled from it the way wrangler bundles. The body is OpenAI Chat `{ model, messages }` made of corpus agent
+// runs (mini-swe-agent-tools, then swe-agent) put one after another until `estimate` counts 200 000 tokens. The
+// Worker answers `POST /work` with `prune(text)` then `plan_compaction` on the pruned text, and `POST /echo` with
+// the body's length only. workerd does not advance its clock during a request's computation (a Workers rule),
+// so the time is measured by the client: 5 warm-up rounds, then 30 rounds of both requests, alternating; the
+// cost of the work is each `/work` request less the median `/echo` request (sending and reading the body).
+// Cloudflare's free plan allows 10 ms of CPU per request.
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { prepareFixture } from "../fixture.mjs";
+import { readCorpus } from "../corpus.mjs";
+import { bundleWorker, serveWorker } from "../workerd.mjs";
+
+const TOKENS = 200_000;
+const OPTIONS = { contextWindow: 128_000 };
+
+const WORKER = `import { plan_compaction, prune } from "ctxfold";
+const OPTIONS = ${JSON.stringify(OPTIONS)};
+export default {
+  async fetch(request) {
+    const text = await request.text();
+    if (new URL(request.url).pathname === "/echo") return new Response(String(text.length));
+    const pruned = prune(text, OPTIONS).messages;
+    const plan = plan_compaction(pruned, OPTIONS);
+    return Response.json({ tokens: plan.tokensBefore, needed: plan.needed, jobs: plan.jobs.length });
+  },
+};
+`;
+
+const { estimate, plan_compaction, prune } = await import("../../dist/node.mjs");
+const messages = [];
+for (const file of ["mini-swe-agent-tools.jsonl", "swe-agent.jsonl"]) {
+  for (const c of readCorpus(file)) {
+    if (estimate(messages).total >= TOKENS) break;
+    messages.push(...c.messages.filter((m, i) => i > 0 || m.role !== "system"));
+  }
+}
+const body = JSON.stringify({ model: "gpt-4.1", messages });
+console.log(`\nWorkers: prune → plan_compaction on a ${estimate(messages).total}-token body (${(body.length / 1e6).toFixed(2)} MB of JSON, ${messages.length} messages), inside workerd`);
+
+const scratch = prepareFixture();
+try {
+  const project = join(scratch, "project");
+  writeFileSync(join(project, "bench-worker.js"), WORKER);
+  const outDir = join(scratch, "workerd-bench");
+  const { wasmModules } = await bundleWorker(project, outDir, "bench-worker.js");
+  const worker = await serveWorker(outDir, wasmModules);
+  try {
+    const post = async (path) => {
+      const t0 = performance.now();
+      const res = await fetch(`${worker.url}${path.slice(1)}`, { method: "POST", body });
+      const answer = await res.text();
+      if (!res.ok) throw new Error(`${path}: ${res.status} ${answer}`);
+      return [performance.now() - t0, answer];
+    };
+    for (let k = 0; k < 5; k++) await Promise.all([post("/work"), post("/echo")]);
+    const work = [], echo = [];
+    let answer;
+    for (let k = 0; k < 30; k++) {
+      const [w, a] = await post("/work");
+      work.push(w);
+      answer = a;
+      echo.push((await post("/echo"))[0]);
+    }
+    const at = (list, q) => [...list].sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor(q * list.length))];
+    const base = at(echo, 0.5);
+    const net = work.map((w) => w - base);
+    console.log(`  plan: ${answer}`);
+    console.log(`  /work request: median ${at(work, 0.5).toFixed(1)} ms, p90 ${at(work, 0.9).toFixed(1)} ms; /echo (send and read the body): median ${base.toFixed(1)} ms`);
+    console.log(`  prune → plan, /work less the /echo median: median ${at(net, 0.5).toFixed(1)} ms, p90 ${at(net, 0.9).toFixed(1)} ms (target: median under 10 ms)`);
+    // The same work in this Node process, for comparison.
+    const inNode = [];
+    for (let k = 0; k < 30; k++) {
+      const t0 = performance.now();
+      plan_compaction(prune(body, OPTIONS).messages, OPTIONS);
+      inNode.push(performance.now() - t0);
+    }
+    console.log(`  the same in Node (this process): median ${at(inNode, 0.5).toFixed(1)} ms, p90 ${at(inNode, 0.9).toFixed(1)} ms`);
+  } finally {
+    await worker.stop();
+  }
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
