@@ -77,6 +77,7 @@ test("bad text gets a coded error with its position, and the module keeps workin
     ['[{"role": "user",\n "content": "hi"}', /EOF while parsing a list at line 2 column \d+/],
     [utf8.encode('[{"role": "user", "content": "caf').slice(0, -1), /EOF|not JSON/],
     [Uint8Array.from([0x5b, 0x22, 0xc3, 0x22, 0x5d]), /not UTF-8: an invalid byte at line 1 column 2/],
+    ['[{"role": "user", "content": "half \ud83d"}]', /lone UTF-16 surrogate/],
     ['{"model": "m"}', /./],
     ["42", /./],
   ];

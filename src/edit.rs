@@ -3,7 +3,7 @@
 //! message. Edits copy only the containers on their path, so every part the core did not touch
 //! stays the caller's own value, unknown fields and provider extensions included.
 
-use crate::json::ItemSpans;
+use crate::json::{ItemSpans, Spans};
 use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,6 +116,32 @@ pub fn materialize_text(slots: &[Slot], input: &[Value], text: &str, spans: &Ite
     out
 }
 
+/// `text`, the JSON text of `value` (an object) read with `spans`, with the fields that `edits` reach
+/// (by their first key) written anew in place; every other byte stays as it was.
+pub fn patch_fields_text(text: &str, value: &Value, spans: &Spans, edits: Vec<FieldEdit>) -> String {
+    let mut fields: Vec<String> = Vec::new();
+    for edit in &edits {
+        if let Some(Key::Field(f)) = edit.path.first() {
+            if !fields.contains(f) {
+                fields.push(f.clone());
+            }
+        }
+    }
+    let patched = materialize(&[Slot::Patch { index: 0, edits }], std::slice::from_ref(value));
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (key, span) in &spans.top {
+        let Some(field) = key.as_ref().filter(|k| fields.contains(k)) else { continue };
+        if let Some(new) = patched.first().and_then(|body| body.get(field)) {
+            out.push_str(&text[at..span.start]);
+            out.push_str(&crate::json::to_text(new));
+            at = span.end;
+        }
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
 fn apply(target: &mut Value, path: &[Key], op: &Op) {
     let Some((last, parents)) = path.split_last() else { return };
     let mut at = target;
@@ -169,6 +195,17 @@ mod tests {
         let at = spans.items(None).unwrap();
         let out = materialize_text(&[Slot::Keep(2), Slot::Keep(1)], value.as_array().unwrap(), array, &at);
         assert_eq!(out, " [4,{\"a\" : [2,3]}]\n");
+    }
+
+    #[test]
+    fn a_patched_field_is_written_in_place() {
+        let text = "{\"system\" : \"Be brief.\",\n \"messages\": [ ],\"tools\":[1]}";
+        let (value, spans) = crate::json::parse_with_spans(text).unwrap();
+        let edits = vec![FieldEdit::set(vec![Key::field("system")], json!([{ "type": "text", "text": "Be brief." }]))];
+        assert_eq!(
+            patch_fields_text(text, &value, &spans, edits),
+            "{\"system\" : [{\"text\":\"Be brief.\",\"type\":\"text\"}],\n \"messages\": [ ],\"tools\":[1]}"
+        );
     }
 
     #[test]

@@ -138,7 +138,7 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
     let overhead = request_overhead(&defaults, input, &mut |t| Ok(profile.text(t)))?;
     let tokens_before = sum(&tokens) + u64::from(overhead);
     let summarized_tokens: u64 = summarized.iter().map(|&i| u64::from(tokens[i])).sum();
-    let kept_tokens = tokens_before - summarized_tokens - dropped_tokens(&conv, &tokens, plan.dropped);
+    let kept_tokens = tokens_before.saturating_sub(summarized_tokens + dropped_tokens(&conv, &tokens, plan.dropped));
     // The room under the limit (and under the history's own size) that quotes and facts may take.
     let ceiling = plan.limit.min(tokens_before.saturating_sub(1));
     let mut room = match plan.keep_user_text || plan.keep_facts {

@@ -229,11 +229,10 @@ pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
         plan.needed = true;
         plan.reason = "provider_compaction";
         plan.detail = format!(
-            "{total} tokens, within the limit of {limit}; messages #{}-#{} lie before the provider's compaction \
-             item (message #{}), which stands for them",
+            "{total} tokens, within the limit of {limit}; messages #{}-#{} lie before the newest provider \
+             compaction item, which stands for them",
             dropped.start,
-            dropped.end - 1,
-            dropped.end
+            dropped.end - 1
         );
         decide(&conv, &tokens, options, &mut plan)?;
     } else if let Some(at) = options.topic_switch.then(|| topic::switched(&conv)).flatten() {
@@ -291,8 +290,9 @@ pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
 fn decide(conv: &Conversation, tokens: &[u32], options: &Options, plan: &mut Plan) -> Result<()> {
     plan.dropped = droppable(conv);
     let dropped_tokens = dropped_tokens(conv, tokens, plan.dropped);
-    let enough = u64::from(plan.limit) >= plan.tokens_before - dropped_tokens;
-    plan.estimated_tokens_after = plan.tokens_before - dropped_tokens;
+    // Saturating: a calibrated total (`usage`) may be below the sum of the messages' estimates.
+    plan.estimated_tokens_after = plan.tokens_before.saturating_sub(dropped_tokens);
+    let enough = u64::from(plan.limit) >= plan.estimated_tokens_after;
     if !(plan.dropped.is_some() && enough && matches!(plan.reason, "over_limit" | "provider_compaction")) {
         // The provider's summary and what it stands for are never summarized again.
         let newest = (0..conv.len()).rev().find(|&i| conv.messages[i].provider_compaction);

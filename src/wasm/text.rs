@@ -2,7 +2,7 @@
 //! or `arrayBuffer()`). Read in one pass by `crate::json`, and answered in the same kind: an edited
 //! history is the given text with its item list written anew, every kept message copied byte for byte.
 
-use crate::edit::{materialize, materialize_text, FieldEdit, Key, Slot};
+use crate::edit::{materialize_text, patch_fields_text, FieldEdit, Slot};
 use crate::error::{Code, Error};
 use crate::reading::input::MAX_INPUT_CHARS;
 use js_sys::{JsString, Uint8Array};
@@ -21,6 +21,13 @@ pub fn given(messages: &JsValue) -> Result<Option<Given>, Error> {
         // Measured before the text is copied into WebAssembly memory.
         if s.length() as usize > MAX_INPUT_CHARS {
             return Err(too_large(s.length() as usize));
+        }
+        // Copied as UTF-8, a lone surrogate would silently become U+FFFD.
+        if !s.is_valid_utf16() {
+            return Err(Error::input(
+                "messages",
+                "holds a lone UTF-16 surrogate, half of a character; make it well-formed first, e.g. with String.prototype.toWellFormed()",
+            ));
         }
         return Ok(Some(Given { text: String::from(s), bytes: false }));
     }
@@ -55,7 +62,11 @@ fn position(before: &[u8]) -> (usize, usize) {
 
 /// The given text as a value; malformed JSON is an error with its line and column.
 pub fn parse(given: &Given) -> Result<Value, Error> {
-    crate::json::parse(&given.text).map_err(|e| Error::input("messages", format!("is not JSON: {e}")))
+    crate::json::parse(&given.text).map_err(not_json)
+}
+
+fn not_json(e: crate::json::ParseError) -> Error {
+    Error::input("messages", format!("is not JSON: {e}"))
 }
 
 /// The output history for a caller who gave text: the same text with its item list (under `key` in a
@@ -66,8 +77,7 @@ pub fn output(slots: &[Slot], given: &Given, key: Option<&str>) -> Result<JsValu
 
 /// The text `output` answers with.
 pub fn output_text(slots: &[Slot], given: &Given, key: Option<&str>) -> Result<String, Error> {
-    let (value, spans) = crate::json::parse_with_spans(&given.text)
-        .map_err(|e| Error::input("messages", format!("is not JSON: {e}")))?;
+    let (value, spans) = crate::json::parse_with_spans(&given.text).map_err(not_json)?;
     let items = match key {
         Some(k) => value.get(k),
         None => Some(&value),
@@ -98,32 +108,11 @@ pub fn is_body_text(v: &JsValue) -> bool {
     }
 }
 
-/// The given text with the body's own fields (`system`, `tools`) edited by `edits`: each edited field is
-/// written anew in its place, the rest of the text kept as it was.
+/// The given text with the body's own fields (`system`, `tools`) edited by `edits` (see
+/// `edit::patch_fields_text`).
 pub fn patch_body(text: &str, edits: Vec<FieldEdit>) -> Result<String, Error> {
-    let (value, spans) =
-        crate::json::parse_with_spans(text).map_err(|e| Error::input("messages", format!("is not JSON: {e}")))?;
-    let mut fields: Vec<String> = Vec::new();
-    for edit in &edits {
-        if let Some(Key::Field(f)) = edit.path.first() {
-            if !fields.contains(f) {
-                fields.push(f.clone());
-            }
-        }
-    }
-    let patched = materialize(&[Slot::Patch { index: 0, edits }], std::slice::from_ref(&value));
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0;
-    for (key, span) in &spans.top {
-        let Some(field) = key.as_ref().filter(|k| fields.contains(k)) else { continue };
-        if let Some(new) = patched.first().and_then(|body| body.get(field)) {
-            out.push_str(&text[at..span.start]);
-            out.push_str(&crate::json::to_text(new));
-            at = span.end;
-        }
-    }
-    out.push_str(&text[at..]);
-    Ok(out)
+    let (value, spans) = crate::json::parse_with_spans(text).map_err(not_json)?;
+    Ok(patch_fields_text(text, &value, &spans, edits))
 }
 
 /// The given text as JavaScript objects, for a `Session`, which keeps its history as objects.
