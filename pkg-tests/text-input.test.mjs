@@ -89,4 +89,5 @@ test("bad text gets a coded error with its position, and the module keeps workin
   const huge = `[{"role":"user","content":"${"x".repeat(8 * 1024 * 1024)}"}]`;
   assert.throws(() => c.estimate(huge), (e) => e.code === "INPUT_TOO_LARGE");
   assert.equal(c.estimate('[{"role":"user","content":"still here"}]').format, "openai-chat");
+  assert.equal(c.validate('[{"role":"user","content":"a real replacement character: \ufffd"}]').valid, true, "U+FFFD itself is text");
 });

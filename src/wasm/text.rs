@@ -22,14 +22,16 @@ pub fn given(messages: &JsValue) -> Result<Option<Given>, Error> {
         if s.length() as usize > MAX_INPUT_CHARS {
             return Err(too_large(s.length() as usize));
         }
-        // Copied as UTF-8, a lone surrogate would silently become U+FFFD.
-        if !s.is_valid_utf16() {
+        let text = String::from(s);
+        // Copied as UTF-8, a lone surrogate silently became U+FFFD. Only then is the string checked
+        // unit by unit (a slow walk through the boundary), so that a real U+FFFD is not refused.
+        if text.contains('\u{FFFD}') && !s.is_valid_utf16() {
             return Err(Error::input(
                 "messages",
                 "holds a lone UTF-16 surrogate, half of a character; make it well-formed first, e.g. with String.prototype.toWellFormed()",
             ));
         }
-        return Ok(Some(Given { text: String::from(s), bytes: false }));
+        return Ok(Some(Given { text, bytes: false }));
     }
     let Some(array) = messages.dyn_ref::<Uint8Array>() else { return Ok(None) };
     if array.length() as usize > MAX_INPUT_CHARS {
