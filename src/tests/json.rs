@@ -285,7 +285,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 2_000, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 2_000, failure_persistence: None, ..ProptestConfig::default() })]
 
     /// The reader with spans reads the same values, and its spans are where the values are: a list of
     /// kept items written from them, alone or inside a body, is the text it came from.
