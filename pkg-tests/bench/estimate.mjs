@@ -80,9 +80,16 @@ const heuristics = {
 
 // ---- throughput ----
 const rows = [];
+// gpt-tokenizer and ai-tokenizer keep a cache of the pieces they have encoded: their first pass is a fresh
+// instance's, a second pass over the same texts a long-lived one's (warm).
+const cached = ["gpt-tokenizer", "ai-tokenizer"];
 for (const [name, count] of Object.entries({ ...exact, ...heuristics })) {
   const ms = time(() => { let n = 0; for (const t of texts) n += count(t); return n; }, { rounds: name in exact ? 1 : 3 });
-  rows.push({ name, ms, exact: name in exact });
+  rows.push({ name: cached.includes(name) ? `${name}, fresh instance` : name, ms, exact: name in exact });
+}
+for (const name of cached.filter((n) => n in exact)) {
+  const ms = time(() => { let n = 0; for (const t of texts) n += exact[name](t); return n; }, { rounds: 1 });
+  rows.push({ name: `${name}, warm (a second pass)`, ms, exact: true });
 }
 // The heuristics as a host applies them: walking the same fresh message arrays for their texts (content,
 // name, tool-call names and arguments), which the rows above leave out. This, not the texts alone, is what
