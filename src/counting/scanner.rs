@@ -81,8 +81,10 @@ pub enum Class {
     Other,
     // Text that is not prose, found after the scan (`crate::counting::shapes`); their costs are
     // measured apart (`shapes_table.rs`), not fitted with the classes above.
-    /// Characters of base64.
+    /// Characters of base64 (of binary data: images, archives, ciphertext).
     Encoded,
+    /// Characters of base64 of text (a file's source, a document), which tokenizes a little better.
+    EncodedText,
     /// Hexadecimal digits of hashes, ids and dumps.
     Hex,
     /// Tokens of runs of one repeated character, as o200k, cl100k and claude cut them.

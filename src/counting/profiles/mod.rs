@@ -6,7 +6,7 @@
 mod fitted;
 
 use crate::counting::scanner::{Class, Counts, CLASS_COUNT, PROSE_CLASSES};
-use crate::counting::shapes_table::{ENCODED, HEX};
+use crate::counting::shapes_table::{ENCODED, ENCODED_TEXT, HEX};
 use crate::error::{Error, Result};
 use crate::reading::image::ImageSize;
 
@@ -191,6 +191,7 @@ const fn with_shapes(fitted: [f32; PROSE_CLASSES], measured: usize, scale: f32) 
         i += 1;
     }
     costs[Class::Encoded as usize] = ENCODED[measured] * scale;
+    costs[Class::EncodedText as usize] = ENCODED_TEXT[measured] * scale;
     costs[Class::Hex as usize] = HEX[measured] * scale;
     // Each run class holds the tokens of one vocabulary: only the measured one counts.
     costs[Class::RunO200k as usize + measured] = scale;
