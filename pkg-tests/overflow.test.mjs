@@ -80,23 +80,31 @@ test("other errors are not overflows, and odd values are not errors", async () =
   assert.equal(context_overflow(loop), null, "a cycle ends");
 });
 
+/**
+ * A long corpus history and `send(messages)` to the local server standing for a provider whose window is a
+ * quarter of the history's characters less a third: the history is surely over it, while a host's window of a
+ * million tokens says it fits. Over its window, the server answers with OpenAI's overflow body (HTTP 400).
+ */
+async function overflowingProvider(server) {
+  const { loadConversations } = await import("./corpus.mjs");
+  const history = loadConversations().swe.messages;
+  const window = Math.floor(JSON.stringify(history).length / 4 / 1.5);
+  const url = `${server.url}/window/${window}/v1/chat/completions`;
+  const send = async (messages) => {
+    const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", messages }) });
+    const body = await res.json();
+    if (!res.ok) throw Object.assign(new Error(`HTTP ${res.status}`), { status: res.status, body });
+    return body;
+  };
+  return { history, window, send };
+}
+
 test("a history the provider refuses as too long is compacted on its numbers and goes through the second time", async () => {
   const { compact, context_overflow, estimate } = await api();
   const { startLlmServer } = await import("./llm-server.mjs");
-  const { loadConversations } = await import("./corpus.mjs");
   const server = await startLlmServer();
   try {
-    // A provider whose window is a quarter of the history's characters less a third: the history is surely over it,
-    // while the host's window (a million tokens) says it fits.
-    const history = loadConversations().swe.messages;
-    const window = Math.floor(JSON.stringify(history).length / 4 / 1.5);
-    const url = `${server.url}/window/${window}/v1/chat/completions`;
-    const send = async (messages) => {
-      const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", messages }) });
-      const body = await res.json();
-      if (!res.ok) throw Object.assign(new Error(`HTTP ${res.status}`), { status: res.status, body });
-      return body;
-    };
+    const { history, window, send } = await overflowingProvider(server);
     const options = { contextWindow: 1_000_000 };
     assert.ok(estimate(history, options).budget.used < 0.5, "the estimate says it fits");
     const first = await send(history).catch((e) => e);
@@ -121,18 +129,9 @@ test("a history the provider refuses as too long is compacted on its numbers and
 test("a Session recovers from an overflow: the stated count calibrates it and the next prepare compacts", async () => {
   const { Session, context_overflow } = await api();
   const { startLlmServer } = await import("./llm-server.mjs");
-  const { loadConversations } = await import("./corpus.mjs");
   const server = await startLlmServer();
   try {
-    const history = loadConversations().swe.messages;
-    const window = Math.floor(JSON.stringify(history).length / 4 / 1.5);
-    const url = `${server.url}/window/${window}/v1/chat/completions`;
-    const send = async (messages) => {
-      const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", messages }) });
-      const body = await res.json();
-      if (!res.ok) throw Object.assign(new Error(`HTTP ${res.status}`), { status: res.status, body });
-      return body;
-    };
+    const { history, window, send } = await overflowingProvider(server);
     const session = new Session(history, { contextWindow: 1_000_000 });
     const first = session.prepare();
     assert.equal(first.action, "send", "the estimate says it fits");

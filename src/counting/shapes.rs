@@ -2,8 +2,9 @@
 //! (encoded images and files, hashes and ids, separators, progress bars). Read as prose they are far off:
 //! 30 KB of base64 about a third low, 100 000 `y` at 2 tokens instead of 25 000, 5 000 dashes six times
 //! high. After the scan, text with few places where a word could start is looked through for such
-//! stretches; each is taken out of the scanner's classes and counted in its own (`Class::Encoded`, `Hex`,
-//! `RunO200k`, ...), whose costs are measured against the exact tokenizers (`shapes_table.rs`).
+//! stretches; each is taken out of the scanner's classes and counted in its own (`Class::Encoded`,
+//! `EncodedText`, `Hex`, `RunO200k`, ...), whose costs are measured against the exact tokenizers
+//! (`shapes_table.rs`).
 
 use crate::counting::scanner::{Class, Counts};
 use crate::counting::shapes_table::RUN_LENGTH;
