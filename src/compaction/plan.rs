@@ -20,7 +20,6 @@ use crate::options::{Options, Shape, Strategy};
 use crate::reading::format::{self, Conversation, Format};
 use crate::reading::input::Input;
 use crate::reading::message::Role;
-use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Job {
@@ -248,8 +247,9 @@ pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
         let from_new_topic = Options { keep_recent_tokens: Some(tail), keep_fraction: None, ..options.clone() };
         decide(&conv, &tokens, &from_new_topic, &mut plan)?;
     }
-    plan.fingerprint = seal(input.items, &plan);
+    // The messages' hash seals the plan and seeds the prompt's nonce: computed once (it reads every message).
     let seed = fingerprint::of_messages(input.items, n);
+    plan.fingerprint = seal(seed, &plan);
     // The newest user request, shown to the summarizer as context (`includeLatestRequest`).
     let latest = match options.include_latest_request {
         true => (0..n).rev().find(|&i| conv.messages[i].is_real_user()).map(|i| latest_request(&conv, i, seed)),
@@ -497,11 +497,10 @@ fn tail_budget(options: &Options, total: u64) -> u64 {
     }
 }
 
-/// The fingerprint: a hash of the messages the plan was made from, then a hash of the plan's
-/// decisions. `apply_summary` recomputes both: the first tells a changed history (`STALE_PLAN`),
-/// the second a plan edited by hand (`INVALID_PLAN`).
-pub fn seal(values: &[Value], plan: &Plan) -> String {
-    let messages = fingerprint::of_messages(values, plan.message_count);
+/// The fingerprint: `messages`, the hash of the messages the plan was made from
+/// (`fingerprint::of_messages`), then a hash of the plan's decisions. `apply_summary` recomputes both:
+/// the first tells a changed history (`STALE_PLAN`), the second a plan edited by hand (`INVALID_PLAN`).
+fn seal(messages: u64, plan: &Plan) -> String {
     let mut jobs = Vec::with_capacity(plan.jobs.len());
     for j in &plan.jobs {
         jobs.push((j.id.as_str(), j.range));
@@ -517,7 +516,7 @@ mod tests {
     use super::*;
     use crate::counting::profiles::O200K;
     use crate::fixtures::{agent_run, chat};
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn plan(msgs: &[Value], options: Value) -> Plan {
         plan_compaction(&Input::items(msgs), &Options::from_json(&options).unwrap()).unwrap()
