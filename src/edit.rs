@@ -89,12 +89,14 @@ pub fn materialize(slots: &[Slot], input: &[Value]) -> Vec<Value> {
 
 /// The output history as JSON text, for a caller who gave text: `text` as it was, with its item list
 /// (`spans.list`, or the whole text's array when None) written anew from the slots. A kept item is copied
-/// byte for byte from its span in `text`, an edited or new one written out.
-pub fn materialize_text(slots: &[Slot], input: &[Value], text: &str, spans: &ItemSpans) -> String {
+/// byte for byte from its span in `text`; an edited one is read from its span alone, edited and written
+/// out, as is a new one.
+pub fn materialize_text(slots: &[Slot], text: &str, spans: &ItemSpans) -> String {
     let list = spans.list.clone().unwrap_or_else(|| {
         let start = text.find('[').unwrap_or(0);
         start..text.rfind(']').map_or(text.len(), |end| end + 1)
     });
+    let item = |i: usize| spans.items.get(i).map(|span| &text[span.clone()]);
     let mut out = String::with_capacity(text.len());
     out.push_str(&text[..list.start]);
     out.push('[');
@@ -103,12 +105,18 @@ pub fn materialize_text(slots: &[Slot], input: &[Value], text: &str, spans: &Ite
             out.push(',');
         }
         match slot {
-            Slot::Keep(i) if *i < spans.items.len() => out.push_str(&text[spans.items[*i].clone()]),
-            _ => {
-                for value in materialize(std::slice::from_ref(slot), input) {
+            Slot::Keep(i) => out.push_str(item(*i).unwrap_or("null")),
+            Slot::Patch { index, edits } => match item(*index).map(crate::json::parse) {
+                Some(Ok(mut value)) => {
+                    for edit in edits {
+                        apply(&mut value, &edit.path, &edit.op);
+                    }
                     out.push_str(&crate::json::to_text(&value));
                 }
-            }
+                // Not reachable: the span was read as JSON when the text was.
+                _ => out.push_str(item(*index).unwrap_or("null")),
+            },
+            Slot::New(value) => out.push_str(&crate::json::to_text(value)),
         }
     }
     out.push(']');
@@ -177,23 +185,22 @@ mod tests {
     #[test]
     fn text_out_keeps_every_byte_it_did_not_edit() {
         let text = "{ \"model\": \"m\",\n  \"messages\": [ {\"role\":\"user\",  \"content\":\"héllo\"} ,\n {\"role\":\"tool\",\"content\":\"long\"} ],\n  \"x\": 1 }";
-        let (value, spans) = crate::json::parse_with_spans(text).unwrap();
-        let items = value["messages"].as_array().unwrap();
+        let (_, spans) = crate::json::parse_with_spans(text).unwrap();
         let at = spans.items(Some("messages")).unwrap();
         let slots = [
             Slot::Keep(0),
             Slot::Patch { index: 1, edits: vec![FieldEdit::set(vec![Key::field("content")], json!("[cleared]"))] },
             Slot::New(json!({ "role": "user", "content": "next" })),
         ];
-        let out = materialize_text(&slots, items, text, &at);
+        let out = materialize_text(&slots, text, &at);
         assert_eq!(
             out,
             "{ \"model\": \"m\",\n  \"messages\": [{\"role\":\"user\",  \"content\":\"héllo\"},{\"content\":\"[cleared]\",\"role\":\"tool\"},{\"content\":\"next\",\"role\":\"user\"}],\n  \"x\": 1 }"
         );
         let array = " [1, {\"a\" : [2,3]} ,4 ]\n";
-        let (value, spans) = crate::json::parse_with_spans(array).unwrap();
+        let (_, spans) = crate::json::parse_with_spans(array).unwrap();
         let at = spans.items(None).unwrap();
-        let out = materialize_text(&[Slot::Keep(2), Slot::Keep(1)], value.as_array().unwrap(), array, &at);
+        let out = materialize_text(&[Slot::Keep(2), Slot::Keep(1)], array, &at);
         assert_eq!(out, " [4,{\"a\" : [2,3]}]\n");
     }
 

@@ -309,7 +309,7 @@ proptest! {
                 prop_assert_eq!(&json::parse(&text[span.clone()]).unwrap(), item);
             }
             let slots = ctxfold::edit::Slot::keep_all(items.len());
-            let out = ctxfold::edit::materialize_text(&slots, &read_items, &text, &at);
+            let out = ctxfold::edit::materialize_text(&slots, &text, &at);
             prop_assert_eq!(json::parse(&out).unwrap(), read);
             if !pretty {
                 prop_assert_eq!(out, text);

@@ -21,7 +21,7 @@ const MAX_DEPTH: usize = 64;
 /// The `messages` argument: an array of messages, or a request body holding one.
 pub fn messages_from_js(messages: &JsValue) -> Result<Value, Error> {
     if let Some(given) = text::given(messages)? {
-        return text::parse(&given);
+        return text::read(messages, given);
     }
     if !Array::is_array(messages) && !is_plain_object(messages) {
         return Err(Error::input(
@@ -196,8 +196,8 @@ pub fn to_js(value: &dyn crate::json::ToJson) -> Result<JsValue, JsValue> {
 /// edit's path are copied, so every part the core did not touch stays the caller's own value), new
 /// objects for what ctxfold wrote. A request body comes back as a copy with its array replaced.
 pub fn output_to_js(slots: &[Slot], messages: &JsValue, key: Option<&str>) -> Result<JsValue, JsValue> {
-    if let Some(given) = text::given(messages)? {
-        return Ok(text::output(slots, &given, key)?);
+    if let Some(text) = text::output(slots, messages, key)? {
+        return Ok(text);
     }
     let items: Array = match key {
         Some(k) => Reflect::get(messages, &JsValue::from_str(k))?.unchecked_into(),

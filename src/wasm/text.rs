@@ -4,9 +4,11 @@
 
 use crate::edit::{materialize_text, patch_fields_text, FieldEdit, Slot};
 use crate::error::{Code, Error};
+use crate::json::Spans;
 use crate::reading::input::MAX_INPUT_CHARS;
 use js_sys::{JsString, Uint8Array};
 use serde_json::Value;
+use std::cell::RefCell;
 use wasm_bindgen::{JsCast, JsValue};
 
 /// JSON text the caller gave, and whether as bytes (answered as bytes).
@@ -62,9 +64,23 @@ fn position(before: &[u8]) -> (usize, usize) {
     (line, before.len() - line_start)
 }
 
+thread_local! {
+    /// The last string read, with where its items are, so that a call answering with text writes it
+    /// without copying and reading it again. Strings only: they cannot change, and `===` compares them.
+    static LAST: RefCell<Option<(JsValue, String, Spans)>> = const { RefCell::new(None) };
+}
+
 /// The given text as a value; malformed JSON is an error with its line and column.
 pub fn parse(given: &Given) -> Result<Value, Error> {
     crate::json::parse(&given.text).map_err(not_json)
+}
+
+/// `messages`, given as text, read as a value, and kept (a string) for the output of the same call.
+pub fn read(messages: &JsValue, given: Given) -> Result<Value, Error> {
+    let (value, spans) = crate::json::parse_with_spans(&given.text).map_err(not_json)?;
+    let kept = (!given.bytes).then(|| (messages.clone(), given.text, spans));
+    LAST.with_borrow_mut(|last| *last = kept);
+    Ok(value)
 }
 
 fn not_json(e: crate::json::ParseError) -> Error {
@@ -72,22 +88,28 @@ fn not_json(e: crate::json::ParseError) -> Error {
 }
 
 /// The output history for a caller who gave text: the same text with its item list (under `key` in a
-/// body) written from the slots, as a string or as bytes, as it was given.
-pub fn output(slots: &[Slot], given: &Given, key: Option<&str>) -> Result<JsValue, Error> {
-    Ok(answer(output_text(slots, given, key)?, given.bytes))
+/// body) written from the slots, as a string or as bytes, as it was given. None: `messages` is not text.
+pub fn output(slots: &[Slot], messages: &JsValue, key: Option<&str>) -> Result<Option<JsValue>, Error> {
+    let Some((text, spans, bytes)) = text_of(messages)? else { return Ok(None) };
+    Ok(Some(answer(output_text(slots, &text, &spans, key)?, bytes)))
 }
 
-/// The text `output` answers with.
-pub fn output_text(slots: &[Slot], given: &Given, key: Option<&str>) -> Result<String, Error> {
-    let (value, spans) = crate::json::parse_with_spans(&given.text).map_err(not_json)?;
-    let items = match key {
-        Some(k) => value.get(k),
-        None => Some(&value),
-    };
-    let (Some(Value::Array(items)), Some(at)) = (items, spans.items(key)) else {
-        return Err(Error::input("messages", "expected an array of messages or a request body"));
-    };
-    Ok(materialize_text(slots, items, &given.text, &at))
+/// The text of `messages` with its spans, and whether it came as bytes: the last string read when it is
+/// that one, else read now. None: `messages` is not text.
+pub fn text_of(messages: &JsValue) -> Result<Option<(String, Spans, bool)>, Error> {
+    if let Some((_, text, spans)) = LAST.with_borrow_mut(|last| last.take_if(|(js, ..)| js == messages)) {
+        return Ok(Some((text, spans, false)));
+    }
+    let Some(given) = given(messages)? else { return Ok(None) };
+    let (_, spans) = crate::json::parse_with_spans(&given.text).map_err(not_json)?;
+    Ok(Some((given.text, spans, given.bytes)))
+}
+
+/// `text` with its item list (under `key` in a body) written from the slots.
+pub fn output_text(slots: &[Slot], text: &str, spans: &Spans, key: Option<&str>) -> Result<String, Error> {
+    let at =
+        spans.items(key).ok_or_else(|| Error::input("messages", "expected an array of messages or a request body"))?;
+    Ok(materialize_text(slots, text, &at))
 }
 
 /// `text` in the kind the caller gave: a string, or UTF-8 bytes.
