@@ -38,7 +38,7 @@ pub fn messages_from_js(messages: &JsValue) -> Result<Value, Error> {
     let json = JSON::stringify(messages).map_err(|e| unreadable(&locate_unreadable(messages), &e))?;
     // Measured before the text is copied into WebAssembly memory, so a huge input costs nothing here.
     if json.length() as usize > MAX_INPUT_CHARS {
-        return Err(too_large(Some(json.length() as usize)));
+        return Err(text::too_large(Some(json.length() as usize)));
     }
     let text: String = json.into();
     crate::json::parse(&text).map_err(|e| Error::input(locate_unreadable(messages), not_json(&e)))
@@ -48,19 +48,9 @@ pub fn messages_from_js(messages: &JsValue) -> Result<Value, Error> {
 /// surrogate (which it writes as an escape that no UTF-8 text can hold), unless the reader says more.
 fn not_json(e: &crate::json::ParseError) -> String {
     match e.to_string() {
-        m if m.contains("escape") => "holds a lone UTF-16 surrogate, half of a character (a string cut in the middle of an emoji, for example); make it well-formed first, e.g. with String.prototype.toWellFormed()".into(),
+        m if m.contains("escape") => text::LONE_SURROGATE.into(),
         m => format!("cannot be read: {m}"),
     }
-}
-
-/// The input is over the size limit: `chars` characters of JSON, or more than the limit when not all
-/// were measured.
-fn too_large(chars: Option<usize>) -> Error {
-    let message = match chars {
-        Some(n) => format!("the messages are {n} characters of JSON; the limit is {MAX_INPUT_CHARS}"),
-        None => format!("the messages are more than {MAX_INPUT_CHARS} characters of JSON, the limit"),
-    };
-    Error::new(Code::InputTooLarge, "messages", message)
 }
 
 fn unreadable(path: &str, e: &JsValue) -> Error {
@@ -86,7 +76,7 @@ fn read_item_by_item(items: &Array) -> Result<Value, Error> {
         }
         let length = json.length() as usize;
         if chars + length > MAX_INPUT_CHARS {
-            return Err(too_large(None));
+            return Err(text::too_large(None));
         }
         let text: String = json.into();
         let value = crate::json::parse(&text).map_err(|e| Error::input(&path, not_json(&e)))?;

@@ -22,22 +22,19 @@ pub fn given(messages: &JsValue) -> Result<Option<Given>, Error> {
     if let Some(s) = messages.dyn_ref::<JsString>() {
         // Measured before the text is copied into WebAssembly memory.
         if s.length() as usize > MAX_INPUT_CHARS {
-            return Err(too_large(s.length() as usize));
+            return Err(too_large(Some(s.length() as usize)));
         }
         let text = String::from(s);
         // Copied as UTF-8, a lone surrogate silently became U+FFFD. Only then is the string checked
         // unit by unit (a slow walk through the boundary), so that a real U+FFFD is not refused.
         if text.contains('\u{FFFD}') && !s.is_valid_utf16() {
-            return Err(Error::input(
-                "messages",
-                "holds a lone UTF-16 surrogate, half of a character; make it well-formed first, e.g. with String.prototype.toWellFormed()",
-            ));
+            return Err(Error::input("messages", LONE_SURROGATE));
         }
         return Ok(Some(Given { text, bytes: false }));
     }
     let Some(array) = messages.dyn_ref::<Uint8Array>() else { return Ok(None) };
     if array.length() as usize > MAX_INPUT_CHARS {
-        return Err(too_large(array.length() as usize));
+        return Err(too_large(Some(array.length() as usize)));
     }
     match String::from_utf8(array.to_vec()) {
         Ok(text) => Ok(Some(Given { text, bytes: true })),
@@ -49,13 +46,20 @@ pub fn given(messages: &JsValue) -> Result<Option<Given>, Error> {
     }
 }
 
-fn too_large(n: usize) -> Error {
-    Error::new(
-        Code::InputTooLarge,
-        "messages",
-        format!("the messages are {n} characters of JSON; the limit is {MAX_INPUT_CHARS}"),
-    )
+/// The input is over the size limit: `chars` characters of JSON, or more than the limit when not all
+/// were measured (the object path stops counting at the limit).
+pub fn too_large(chars: Option<usize>) -> Error {
+    let message = match chars {
+        Some(n) => format!("the messages are {n} characters of JSON; the limit is {MAX_INPUT_CHARS}"),
+        None => format!("the messages are more than {MAX_INPUT_CHARS} characters of JSON, the limit"),
+    };
+    Error::new(Code::InputTooLarge, "messages", message)
 }
+
+/// Why text holding half of a character is refused, whichever way it came.
+pub const LONE_SURROGATE: &str =
+    "holds a lone UTF-16 surrogate, half of a character (a string cut in the middle of an \
+    emoji, for example); make it well-formed first, e.g. with String.prototype.toWellFormed()";
 
 /// Line (from 1) and column (bytes from the line's start) after `before`, as JSON errors give them.
 fn position(before: &[u8]) -> (usize, usize) {
