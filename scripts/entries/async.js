@@ -1,8 +1,7 @@
 // The asynchronous exports, `compact`, `openai_summarizer` and `anthropic_summarizer`, shared by every
 // entry (browser, Node ESM, Node CommonJS, workerd). Everything they decide is decided in Rust, in
-// synchronous `__`-prefixed exports of the glue (src/wasm/compact.rs, src/wasm/summarizer.rs); this file
-// only calls `fetch` and the host's `summarize`, and awaits. Doing that in Rust took wasm-bindgen-futures,
-// gloo-net and web-sys, which cost more of the package's size budget than these lines.
+// `__`-prefixed exports of the glue (src/wasm/compact.rs, src/wasm/summarizer.rs); this file only calls
+// the host's `summarize`, which may be any function, and awaits it.
 // scripts/build.mjs ships this file as dist/async.js and, for `require`, inlines it into the CommonJS
 // entry (dropping the `export` keyword below), so it must keep to one exported function and no imports.
 
@@ -68,45 +67,15 @@ export function asyncExports(glue) {
     }
   }
 
-  /** `summarize(prompt)` for one endpoint protocol ("openai" or "anthropic"), checked when it is made. */
+  /**
+   * `summarize(prompt)` for one endpoint protocol ("openai" or "anthropic"), checked when it is made. The
+   * request is sent and its answer read in Rust, with gloo-net (src/wasm/summarizer.rs).
+   */
   function summarizer(api, options) {
     const client = glue.__summarizer_new(api, options);
     return async function summarize(prompt) {
-      const { url, headers, body, timeoutMs } = glue.__summarizer_request(client, prompt);
-      // AbortSignal.timeout rather than a timer of our own: nothing to clear, and no timer is left
-      // pending in a Worker after the request is done. The body is read inside the same timeout: a
-      // server that sends headers and then stalls still fails.
-      const signal = AbortSignal.timeout(timeoutMs);
-      const unreachable = (cause, thrown) =>
-        glue.__summarizer_unreachable(client, thrown?.name === "TimeoutError" || signal.aborted, cause, thrown);
-      let response;
-      let text;
-      try {
-        // The global `fetch` (no `window`), so the same code runs in browsers, Web Workers, Node ≥ 18
-        // and Cloudflare Workers.
-        response = await fetch(new Request(url, { method: "POST", headers, body, signal }));
-      } catch (error) {
-        throw unreachable(describe(error), error);
-      }
-      // A polyfilled fetch may resolve to anything.
-      if (!(response instanceof Response)) throw unreachable("fetch() resolved to something other than a Response");
-      try {
-        text = await response.text();
-      } catch (error) {
-        throw unreachable(describe(error), error);
-      }
-      return glue.__summarizer_answer(client, response.status, response.statusText, text);
+      return glue.__summarize(client, prompt);
     };
-  }
-
-  /**
-   * A thrown value as text: an Error's "Name: message" and its causes ("TypeError: fetch failed (Error: connect
-   * ECONNREFUSED 127.0.0.1:9)"), or the value itself.
-   */
-  function describe(error, depth = 0) {
-    if (!(error instanceof Error)) return String(error);
-    const cause = error.cause !== undefined && depth < 3 ? ` (${describe(error.cause, depth + 1)})` : "";
-    return `${error.name}: ${error.message}${cause}`;
   }
 
   return {

@@ -3,9 +3,9 @@
 //! decided (pruning first, planning, the fallback, which summary each job gets and which error it
 //! reports) is decided in `crate::compaction::run`; this file reads and writes JS values.
 //!
-//! The awaiting is in JS because an `async fn` export needs wasm-bindgen-futures and compiles to a large
-//! state machine; see `src/wasm/summarizer.rs`. The exports are prefixed `__`: the entries do not
-//! re-export them.
+//! The awaiting is in JS: the host's `summarize` is any JS function, and a few lines of JS await it,
+//! run jobs side by side and call back, where a Rust `async fn` would compile to a large state machine
+//! for the same. The exports are prefixed `__`: the entries do not re-export them.
 
 use super::context_overflow::overflow_of;
 use super::convert::error_text;
@@ -84,7 +84,7 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
     let prompts = Array::new();
     for job in &begun.plan.jobs {
         let texts = fields(&[("jobId", &job.id), ("system", &job.prompt.system), ("user", &job.prompt.user)]);
-        prompts.push(&to_js(&Value::Object(with(texts, "maxOutputTokens", job.max_output_tokens.into())))?);
+        prompts.push(&value_to_js(&Value::Object(with(texts, "maxOutputTokens", job.max_output_tokens.into())))?);
     }
     let throws = begun.fallback.is_none();
     let handle = RUNS.with_borrow_mut(|runs| runs.insert(Run { begun, plan_js, snapshot, pruned_list }));
@@ -123,7 +123,7 @@ pub fn compact_revision(run: u32, job: u32, text: &str) -> Result<JsValue, JsVal
         let Some(prompt) = prompt else { return Ok(JsValue::UNDEFINED) };
         let texts = fields(&[("jobId", &job_ref.id), ("system", &prompt.system), ("user", &prompt.user)]);
         let texts = with(texts, "maxOutputTokens", job_ref.max_output_tokens.into());
-        to_js(&Value::Object(with(texts, "revision", true.into())))
+        value_to_js(&Value::Object(with(texts, "revision", true.into())))
     })
 }
 
@@ -169,7 +169,7 @@ pub fn compact_finish(
     let jobs = Array::new();
     let mut report = done.applied.report;
     for (i, job) in begun.plan.jobs.iter().enumerate() {
-        let entry = to_js(&Value::Object(fields(&[("id", &job.id), ("source", done.sources[i].as_str())])))?;
+        let entry = value_to_js(&Value::Object(fields(&[("id", &job.id), ("source", done.sources[i].as_str())])))?;
         let error = match errors[i] {
             Some(JobError::Summarizer) => failures.get(i as u32),
             Some(JobError::Refused) => rejected.clone().unwrap_or(JsValue::UNDEFINED),

@@ -3,8 +3,12 @@
 //! Messages are read with the engine's own `JSON.stringify` and parsed by `crate::json`: one native
 //! pass that is much faster than walking the objects field by field across the boundary, and that
 //! reports circular structures instead of recursing forever (binary data in content parts aside: see
-//! binary.rs). Options, plans and summaries are small
-//! and read field by field, so NaN and Infinity are caught (JSON.stringify would turn them into null).
+//! binary.rs). Options, plans and summaries are small and read field by field by `read_value`, which
+//! gives the path of a bad field, refuses NaN and Infinity (JSON.stringify would turn them into null,
+//! serde-wasm-bindgen too) and stops at a depth limit on a cycle (serde-wasm-bindgen has none).
+//!
+//! Out of the core, results go through its JSON writer and one `JSON.parse`; the JSON values it writes
+//! into the caller's messages and prompts are built by serde-wasm-bindgen.
 
 use super::binary;
 use super::text;
@@ -177,9 +181,31 @@ fn read_value(v: &JsValue, path: &str, code: Code, depth: usize) -> Result<Value
     Err(Error::new(code, path, format!("expected plain data, got {}", js_type(v))))
 }
 
-/// A core result as a plain JS object.
+/// A core result as a plain JS object: written once as JSON text by the core's writer and built by the
+/// engine's `JSON.parse`, one call across the boundary however large the result.
 pub fn to_js(value: &dyn crate::json::ToJson) -> Result<JsValue, JsValue> {
     JSON::parse(&crate::json::to_text(value))
+}
+
+/// A JSON value the core wrote (a new message, an edited field, a prompt), built by serde-wasm-bindgen
+/// without a detour through text. Two kinds of value go through `JSON.parse` instead: one holding a
+/// `__proto__` key, which serde-wasm-bindgen's `obj[key] = value` would turn into the object's
+/// prototype (`JSON.parse` keeps it as a field, as the caller wrote it), and a whole number beyond 2^53,
+/// which serde-wasm-bindgen refuses (`JSON.parse` rounds it as JS does).
+pub fn value_to_js(value: &Value) -> Result<JsValue, JsValue> {
+    use serde::Serialize;
+    if has_proto_key(value) {
+        return to_js(value);
+    }
+    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).or_else(|_| to_js(value))
+}
+
+fn has_proto_key(value: &Value) -> bool {
+    match value {
+        Value::Object(fields) => fields.iter().any(|(k, v)| k == "__proto__" || has_proto_key(v)),
+        Value::Array(items) => items.iter().any(has_proto_key),
+        _ => false,
+    }
 }
 
 /// The output: the caller's own objects where kept, copies where edited (only the containers on an
@@ -206,7 +232,7 @@ pub fn output_to_js(slots: &[Slot], messages: &JsValue, key: Option<&str>) -> Re
                 }
                 copy
             }
-            Slot::New(value) => to_js(value)?,
+            Slot::New(value) => value_to_js(value)?,
         };
         out.set(k as u32, item);
     }
@@ -237,11 +263,14 @@ pub fn snapshot(messages: &JsValue, key: Option<&str>) -> Result<JsValue, JsValu
     }
 }
 
+/// A copy of an array, or of an object's own enumerable fields. Not `Object.assign`: it sets each field
+/// as `copy[key] = value`, so a field named `__proto__` would become the copy's prototype and vanish
+/// from its data; `Object.fromEntries` defines it as the field it is.
 fn shallow_copy(v: &JsValue) -> JsValue {
     if Array::is_array(v) {
         Array::from(v).into()
     } else {
-        Object::assign(&Object::new(), v.unchecked_ref()).into()
+        Object::from_entries(&Object::entries(v.unchecked_ref())).map(JsValue::from).unwrap_or_else(|_| v.clone())
     }
 }
 
@@ -268,10 +297,10 @@ fn apply_edit(root: &JsValue, edit: &FieldEdit, copies: &js_sys::Set) -> Result<
     }
     match (&edit.op, last) {
         (Op::Set(value), key) => {
-            Reflect::set(&at, &key_to_js(key), &to_js(value)?)?;
+            Reflect::set(&at, &key_to_js(key), &value_to_js(value)?)?;
         }
         (Op::Insert(value), Key::Index(i)) => {
-            at.unchecked_ref::<Array>().splice(*i as u32, 0, &to_js(value)?);
+            at.unchecked_ref::<Array>().splice(*i as u32, 0, &value_to_js(value)?);
         }
         (Op::Remove, Key::Index(i)) => {
             // Array::splice always inserts an item; shift the tail down instead.
