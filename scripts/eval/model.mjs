@@ -3,7 +3,8 @@
 
 /**
  * `{ baseUrl, model, apiKey?, contextSize, stop() }`. With `baseUrl`, `model` is required and `contextSize` is the
- * endpoint's window as given (default 128 000: the endpoint itself refuses what does not fit).
+ * endpoint's window as given (default 128 000: the endpoint itself refuses what does not fit). Without it, `model`
+ * names one of the local models (`MODELS` in scripts/local-model.mjs; default its `DEFAULT_MODEL`).
  */
 export async function openEndpoint({ baseUrl, model, apiKey, contextSize }) {
   if (baseUrl) {
@@ -16,6 +17,6 @@ export async function openEndpoint({ baseUrl, model, apiKey, contextSize }) {
   } catch (error) {
     throw new Error(`no local model (scripts/local-model.mjs: ${error.message}); pass --base-url and --model to use another endpoint`);
   }
-  const local = await startLocalModel();
+  const local = await startLocalModel(model ? { model } : {});
   return { ...local, apiKey: undefined, contextSize: contextSize ?? local.contextSize, local: true, stop: () => local.stop() };
 }

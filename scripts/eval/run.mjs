@@ -2,6 +2,7 @@
 // without an LLM judge. See README.md here for the method. Flags:
 //   --base-url URL --model NAME [--api-key KEY] [--context-size N]   use that OpenAI-compatible endpoint
 //                                                                     (default: start scripts/local-model.mjs)
+//   --model NAME   without --base-url: which local model (smollm2-135m, qwen2.5-coder-0.5b)
 //   --per-group N (2)  --seed S (1)  --questions N (5)  --groups a,b,...  --quick  --out FILE
 //   --resume   keep the conversations an unfinished report at --out already has (same model and flags)
 //   --options JSON   ctxfold's options for its conditions, over the defaults (to compare settings on the
