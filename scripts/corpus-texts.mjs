@@ -6,8 +6,18 @@ import { readCorpus } from "../pkg-tests/corpus.mjs";
 /** Corpus groups (one per file), in the order reports list them. */
 export const GROUPS = [
   "tau-bench-airline", "mini-swe-agent-tools", "mini-swe-agent-text", "swe-agent", "toolbench",
-  "medicalgpt-zh", "kdconv-zh", "jmultiwoz-ja",
+  "medicalgpt-zh", "kdconv-zh", "jmultiwoz-ja", "chitchat-en",
 ];
+
+/**
+ * Groups the profile fit never trains on: every conversation of them is held out, to measure the profiles on
+ * text they have not seen. English chat between people (chitchat-en) is over-estimated by the fitted tables
+ * (about 8% for o200k: plain English words cost less than the words of agent runs), and fitted together with
+ * the agent runs it pulls the word costs down until the fit's safety margin scales every profile up (held-out
+ * medians of 3.6–4.9% on the agent runs instead of 1.7–2.4%, o200k); the scanner would need a class for
+ * common English words (as it has one for common Han characters) to fit both.
+ */
+export const UNFITTED = new Set(["chitchat-en"]);
 
 /** Every conversation of a group: `{ id, messages, labels }`. */
 export function readGroup(group) {

@@ -8,17 +8,6 @@ use ctxfold::counting::scanner::Counts;
 use serde_json::Value;
 use std::time::Instant;
 
-const FILES: [&str; 8] = [
-    "tau-bench-airline",
-    "mini-swe-agent-tools",
-    "mini-swe-agent-text",
-    "swe-agent",
-    "toolbench",
-    "medicalgpt-zh",
-    "kdconv-zh",
-    "jmultiwoz-ja",
-];
-
 /// The texts of one message, as scripts/corpus-texts.mjs `messageTexts` takes them.
 fn message_texts(m: &Value, out: &mut Vec<String>) {
     match &m["content"] {
@@ -45,8 +34,8 @@ fn message_texts(m: &Value, out: &mut Vec<String>) {
 
 fn main() {
     let mut texts = Vec::new();
-    for file in FILES {
-        let body = corpus_files::corpus_text(file);
+    for file in corpus_files::corpus_names() {
+        let body = corpus_files::corpus_text(&file);
         for line in body.lines().filter(|l| !l.trim().is_empty()) {
             let conv: Value = serde_json::from_str(line).expect("one JSON conversation per line");
             conv["messages"].as_array().into_iter().flatten().for_each(|m| message_texts(m, &mut texts));

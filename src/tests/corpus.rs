@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 const TOOL_FILES: &[&str] =
     &["tau-bench-airline.jsonl", "mini-swe-agent-tools.jsonl", "swe-agent.jsonl", "toolbench.jsonl"];
 const CHAT_FILES: &[&str] =
-    &["mini-swe-agent-text.jsonl", "medicalgpt-zh.jsonl", "kdconv-zh.jsonl", "jmultiwoz-ja.jsonl"];
+    &["mini-swe-agent-text.jsonl", "medicalgpt-zh.jsonl", "kdconv-zh.jsonl", "jmultiwoz-ja.jsonl", "chitchat-en.jsonl"];
 
 fn has_tool_calls(msgs: &[Value]) -> bool {
     msgs.iter().any(|m| m.get("tool_calls").is_some_and(|c| c.as_array().is_some_and(|a| !a.is_empty())))

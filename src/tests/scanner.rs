@@ -32,22 +32,11 @@ fn strings_of(v: &Value, out: &mut Vec<String>) {
     }
 }
 
-const FILES: [&str; 8] = [
-    "tau-bench-airline.jsonl",
-    "mini-swe-agent-tools.jsonl",
-    "mini-swe-agent-text.jsonl",
-    "swe-agent.jsonl",
-    "toolbench.jsonl",
-    "medicalgpt-zh.jsonl",
-    "kdconv-zh.jsonl",
-    "jmultiwoz-ja.jsonl",
-];
-
 #[test]
 fn every_corpus_text_counts_as_the_reference_counts() {
     let mut texts = 0;
-    for file in FILES {
-        for (_, messages) in corpus_files::corpus(file) {
+    for file in corpus_files::corpus_names() {
+        for (_, messages) in corpus_files::corpus(&file) {
             let mut strings = Vec::new();
             messages.iter().for_each(|m| strings_of(m, &mut strings));
             // Text by text, and added up into one `Counts` as a message's pieces are.
