@@ -862,12 +862,26 @@ answer with the revised summary only.";
 /// The revision prompt for a summary that lost `lost`: the most important kinds first, at most
 /// `MAX_LISTED` of them.
 pub fn revision_prompt_for(summary: &str, lost: Vec<Fact>) -> Prompt {
+    revision_prompt(summary, &listed(lost))
+}
+
+/// Whether `revised` repeats the revision prompt made for `summary` and `lost`: the prompt's nonce occurs
+/// in neither, so text holding it was copied from the prompt. A small model asked to revise sometimes
+/// answers with the prompt itself, the list of missing facts included, which would otherwise pass for a
+/// summary that lost nothing.
+pub fn echoes_revision_prompt(summary: &str, lost: Vec<Fact>, revised: &str) -> bool {
+    revised.contains(nonce(summary, &listed(lost)).as_str())
+}
+
+/// The facts a revision prompt lists: by kind, at most `MAX_LISTED`.
+fn listed(lost: Vec<Fact>) -> Vec<Fact> {
     let mut refs = Vec::with_capacity(lost.len());
     for f in &lost {
         refs.push(f);
     }
-    let ordered = owned(by_kind(refs));
-    revision_prompt(summary, &ordered[..ordered.len().min(MAX_LISTED)])
+    let mut ordered = owned(by_kind(refs));
+    ordered.truncate(MAX_LISTED);
+    ordered
 }
 
 /// The prompt for one job: its summary and the facts it lost, each in a block whose tags carry a

@@ -3,7 +3,7 @@
 //! round). The revised summary replaces the first only when it keeps more of the facts and stays
 //! within the job's size: a small model's revision can drop more than it restores, or ramble.
 
-use crate::compaction::audit::{check, revision_prompt_for, Fact};
+use crate::compaction::audit::{check, echoes_revision_prompt, revision_prompt_for, Fact};
 use crate::compaction::template::Prompt;
 use crate::compaction::types::PlanRef;
 use crate::counting::estimate::per_message;
@@ -23,11 +23,15 @@ pub fn lost_facts(input: &Input, plan: &PlanRef, job: usize, summary: &str) -> R
     Ok((count, (count > 0).then(|| revision_prompt_for(summary, lost))))
 }
 
-/// Which summary job `job` keeps: the revision when it lost fewer facts than the first and stays
-/// within the job's budget (or the first's size, if that was larger).
+/// Which summary job `job` keeps: the revision when it lost fewer facts than the first, stays within the
+/// job's budget (or the first's size, if that was larger), and is not a copy of the revision prompt.
 pub fn keeps_revision(input: &Input, plan: &PlanRef, job: usize, first: &str, revised: &str) -> Result<bool> {
     let conv = format::read(input, Some(plan.format))?;
-    let fewer_lost = lost_in_job(&conv, plan, job, revised).len() < lost_in_job(&conv, plan, job, first).len();
+    let lost_first = lost_in_job(&conv, plan, job, first);
+    let fewer_lost = lost_in_job(&conv, plan, job, revised).len() < lost_first.len();
+    if echoes_revision_prompt(first, lost_first, revised) {
+        return Ok(false);
+    }
     let size = |t: &str| plan.profile.text(t);
     let allowed = (f64::from(plan.jobs[job].max_output_tokens) * GROWTH).max(size(first));
     let tokens = per_message(&conv, &plan.profile);
@@ -84,5 +88,21 @@ mod tests {
         assert!(!keeps_revision(&input, &plan, 0, first, first).unwrap(), "no better: the first stays");
         let rambling = format!("{better} {}", "And more about the weather. ".repeat(400));
         assert!(!keeps_revision(&input, &plan, 0, first, &rambling).unwrap(), "too long is refused");
+    }
+
+    #[test]
+    fn a_revision_that_copies_the_revision_prompt_is_refused() {
+        let msgs = chat();
+        let (plan, input) = (plan(&msgs), Input::items(&msgs));
+        let first = "The user asked about the weather.";
+        let prompt = lost_facts(&input, &plan, 0, first).unwrap().1.unwrap();
+        // What a small model answered: the prompt's own text, the list of missing facts included.
+        assert!(!keeps_revision(&input, &plan, 0, first, &prompt.user).unwrap(), "the prompt itself is refused");
+        let tail = prompt.user.split_once("</summary-").unwrap().1;
+        let copied = format!("Booking QX7-2291, the weather.\n</summary-{tail}");
+        assert!(!keeps_revision(&input, &plan, 0, first, &copied).unwrap(), "a copy of the list is refused");
+        // Written in its own words, the same facts are kept.
+        let own = "Booking QX7-2291, e-mail ana@example.com; the user must never fly through Chicago.";
+        assert!(keeps_revision(&input, &plan, 0, first, own).unwrap());
     }
 }
