@@ -28,10 +28,11 @@ pub fn lost_facts(input: &Input, plan: &PlanRef, job: usize, summary: &str) -> R
 pub fn keeps_revision(input: &Input, plan: &PlanRef, job: usize, first: &str, revised: &str) -> Result<bool> {
     let conv = format::read(input, Some(plan.format))?;
     let lost_first = lost_in_job(&conv, plan, job, first);
-    let fewer_lost = lost_in_job(&conv, plan, job, revised).len() < lost_first.len();
+    let lost_first_count = lost_first.len();
     if echoes_revision_prompt(first, lost_first, revised) {
         return Ok(false);
     }
+    let fewer_lost = lost_in_job(&conv, plan, job, revised).len() < lost_first_count;
     let size = |t: &str| plan.profile.text(t);
     let allowed = (f64::from(plan.jobs[job].max_output_tokens) * GROWTH).max(size(first));
     let tokens = per_message(&conv, &plan.profile);
