@@ -73,6 +73,10 @@ export function checkClient(runtime, produce) {
       const timeout = failure(cases["openai: timeout"], "timeout");
       assert.equal(timeout.code, "SUMMARIZER_TIMEOUT", timeout.message);
       assert.match(timeout.message, /within 300 ms/);
+      // Headers came, the body did not: the same code, and what the body's read threw kept as the cause.
+      const stalled = failure(cases["openai: a body that stalls"], "stalled body");
+      assert.equal(stalled.code, "SUMMARIZER_TIMEOUT", stalled.message);
+      assert.ok(stalled.cause, `the read's own error is the cause: ${JSON.stringify(stalled)}`);
       const refused = failure(cases["openai: connection refused"], "connection refused");
       assert.equal(refused.code, "SUMMARIZER_NETWORK", refused.message);
     });

@@ -27,6 +27,7 @@ export async function runClientScenario(api, server, messages) {
   await run("anthropic: HTTP 529", () => api.anthropic_summarizer({ baseUrl: `${server}/status/529`, apiKey: API_KEY, model: "c" })(PROMPT));
   await run("openai: not JSON", () => openai("garbage")(PROMPT));
   await run("openai: timeout", () => openai("slow", { timeoutMs: 300 })(PROMPT));
+  await run("openai: a body that stalls", () => openai("stall", { timeoutMs: 300 })(PROMPT));
   // Port 2 on loopback: nothing listens there, so the connection is refused at once (port 9, say, is on the
   // fetch standard's list of blocked ports, refused before any connection is tried).
   await run("openai: connection refused", () =>
@@ -211,6 +212,8 @@ function describe(e) {
     path: e?.path,
     status: e?.status,
     message: String(e?.message ?? e),
+    // What the runtime threw beneath ours: its name, or the value itself.
+    cause: e?.cause === undefined ? undefined : String(e.cause?.name ?? e.cause),
     // Everything the error carries, to search for the key.
     everything: `${e?.message} ${e?.stack} ${JSON.stringify(own)}`,
   };

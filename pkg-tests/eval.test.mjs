@@ -15,9 +15,12 @@ test("the quick eval runs against the local model and writes a whole report", ()
   const scratch = mkdtempSync(join(tmpdir(), "ctxfold-eval-"));
   try {
     const out = join(scratch, "report.json");
-    const r = spawnSync(process.execPath, [join(root, "scripts", "eval", "run.mjs"), "--quick", "--out", out], { cwd: root, encoding: "utf8" });
+    const cache = join(scratch, "cache");
+    const run = (file) => spawnSync(process.execPath, [join(root, "scripts", "eval", "run.mjs"), "--quick", "--cache", cache, "--out", file], { cwd: root, encoding: "utf8" });
+    const r = run(out);
     assert.equal(r.status, 0, r.stderr || r.stdout);
     const report = JSON.parse(readFileSync(out, "utf8"));
+    assert.ok(report.cache.misses > 0 && report.cache.hits >= 0, JSON.stringify(report.cache));
     assert.deepEqual(report.conversations.map((c) => c.group), ["tau-bench-airline", "kdconv-zh"], "one agent run and one chat");
     for (const c of report.conversations) {
       assert.ok(c.questions.length > 0, `${c.id}: questions`);
@@ -41,6 +44,15 @@ test("the quick eval runs against the local model and writes a whole report", ()
     }
     assert.equal(report.overall.questions, report.conversations.reduce((n, c) => n + c.questions.length, 0));
     assert.match(r.stdout, /overall/);
+
+    // Again with the cache: the model is asked nothing, and every summary and answer is the one stored.
+    const again = join(scratch, "again.json");
+    const r2 = run(again);
+    assert.equal(r2.status, 0, r2.stderr || r2.stdout);
+    const second = JSON.parse(readFileSync(again, "utf8"));
+    assert.deepEqual(second.cache, { dir: cache, hits: report.cache.hits + report.cache.misses, misses: 0 });
+    const answers = (rep) => JSON.stringify(rep.conversations.map((c) => [c.conditions.ctxfold.text, c.questions.map((q) => q.answers)]));
+    assert.equal(answers(second), answers(report));
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -7,6 +7,7 @@
 //                    (as some providers do), so tests can prove the client never repeats the key
 //   /garbage/…       200 with an HTML body
 //   /slow/…          headers never sent: the client's timeout must fire (held until stop())
+//   /stall/…         200 and the first bytes of a body, then nothing: the timeout must fire while the body is read
 //   /upstream/…      a chat completion answering the conversation (the Worker example's upstream)
 //   /openai/…        OpenAI's documented checks of the length limit: a reasoning model (o-series, gpt-5) sent
 //                    `max_tokens` gets its 400 (`unsupported_parameter`); otherwise a summary naming the field used
@@ -46,6 +47,11 @@ export async function startLlmServer() {
     } else if (req.url.startsWith("/garbage/")) {
       res.writeHead(200, { "content-type": "text/html" }).end("<html>not an API</html>");
     } else if (req.url.startsWith("/slow/")) {
+      held.add(res);
+      res.on("close", () => held.delete(res));
+    } else if (req.url.startsWith("/stall/")) {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"choices": [');
       held.add(res);
       res.on("close", () => held.delete(res));
     } else if (req.url.startsWith("/ok/")) {

@@ -173,8 +173,9 @@ export async function startLocalModel({ model: name = DEFAULT_MODEL } = {}) {
         },
       };
     } finally {
+      // The sequence keeps what it evaluated: the next request re-reads only from where its tokens differ, so
+      // questions asked about one transcript (which comes first in each) pay for the transcript once.
       session.dispose({ disposeSequence: false });
-      await sequence.clearHistory();
     }
   }
 

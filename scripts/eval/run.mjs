@@ -12,12 +12,15 @@
 //                                the report says which answers are still written in each history
 //   --probe   the questions are those of ctxfold's `quality_probe` for the plan, as a host would ask them,
 //             instead of the eval's own
+//   --cache DIR   keep the model's answers in DIR and take them from there when the same request comes again
+//                 (cache.mjs): comparing settings then costs only the requests that changed
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { compact, estimate, openai_summarizer, validate } from "ctxfold";
 import { ANSWER_TOKENS, Overflow, askMessages, complete, countTokens } from "./ask.mjs";
 import { truncateTo } from "./baselines.mjs";
+import { answerCache } from "./cache.mjs";
 import { pickGroups } from "./groups.mjs";
 import { matches } from "./match.mjs";
 import { textOf } from "./messages.mjs";
@@ -56,7 +59,7 @@ function parseFlags(argv) {
     else if (i + 1 < argv.length) flags[name] = argv[++i];
     else throw new Error(`${arg} needs a value`);
   }
-  const known = ["base-url", "model", "api-key", "context-size", "per-group", "seed", "questions", "groups", "quick", "out", "resume", "summaries", "options", "probe"];
+  const known = ["base-url", "model", "api-key", "context-size", "per-group", "seed", "questions", "groups", "quick", "out", "resume", "summaries", "options", "probe", "cache"];
   for (const name of Object.keys(flags)) if (!known.includes(name)) throw new Error(`unknown flag --${name}; known: ${known.map((k) => `--${k}`).join(" ")}`);
   const number = (name, fallback) => {
     if (flags[name] === undefined) return fallback;
@@ -86,6 +89,7 @@ function parseFlags(argv) {
     questions: number("questions", flags.quick ? 2 : 5),
     groups: flags.groups ?? (flags.quick ? QUICK_GROUPS : undefined),
     out: resolve(flags.out ?? join(root, "target", "eval", "report.json")),
+    cache: flags.cache && resolve(flags.cache),
   };
 }
 
@@ -109,9 +113,13 @@ async function compacted(messages, options, endpoint) {
   const summarize = async (prompt) => {
     const started = performance.now();
     try {
-      return await client(prompt);
-    } finally {
+      const asked = async () => ({ text: await client(prompt), ms: performance.now() - started });
+      const answer = endpoint.standIn ? await asked() : await endpoint.cache("summary", prompt, asked);
+      summaryMs.push(answer.ms);
+      return answer.text;
+    } catch (error) {
       summaryMs.push(performance.now() - started);
+      throw error;
     }
   };
   // The window in ctxfold's estimated tokens that is the model's window in its own.
@@ -156,7 +164,8 @@ async function askAll(conversation, histories, endpoint) {
         continue;
       }
       try {
-        const { text: answer, ms } = await complete(endpoint, askMessages(text, q.question));
+        const messages = askMessages(text, q.question);
+        const { text: answer, ms } = await endpoint.cache("answer", messages, () => complete(endpoint, messages));
         answers[i][cond] = { text: answer, correct: matches(answer, q.answer), ms };
       } catch (error) {
         answers[i][cond] = error instanceof Overflow ? { na: true, reason: "refused by the endpoint as too long" } : { correct: false, error: String(error.message ?? error) };
@@ -235,6 +244,7 @@ export async function main(argv) {
   const endpoint = flags.summaries === "model"
     ? await openEndpoint(flags)
     : { model: `(${flags.summaries} summaries, no model)`, local: false, contextSize: Infinity, standIn: standIn(flags.summaries), stop: async () => {} };
+  endpoint.cache = answerCache(flags.summaries === "model" && flags.cache, endpoint.model);
   const results = [];
   const runtimeBefore = flags.resume && previous.size ? previous.runtimeSeconds ?? 0 : 0;
   // Written after every conversation: a long run that is stopped still leaves what it measured.
@@ -242,6 +252,7 @@ export async function main(argv) {
     const report = {
       model: endpoint.model, local: endpoint.local, contextSize: endpoint.contextSize, summaries: flags.summaries, options: flags.options, probe: flags.probe,
       seed: flags.seed, perGroup: flags.perGroup, questionsPerConversation: flags.questions, quick: flags.quick, complete,
+      cache: flags.cache && { dir: flags.cache, ...endpoint.cache.counts },
       runtimeSeconds: runtimeBefore + Math.round((Date.now() - started) / 1000), skipped, ...summarize(results), conversations: results,
     };
     mkdirSync(dirname(flags.out), { recursive: true });
@@ -263,7 +274,8 @@ export async function main(argv) {
   }
   const report = write(true);
   const totals = { groups: report.groups, overall: report.overall };
-  console.log(`model ${report.model} (context ${report.contextSize}), ${results.length} conversations, ${report.runtimeSeconds} s\n`);
+  const cached = report.cache ? `; ${report.cache.hits} answers from the cache, ${report.cache.misses} asked` : "";
+  console.log(`model ${report.model} (context ${report.contextSize}), ${results.length} conversations, ${report.runtimeSeconds} s${cached}\n`);
   console.log(table(totals));
   // Where the model's summary did not stand, and why: the table only counts them.
   for (const c of endpoint.standIn ? [] : results) {

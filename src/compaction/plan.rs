@@ -264,7 +264,7 @@ pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
         // The prompt's two messages get their framing; the rest of the window is for their text.
         let budget = f64::from(window - job.max_output_tokens) - 2.0 * profile.per_message - profile.per_reply;
         let indices = summarized_indices(&[job.range], &plan.pinned);
-        let (prompt, degraded) = fitted_prompt(
+        let (prompt, prompt_tokens, degraded) = fitted_prompt(
             &conv,
             &indices,
             seed,
@@ -273,7 +273,7 @@ pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
             |t| profile.text(t),
             budget,
         );
-        if profile.text(&prompt.system) + profile.text(&prompt.user) > budget {
+        if prompt_tokens > budget {
             plan.warnings.push(format!(
                 "{}: even shortened, the summary prompt does not fit a summarizer window of {window} tokens",
                 job.id

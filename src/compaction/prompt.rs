@@ -44,8 +44,9 @@ pub fn latest_request(conv: &Conversation, i: usize, seed: u64) -> String {
 /// The prompt for a summarizer with `budget` tokens for it (as `measure` counts them), degraded when
 /// the full transcript would overflow: first tool outputs and long texts are cut harder, then the oldest
 /// messages are left out with a note (an earlier summary of ours is always kept: it is the memory of
-/// what came before). Also returns what was given up, for the plan's warnings. Each message is rendered
-/// once per cut level, so the cost stays linear in the range's size.
+/// what came before). Also returns its size as `measure` counts it (measured here, not again by the
+/// caller: a long prompt's scan is much of a plan's time) and what was given up, for the plan's
+/// warnings. Each message is rendered once per cut level, so the cost stays linear in the range's size.
 pub fn fitted_prompt(
     conv: &Conversation,
     indices: &[usize],
@@ -54,12 +55,13 @@ pub fn fitted_prompt(
     suffix: &str,
     measure: impl Fn(&str) -> f64,
     budget: f64,
-) -> (Prompt, Option<String>) {
+) -> (Prompt, f64, Option<String>) {
     let size = |p: &Prompt| measure(&p.system) + measure(&p.user);
     let nonce = nonce(conv, indices, seed);
     let full = render(conv, indices, &nonce, CUTS, template, suffix);
-    if size(&full) <= budget {
-        return (full, None);
+    let full_size = size(&full);
+    if full_size <= budget {
+        return (full, full_size, None);
     }
     drop(full);
     // Cut harder; then, if need be, leave out the oldest messages that are not summaries: the fewest
@@ -96,7 +98,8 @@ pub fn fitted_prompt(
                 }
             }
         });
-        if size(&prompt) <= budget || k == others.len() {
+        let prompt_size = size(&prompt);
+        if prompt_size <= budget || k == others.len() {
             let warning = match left_out.as_slice() {
                 [] => "tool outputs and long messages were cut harder in the summary prompt to fit the summarizer's window".to_string(),
                 [first, .., last] | [first @ last] => format!(
@@ -104,7 +107,7 @@ pub fn fitted_prompt(
                     left_out.len()
                 ),
             };
-            return (prompt, Some(warning));
+            return (prompt, prompt_size, Some(warning));
         }
         k += 1;
     }

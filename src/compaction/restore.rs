@@ -7,6 +7,7 @@
 //! history cannot ask for them again.
 
 use crate::compaction::audit::{facts_of, lost_in};
+use crate::compaction::fact_lines::{fact_line, FactLine};
 use crate::compaction::types::PlanRef;
 use crate::counting::profiles::Profile;
 use crate::reading::format::Conversation;
@@ -122,7 +123,8 @@ fn budget(max_output_tokens: u32, summarized_tokens: u64) -> f64 {
 }
 
 /// Appends to each job's summary the facts of its messages it lost, within the budget and `room` (see
-/// `append_user_text`); returns the facts appended, in order.
+/// `append_user_text`); returns the facts appended, in order. A number or an id is shown in the words
+/// around it (`fact_line`); they are chosen most important kinds first and listed in the messages' order.
 pub fn append_lost_facts(
     conv: &Conversation,
     plan: &PlanRef,
@@ -142,21 +144,30 @@ pub fn append_lost_facts(
         }
         let heading = plan.profile.text(HEADING);
         let mut left = budget(job.max_output_tokens, summarized_tokens).min(*room) - heading;
-        let mut section = String::new();
+        let mut lines: Vec<FactLine> = Vec::new();
         for fact in lost {
-            let line = format!("\n- {}", fact.text);
-            let cost = plan.profile.text(&line);
+            if lines.iter().any(|l| l.shows(fact)) {
+                appended.push(fact.text.clone());
+                continue;
+            }
+            let line = fact_line(conv, fact);
+            let cost = plan.profile.text(&line.text) + 2.0; // and its "\n- "
             if cost > left {
-                continue; // a shorter fact further down may still fit
+                continue; // a shorter line further down may still fit
             }
             left -= cost;
-            section.push_str(&line);
+            let at = lines.partition_point(|l| l.place < line.place);
+            lines.insert(at, line);
             appended.push(fact.text.clone());
         }
-        if !section.is_empty() {
-            *room -= heading + plan.profile.text(&section);
+        if !lines.is_empty() {
+            let mut section = String::from(HEADING);
+            for line in &lines {
+                section.push_str("\n- ");
+                section.push_str(&line.text);
+            }
+            *room -= plan.profile.text(&section);
             summary.push_str("\n\n");
-            summary.push_str(HEADING);
             summary.push_str(&section);
         }
     }
@@ -201,6 +212,15 @@ mod tests {
             assert!(text.contains(fact), "{fact} in {text}");
             assert!(applied.report.facts_appended.iter().any(|f| f.contains(fact)), "{fact} reported");
         }
+        // An id in the words around it, with its writer; a constraint says what it is by itself. In the
+        // order they were written.
+        let section = text.split_once(HEADING).unwrap().1.trim_end_matches("</ctxfold-summary>").trim();
+        let lines = [
+            "- user: My booking code is QX7-2291 and my…",
+            "- user: …my e-mail is ana@example.com. I must…",
+            "- I must never fly through Chicago.",
+        ];
+        assert_eq!(section, lines.join("\n"));
         assert!(applied.report.tokens_after < applied.report.tokens_before);
         assert!(applied.report.audit.facts_missing.is_empty(), "{:?}", applied.report.audit.facts_missing);
     }

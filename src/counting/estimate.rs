@@ -122,7 +122,7 @@ impl MessageSize {
             || m.encrypted_chars > 0
             || (m.tool_calls.is_empty() && m.tool_results.is_empty());
         let body = (has_body || m.name.is_some()).then(|| {
-            let mut c = Counts::of(&m.text);
+            let mut c = Counts::of_kept(&m.text);
             c.add_text(&m.hidden);
             if let Some(name) = m.name {
                 c.add_text(name);
@@ -132,12 +132,12 @@ impl MessageSize {
         let mut calls = Vec::with_capacity(m.tool_calls.len());
         for call in &m.tool_calls {
             let mut c = Counts::of(call.name);
-            c.add_text(&call.arguments);
+            c.add(&Counts::of_kept(&call.arguments));
             calls.push(c);
         }
         let mut results = Vec::with_capacity(m.tool_results.len());
         for r in &m.tool_results {
-            results.push(Counts::of(&r.text));
+            results.push(Counts::of_kept(&r.text));
         }
         MessageSize {
             body,

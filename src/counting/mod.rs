@@ -1,10 +1,12 @@
 //! Counting tokens without a tokenizer: the scanner sorts text into classes, text that is not prose is
 //! counted apart (`shapes`), a fitted profile per tokenizer family weighs them (images included, as their
-//! provider bills them), and reported usage calibrates the result.
+//! provider bills them), and reported usage calibrates the result. Messages' long texts counted lately
+//! are found again rather than scanned again (`memo`).
 
 pub mod calibration;
 pub mod estimate;
 pub mod estimate_cache;
+mod memo;
 pub mod profiles;
 pub mod scanner;
 pub mod shapes;

@@ -32,6 +32,12 @@ impl Counts {
         c
     }
 
+    /// The same for a message's text, which the next read of the history will count again: a long one
+    /// counted lately is found rather than counted (`memo`).
+    pub fn of_kept(text: &str) -> Counts {
+        crate::counting::memo::counts_of(text, Counts::of)
+    }
+
     /// Adds the classes of `text` (as `Counts::of` counts them).
     pub fn add_text(&mut self, text: &str) {
         self.add(&Counts::of(text));

@@ -7,8 +7,9 @@ use serde_json::Value;
 
 /// The largest input accepted, in characters of its JSON text (UTF-16 code units, as JavaScript counts
 /// them): 8 Mi, about 8 MB, ten times a million-token context. A call needs up to about seven times
-/// its input in WebAssembly memory (measured by pkg-tests/memory.test.mjs), so this keeps the largest
-/// call near 60 MB, inside a Worker's 128 MB.
+/// its input in WebAssembly memory (measured by pkg-tests/memory.test.mjs; the texts counting keeps
+/// for the next call, under 3 MB, included), so this keeps the largest call near 60 MB, inside a
+/// Worker's 128 MB.
 pub const MAX_INPUT_CHARS: usize = 8 * 1024 * 1024;
 
 #[derive(Debug, Clone, Copy)]

@@ -1,8 +1,9 @@
 //! `openai_summarizer` and `anthropic_summarizer`: clients that send one job's prompt to an LLM
 //! endpoint and resolve to the summary text. What to send and how to read the answer is decided in
-//! `crate::compaction::summarizer`; this file only moves bytes, with gloo-net.
+//! `crate::compaction::summarizer`; this file only moves bytes, with gloo-net and web-sys.
 //!
-//! gloo-net builds the request and reads the answer. The request goes out through the *global*
+//! gloo-net builds the request; web-sys reads the answer, keeping what a failed read threw as the
+//! error's cause. The request goes out through the *global*
 //! `fetch` (no `window`), so the same code runs in browsers, Web Workers, Node ≥ 18 and Cloudflare
 //! Workers. It is called through our own `catch` binding rather than gloo-net's `send()`: `send()`
 //! panics when a polyfilled fetch rejects with a non-Error or resolves to something that is not a
@@ -12,7 +13,7 @@
 use super::convert::{js_error, value_from_js};
 use crate::compaction::summarizer::{parse_answer, request, Api, ClientConfig, ClientError, Prompt};
 use crate::error::Code;
-use gloo_net::http::{Request, Response};
+use gloo_net::http::Request;
 use js_sys::{Promise, Reflect};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -77,9 +78,11 @@ pub async fn summarize(client: u32, prompt: JsValue) -> Result<JsValue, JsValue>
     let response: web_sys::Response = answered
         .dyn_into()
         .map_err(|_| unreachable("fetch() resolved to something other than a Response".into(), None))?;
-    let response = Response::from(response);
     // The body is read inside the same timeout: a server that sends headers and then stalls still fails.
-    let body = response.text().await.map_err(|e| unreachable(e.to_string(), None))?;
+    // Read through web-sys rather than gloo's `text()`, which keeps only the message of what was thrown.
+    let read = response.text().map_err(|e| unreachable(describe(&e, 0), Some(e)))?;
+    let body = JsFuture::from(read).await.map_err(|e| unreachable(describe(&e, 0), Some(e)))?;
+    let body = body.as_string().unwrap_or_default();
     let text = parse_answer(&config, response.status(), &response.status_text(), &body).map_err(client_error_to_js)?;
     Ok(text.into())
 }

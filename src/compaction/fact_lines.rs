@@ -1,0 +1,169 @@
+//! A fact as the reading model can use it. A number or an id alone answers nothing: a bare "M20IZO"
+//! or "1879" is shown in the words around it, with who wrote them ("assistant: - **Reservation ID**:
+//! M20IZO", "assistant: 学校成立于1879年"), and a small model then finds it when asked. A path, a URL,
+//! an error line or a constraint says what it is by itself and is shown alone, leaving the room to
+//! facts that need their words.
+
+use crate::compaction::audit::{Fact, Kind};
+use crate::reading::format::Conversation;
+use crate::reading::message::Role;
+use crate::text::{ceil_boundary, floor_boundary, one_line};
+
+/// Longest line shown (bytes): a longer one is cut to this window around the fact. Short, because
+/// every byte of it is taken from the room other facts could have: what names a value ("Reservation
+/// ID:", "Price: $137 + $167 =") sits right beside it.
+const MAX_LINE_CHARS: usize = 40;
+
+/// One line of a message that holds a fact, and where it is, so lines keep the messages' order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FactLine {
+    /// The message, which of its texts (0: what it says; then its calls' arguments; then its
+    /// tool results), and the byte offset of the shown part in that text.
+    pub place: (usize, usize, usize),
+    /// The fact alone, or "user: …", "assistant: …", "assistant called `name`: …", "tool output: …".
+    pub text: String,
+}
+
+impl FactLine {
+    /// Whether this line already shows `fact` (another fact of the same line).
+    pub fn shows(&self, fact: &Fact) -> bool {
+        self.place.0 == fact.message && self.text.contains(&fact.text)
+    }
+}
+
+/// How `fact` is shown: alone when it speaks for itself, else the line of its message that holds it,
+/// cut around it when long (the fact alone, labelled with its writer, when its text is not found as
+/// written: one cut to the audit's length).
+pub fn fact_line(conv: &Conversation, fact: &Fact) -> FactLine {
+    let Some(m) = conv.messages.get(fact.message) else {
+        return FactLine { place: (fact.message, 0, 0), text: fact.text.clone() };
+    };
+    let writer = match m.role {
+        Role::User if !m.is_summary => "user",
+        Role::User | Role::System => "earlier summary",
+        Role::Assistant => "assistant",
+        Role::Tool => "tool output",
+    };
+    let mut sources: Vec<(String, &str)> = vec![(writer.to_string(), &m.text)];
+    for call in &m.tool_calls {
+        sources.push((format!("assistant called `{}`", call.name), &call.arguments));
+    }
+    for result in &m.tool_results {
+        sources.push(("tool output".to_string(), &result.text));
+    }
+    let alone = !matches!(fact.kind, Kind::Number | Kind::Identifier);
+    for (source, (label, text)) in sources.iter().enumerate() {
+        if let Some(at) = text.find(fact.text.as_str()) {
+            if alone {
+                return FactLine { place: (fact.message, source, at), text: fact.text.clone() };
+            }
+            let (start, shown) = line_around(text, at, fact.text.len());
+            return FactLine { place: (fact.message, source, start), text: format!("{label}: {shown}") };
+        }
+    }
+    if alone {
+        return FactLine { place: (fact.message, 0, 0), text: fact.text.clone() };
+    }
+    FactLine { place: (fact.message, 0, 0), text: format!("{writer}: {}", fact.text) }
+}
+
+/// The line of `text` around bytes `at..at + len`, on one line, with an ellipsis where it was cut;
+/// and the byte offset where the shown part starts.
+fn line_around(text: &str, at: usize, len: usize) -> (usize, String) {
+    let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+    let line_end = text[at..].find('\n').map_or(text.len(), |n| at + n);
+    let width = MAX_LINE_CHARS.max(len);
+    if line_end - line_start <= width {
+        return (line_start, one_line(text[line_start..line_end].trim(), width));
+    }
+    // Two thirds of the window before the fact, where its label is; moved inside the line where the
+    // fact sits near one of its ends. A fact as long as the window (a constraint sentence in a long
+    // paragraph) is shown alone.
+    let side = (width - len) * 2 / 3;
+    let start = at.saturating_sub(side).max(line_start).min(line_end - width);
+    let mut start = floor_boundary(text, start);
+    // Never inside the fact (a start moved back to a character's first byte moves the window with it).
+    let mut end = ceil_boundary(text, start + width).max(at + len).min(line_end);
+    // Whole words at the cuts, where a space is near enough.
+    if start > line_start && !text[..start].ends_with(char::is_whitespace) {
+        if let Some((i, space)) = text[start..at].char_indices().find(|(_, c)| c.is_whitespace()) {
+            start += i + space.len_utf8();
+        }
+    }
+    if end < line_end && !text[end..].starts_with(char::is_whitespace) {
+        if let Some(space) = text[at + len..end].rfind(char::is_whitespace) {
+            end = at + len + space;
+        }
+    }
+    let mut shown = String::new();
+    if start > line_start {
+        shown.push('…');
+    }
+    shown.push_str(&one_line(&text[start..end], width * 2));
+    if end < line_end {
+        shown.push('…');
+    }
+    (start, shown)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_short_line_is_shown_whole() {
+        let text = "Found it.\n- **Reservation ID**: M20IZO\n- Status: booked";
+        let at = text.find("M20IZO").unwrap();
+        let (start, shown) = line_around(text, at, 6);
+        assert_eq!(shown, "- **Reservation ID**: M20IZO");
+        assert_eq!(start, "Found it.\n".len());
+    }
+
+    #[test]
+    fn a_long_line_is_cut_around_the_fact() {
+        let text = format!("{}the code is QX7-2291 for the flight{}", "a ".repeat(200), " b".repeat(200));
+        let at = text.find("QX7-2291").unwrap();
+        let (_, shown) = line_around(&text, at, 8);
+        assert!(shown.starts_with('…') && shown.ends_with('…'), "{shown}");
+        assert!(shown.contains("the code is QX7-2291 for the"), "{shown}");
+        assert!(shown.len() <= MAX_LINE_CHARS + 2 * '…'.len_utf8(), "{}", shown.len());
+    }
+
+    #[test]
+    fn a_fact_near_the_end_of_a_long_line_keeps_the_window_full() {
+        let text = format!("{}ends with 42 GB", "x ".repeat(300));
+        let at = text.find("42 GB").unwrap();
+        let (_, shown) = line_around(&text, at, 5);
+        assert!(shown.starts_with('…') && shown.ends_with("ends with 42 GB"), "{shown}");
+    }
+
+    #[test]
+    fn a_fact_as_long_as_the_window_is_shown_in_a_long_line() {
+        let sentence = format!("You must never {}touch the production database.", "really ".repeat(25));
+        let text = format!("{} {sentence} {}", "Some context. ".repeat(100), "More text. ".repeat(100));
+        let at = text.find(&sentence).unwrap();
+        let (_, shown) = line_around(&text, at, sentence.len());
+        assert!(shown.contains(&sentence), "{shown}");
+    }
+
+    #[test]
+    fn a_fact_nearly_as_long_as_the_window_is_shown_whole() {
+        // Three-byte characters before it: a window start inside one moves back by up to two bytes.
+        for len in MAX_LINE_CHARS - 4..=MAX_LINE_CHARS {
+            let fact = "x".repeat(len);
+            let text = format!("{}{fact} {}", "中".repeat(40), "文".repeat(40));
+            let at = text.find(&fact).unwrap();
+            let (_, shown) = line_around(&text, at, fact.len());
+            assert!(shown.contains(&fact), "{len}: {shown}");
+        }
+    }
+
+    #[test]
+    fn multibyte_text_is_cut_on_character_boundaries() {
+        let text =
+            format!("{}预订号是\u{3000}QX7-2291，请保存{}", "很长的句子\u{3000}".repeat(40), "后面还有".repeat(40));
+        let at = text.find("QX7-2291").unwrap();
+        let (_, shown) = line_around(&text, at, 8);
+        assert!(shown.contains("QX7-2291"), "{shown}");
+    }
+}
