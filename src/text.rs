@@ -137,16 +137,27 @@ const REPEATED_LINE_BYTES: usize = 24;
 /// how many were dropped.
 pub fn without_repeated_lines(text: &str) -> (String, usize) {
     let mut seen: Vec<&str> = Vec::new();
+    without_lines(text, |line| {
+        let key = line.trim();
+        if key.len() < REPEATED_LINE_BYTES {
+            return false;
+        }
+        let repeat = seen.contains(&key);
+        if !repeat {
+            seen.push(key);
+        }
+        repeat
+    })
+}
+
+/// `text` without the lines `drop` picks (each asked once, in order), and how many were dropped.
+pub fn without_lines<'t>(text: &'t str, mut drop: impl FnMut(&'t str) -> bool) -> (String, usize) {
     let mut out = String::with_capacity(text.len());
     let mut dropped = 0;
     for line in text.split('\n') {
-        let key = line.trim();
-        if key.len() >= REPEATED_LINE_BYTES {
-            if seen.contains(&key) {
-                dropped += 1;
-                continue;
-            }
-            seen.push(key);
+        if drop(line) {
+            dropped += 1;
+            continue;
         }
         if !out.is_empty() {
             out.push('\n');

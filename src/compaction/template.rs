@@ -33,6 +33,20 @@ constraint or preference the user stated (words like must, never, always, only, 
 messages made obsolete, and do not mention that summaries were merged.
 - Prefer facts over narration; be complete but brief.";
 
+/// A sentence of `RULES` this long or longer (bytes) is ctxfold's own wording: a summary line holding
+/// one copies the instructions rather than the conversation.
+const RULE_SENTENCE_BYTES: usize = 24;
+
+/// Whether `line` of a summary copies a sentence of ctxfold's instructions to the summarizer. A small
+/// model sometimes writes them back; spliced into the history, they would tell the assistant "Do not
+/// call tools and do not continue the work yourself".
+pub fn copies_instructions(line: &str) -> bool {
+    RULES.split('\n').flat_map(|rule| rule.trim_start_matches("- ").split_inclusive(". ")).any(|sentence| {
+        let sentence = sentence.trim();
+        sentence.len() >= RULE_SENTENCE_BYTES && line.contains(sentence)
+    })
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Template {
     Sections,
