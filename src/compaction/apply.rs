@@ -4,7 +4,7 @@
 
 use crate::compaction::audit::{Audit, Kind};
 use crate::compaction::digest::digest;
-use crate::compaction::restore::{append_lost_facts, append_user_text};
+use crate::compaction::restore::{append_lost_facts, append_user_text, make_room};
 use crate::compaction::template::{copies_instructions, Template, SNAPSHOT_TAG};
 use crate::compaction::types::{dropped_tokens, JobRef, PlanRef};
 use crate::counting::estimate::{message_tokens, per_message, request_overhead, sum};
@@ -150,24 +150,37 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
     let tokens_before = sum(&tokens) + u64::from(overhead);
     let summarized_tokens: u64 = summarized.iter().map(|&i| u64::from(tokens[i])).sum();
     let kept_tokens = tokens_before.saturating_sub(summarized_tokens + dropped_tokens(&conv, &tokens, plan.dropped));
-    // The room under the limit (and under the history's own size) that quotes and facts may take.
-    let ceiling = plan.limit.min(tokens_before.saturating_sub(1));
-    let mut room = match plan.keep_user_text || plan.keep_facts {
-        true => {
-            let (_, bare) = splice(plan, &conv, input.items, &per_range(plan, &cleaned));
-            ceiling.saturating_sub(kept_tokens + bare) as f64
+    // The room under the limit (and under the history's own size) that quotes and facts may take, and
+    // the size the history may reach with them: the limit, or the summary as given where that alone is over.
+    let mut ceiling = plan.limit.min(tokens_before.saturating_sub(1));
+    let mut room = 0.0;
+    if plan.keep_user_text || plan.keep_facts {
+        let (_, bare) = splice(plan, &conv, input.items, &per_range(plan, &cleaned));
+        room = ceiling.saturating_sub(kept_tokens + bare) as f64;
+        ceiling = ceiling.max(kept_tokens + bare);
+    }
+    if plan.keep_facts {
+        let cuts = make_room(&conv, plan, &summarized, &tokens, &mut cleaned, &mut room);
+        for (job, cut) in plan.jobs.iter().zip(cuts).filter(|(_, cut)| *cut > 0) {
+            warnings.push(format!(
+                "summary {}: {cut} tokens of its middle were cut to make room for the facts it lost",
+                job.id
+            ));
         }
-        false => 0.0,
-    };
+    }
     // The user's words first, so the facts they state are not listed again.
     let user_text_appended = match plan.keep_user_text {
         true => append_user_text(&conv, plan, &summarized, &tokens, &mut cleaned, &mut room),
         false => Vec::new(),
     };
+    // The user's constraints may take the history past the limit, never to its size before.
+    let over_limit = tokens_before.saturating_sub(1).saturating_sub(ceiling) as f64;
+    let mut over = over_limit;
     let facts_appended = match plan.keep_facts {
-        true => append_lost_facts(&conv, plan, &summarized, &tokens, &mut cleaned, &mut room),
+        true => append_lost_facts(&conv, plan, &summarized, &tokens, &mut cleaned, &mut room, &mut over),
         false => Vec::new(),
     };
+    let ceiling = ceiling + (over_limit - over).ceil() as u64;
     let appended = !facts_appended.is_empty() || !user_text_appended.is_empty();
     if appended {
         // Quotes and facts are the conversation's own text: markers in them are defused like the summary's.
@@ -178,7 +191,7 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
     }
     let (slots, summary_tokens) = splice(plan, &conv, input.items, &per_range(plan, &cleaned));
     let tokens_after = kept_tokens + summary_tokens;
-    if appended && (tokens_after >= tokens_before || tokens_after > plan.limit) {
+    if appended && (tokens_after >= tokens_before || tokens_after > ceiling) {
         // The sections cost more in place than measured alone (rounding of each message's count): the
         // facts go first, then the quotes, and the summary as given is judged alone.
         let lighter = match plan.keep_facts {

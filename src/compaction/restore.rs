@@ -6,7 +6,7 @@
 //! exactly these (the booking code, the file being edited), and the model that reads the compacted
 //! history cannot ask for them again.
 
-use crate::compaction::audit::{facts_of, lost_in};
+use crate::compaction::audit::{facts_of, lost_in, Kind};
 use crate::compaction::fact_lines::{fact_line, FactLine};
 use crate::compaction::types::PlanRef;
 use crate::counting::profiles::Profile;
@@ -125,8 +125,10 @@ fn budget(max_output_tokens: u32, summarized_tokens: u64) -> f64 {
 }
 
 /// Appends to each job's summary the facts of its messages it lost, within the budget and `room` (see
-/// `append_user_text`); returns the facts appended, in order. A number or an id is shown in the words
-/// around it (`fact_line`); they are chosen most important kinds first and listed in the messages' order.
+/// `append_user_text`); returns the facts appended, in order. A constraint of the user's is bounded by
+/// neither the budget nor the room: it may take all of the room and then `over`, the tokens past the
+/// limit that the history may grow by and still be smaller than it was (which this takes from). A rule
+/// the user set outweighs the limit, which is a target, not the window.
 pub fn append_lost_facts(
     conv: &Conversation,
     plan: &PlanRef,
@@ -134,46 +136,138 @@ pub fn append_lost_facts(
     tokens: &[u32],
     summaries: &mut [String],
     room: &mut f64,
+    over: &mut f64,
 ) -> Vec<String> {
     let mut appended = Vec::new();
     for (job, summary) in plan.jobs.iter().zip(summaries.iter_mut()) {
         let indices = job.range.select(summarized);
         let summarized_tokens: u64 = indices.iter().map(|&i| u64::from(tokens[i])).sum();
-        let facts = facts_of(conv, &indices);
-        let lost = lost_in(&facts, summary);
-        if lost.is_empty() {
-            continue;
-        }
-        let heading = plan.profile.text(HEADING);
-        let mut left = budget(job.max_output_tokens, summarized_tokens).min(*room) - heading;
-        let mut lines: Vec<FactLine> = Vec::new();
-        for fact in lost {
-            if lines.iter().any(|l| l.shows(fact)) {
-                appended.push(fact.text.clone());
-                continue;
-            }
-            let line = fact_line(conv, fact);
-            let cost = plan.profile.text(&line.text) + 2.0; // and its "\n- "
-            if cost > left {
-                continue; // a shorter line further down may still fit
-            }
-            left -= cost;
-            let at = lines.partition_point(|l| l.place < line.place);
-            lines.insert(at, line);
-            appended.push(fact.text.clone());
-        }
-        if !lines.is_empty() {
-            let mut section = String::from(HEADING);
-            for line in &lines {
-                section.push_str("\n- ");
-                section.push_str(&line.text);
-            }
-            *room -= plan.profile.text(&section);
+        // Other facts within the budget and the room; a constraint within all of the room and `over`.
+        let room_for_facts = budget(job.max_output_tokens, summarized_tokens).min(*room);
+        let mut within = Allowance { room: room_for_facts, over: *room - room_for_facts + *over };
+        let before = within;
+        if let Some((section, facts)) = facts_section(conv, &indices, summary, &plan.profile, &mut within) {
+            let used = before.room + before.over - within.room - within.over;
+            *over -= (used - *room).max(0.0);
+            *room = (*room - used).max(0.0);
             summary.push_str("\n\n");
             summary.push_str(&section);
+            appended.extend(facts);
         }
     }
     appended
+}
+
+/// What a facts section may cost: `room` for any fact, and `over` besides for the user's constraints.
+#[derive(Clone, Copy)]
+struct Allowance {
+    room: f64,
+    over: f64,
+}
+
+impl Allowance {
+    /// Takes `cost` if it fits what `kind` may use: the room first, then for a constraint the rest.
+    fn take(&mut self, cost: f64, kind: Kind) -> bool {
+        let over = if kind == Kind::Constraint { self.over } else { 0.0 };
+        if cost > self.room + over {
+            return false;
+        }
+        self.room -= cost;
+        if self.room < 0.0 {
+            self.over += self.room;
+            self.room = 0.0;
+        }
+        true
+    }
+}
+
+/// The section listing the facts of the messages at `indices` that `summary` does not state, within
+/// `allowance` (which this takes from), and the facts it shows. A number or an id is shown in the words
+/// around it (`fact_line`); they are chosen most important kinds first and listed in the messages' order.
+fn facts_section(
+    conv: &Conversation,
+    indices: &[usize],
+    summary: &str,
+    profile: &Profile,
+    allowance: &mut Allowance,
+) -> Option<(String, Vec<String>)> {
+    let facts = facts_of(conv, indices);
+    let lost = lost_in(&facts, summary);
+    let mut left = *allowance;
+    let heading = profile.text(HEADING);
+    let mut lines: Vec<FactLine> = Vec::new();
+    let mut shown = Vec::new();
+    for fact in lost {
+        if lines.iter().any(|l| l.shows(fact)) {
+            shown.push(fact.text.clone());
+            continue;
+        }
+        let line = fact_line(conv, fact);
+        // Its "\n- ", and the heading with the first line.
+        let cost = profile.text(&line.text) + 2.0 + if lines.is_empty() { heading } else { 0.0 };
+        if !left.take(cost, fact.kind) {
+            continue; // a shorter line further down may still fit
+        }
+        let at = lines.partition_point(|l| l.place < line.place);
+        lines.insert(at, line);
+        shown.push(fact.text.clone());
+    }
+    if lines.is_empty() {
+        return None;
+    }
+    *allowance = left;
+    let mut section = String::from(HEADING);
+    for line in &lines {
+        section.push_str("\n- ");
+        section.push_str(&line.text);
+    }
+    Some((section, shown))
+}
+
+/// A summary longer than the room its history leaves gives up its middle, down to half its size, so
+/// the user's words and the facts it lost still fit: a small model's long summary that kept one fact of
+/// twenty-eight is worth less than those facts verbatim. Its head (the task) and its tail (where the
+/// work stands) stay. Returns, per job, the tokens cut; `room` grows by what was cut.
+pub fn make_room(
+    conv: &Conversation,
+    plan: &PlanRef,
+    summarized: &[usize],
+    tokens: &[u32],
+    summaries: &mut [String],
+    room: &mut f64,
+) -> Vec<u64> {
+    let profile = &plan.profile;
+    let mut free = *room;
+    let mut cuts = Vec::with_capacity(summaries.len());
+    for (job, summary) in plan.jobs.iter().zip(summaries.iter_mut()) {
+        let indices = job.range.select(summarized);
+        let summarized_tokens: u64 = indices.iter().map(|&i| u64::from(tokens[i])).sum();
+        let mut restored = summary.clone();
+        let mut wanted = 0.0;
+        if plan.keep_user_text {
+            let quotes_budget = user_text_budget(plan.limit, summarized_tokens);
+            if let Some((section, _)) = user_text_section(conv, &indices, summary, profile, quotes_budget) {
+                wanted += profile.text(&section);
+                restored.push_str(&section);
+            }
+        }
+        let mut facts_budget = Allowance { room: budget(job.max_output_tokens, summarized_tokens), over: 0.0 };
+        if let Some((section, _)) = facts_section(conv, &indices, &restored, profile, &mut facts_budget) {
+            wanted += profile.text(&section);
+        }
+        let size = profile.text(summary);
+        let short = (wanted - free).min(size / 2.0);
+        let mut cut = 0;
+        if short >= MIN_QUOTE_TOKENS {
+            let before = size;
+            *summary = cut_to_tokens(summary, size - short, |t| profile.text(t)).into_owned();
+            cut = (before - profile.text(summary)).max(0.0) as u64;
+        }
+        free = (free + cut as f64 - wanted).max(0.0);
+        *room += cut as f64;
+        cuts.push(cut);
+    }
+    cuts
 }
 
 #[cfg(test)]
@@ -292,15 +386,61 @@ mod tests {
     }
 
     #[test]
-    fn facts_never_push_the_history_over_the_limit() {
+    fn facts_never_push_the_history_past_the_summary_as_given() {
         let msgs = chat();
-        let o = Options::from_json(&json!({ "contextWindow": 1500 })).unwrap();
+        let o = Options::from_json(&json!({ "contextWindow": 1500, "keepUserText": false })).unwrap();
         let plan = plan_compaction(&Input::items(&msgs), &o).unwrap();
-        // A summary that uses the whole output budget: no room is left for facts.
-        let words = "weather hotels ".repeat(plan.jobs[0].max_output_tokens as usize / 2);
-        let applied = apply_summary(&Input::items(&msgs), &serde_json::to_value(&plan).unwrap(), &json!(words));
-        if let Ok(applied) = applied {
-            assert!(applied.report.facts_appended.is_empty());
+        // A summary larger than the history allows: the middle it gives up holds the facts it lost.
+        let words = "weather hotels ".repeat(plan.jobs[0].max_output_tokens as usize * 3 / 2);
+        let plan_json = serde_json::to_value(&plan).unwrap();
+        let applied = apply_summary(&Input::items(&msgs), &plan_json, &json!(words)).unwrap();
+        let as_given = PlanRef { keep_facts: false, ..crate::compaction::types::PlanRef::from_json(&plan_json).unwrap() };
+        let given = crate::compaction::apply::apply_planned(&Input::items(&msgs), &as_given, &json!(words)).unwrap();
+        let report = &applied.report;
+        assert!(report.tokens_after > u64::from(plan.limit), "the fixture must leave no room");
+        assert!(report.tokens_after <= given.report.tokens_after);
+        assert_eq!(report.facts_appended, ["I must never fly through Chicago.", "QX7-2291", "ana@example.com"]);
+    }
+
+    #[test]
+    fn past_the_room_only_a_constraint_may_take_what_is_left() {
+        let mut left = Allowance { room: 10.0, over: 30.0 };
+        assert!(!left.take(12.0, Kind::Number));
+        assert!(left.take(25.0, Kind::Constraint));
+        assert_eq!((left.room, left.over), (0.0, 15.0));
+        assert!(!left.take(1.0, Kind::Identifier));
+        assert!(left.take(15.0, Kind::Constraint));
+        assert!(!left.take(1.0, Kind::Constraint));
+    }
+
+    #[test]
+    fn a_long_summary_that_lost_the_facts_gives_up_its_middle_for_them() {
+        let msgs = chat();
+        let options = json!({ "contextWindow": 1500, "keepUserText": false });
+        let o = Options::from_json(&options).unwrap();
+        let plan = plan_compaction(&Input::items(&msgs), &o).unwrap();
+        let filler = "The assistant and the user talked about the weather and the hotels at length. ";
+        let long = format!(
+            "Goal: plan the trip. {} Next: book the hotel.",
+            filler.repeat(plan.jobs[0].max_output_tokens as usize / 5)
+        );
+        let (applied, text) = apply(&msgs, options, &long);
+        assert!(text.contains("Goal: plan the trip.") && text.contains("Next: book the hotel."), "{text}");
+        assert!(text.contains("characters cut"), "{text}");
+        let warnings = &applied.report.warnings;
+        assert!(warnings.iter().any(|w| w.contains("were cut to make room")), "{warnings:?}");
+        for fact in ["QX7-2291", "ana@example.com", "I must never fly through Chicago."] {
+            assert!(text.contains(fact), "{fact} in {text}");
         }
+        assert!(warnings.iter().all(|w| !w.contains("lost a constraint")), "{warnings:?}");
+        // Never larger than the summary as given.
+        let as_given = json!({ "contextWindow": 1500, "keepUserText": false, "keepFacts": false });
+        let (given, _) = apply(&msgs, as_given, &long);
+        assert!(applied.report.tokens_after <= given.report.tokens_after);
+        // A summary that keeps the facts is left whole, however long.
+        let kept = format!("{long} Booking QX7-2291, e-mail ana@example.com. I must never fly through Chicago.");
+        let (applied, text) = apply(&msgs, json!({ "contextWindow": 1500, "keepUserText": false }), &kept);
+        assert!(!text.contains("characters cut"), "{text}");
+        assert!(applied.report.warnings.iter().all(|w| !w.contains("were cut")));
     }
 }
