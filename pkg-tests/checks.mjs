@@ -91,6 +91,12 @@ export function checkRuntime(runtime, produceReport) {
       assert.equal(c.budget.used, c.total / c.budget.limit);
     });
 
+    check("estimate: plain ASCII read 16 bytes at a time counts the same as byte by byte", () => {
+      const c = ok(report.estimateCases.vectorScan, "estimate of generated texts");
+      assert.equal(c.texts, 64);
+      assert.deepEqual(c.differing, []);
+    });
+
     check("estimate: the host's counter counts every text", () => {
       const c = ok(report.estimateCases.counter, "estimate with counter");
       assert.equal(c.counted, true);

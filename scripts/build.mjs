@@ -7,7 +7,7 @@ import { copyFileSync, existsSync, renameSync, mkdirSync, readdirSync, readFileS
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { execFileSync } from "node:child_process";
-import { ensureTools } from "./ensure-tools.mjs";
+import { WASM_CARGO_ARGS, ensureTools } from "./ensure-tools.mjs";
 import { run } from "./exec.mjs";
 import { reportSize } from "./size.mjs";
 
@@ -18,7 +18,7 @@ const CRATE = "ctxfold";
 
 // Rust 1.95's wasm32-unknown-unknown emits these proposals by default. wasm-opt would also read them from
 // the module's target_features section, but naming them keeps the build working if that section goes.
-const WASM_FEATURES = ["bulk-memory", "sign-ext", "nontrapping-float-to-int", "reference-types", "multivalue", "mutable-globals"];
+const WASM_FEATURES = ["bulk-memory", "sign-ext", "nontrapping-float-to-int", "reference-types", "multivalue", "mutable-globals", "simd"];
 // The features and producers sections only matter to tools; they are stripped from what ships.
 // --flatten --rereloop first: binaryen rebuilds each function's control flow from scratch, which -Oz
 // then shrinks further (0.6 KiB gzip; estimate's speed unchanged within the noise of a busy machine).
@@ -198,7 +198,7 @@ async function main() {
   }
   const started = Date.now();
   const { wasmBindgen } = ensureTools(root);
-  run("cargo", ["build", "--release", "--target", "wasm32-unknown-unknown", "--lib"], { cwd: root });
+  run("cargo", ["build", "--release", ...WASM_CARGO_ARGS, "--lib"], { cwd: root });
   const release = join(targetDir(), "wasm32-unknown-unknown", "release");
   mkdirSync(dist, { recursive: true });
   bindAndOptimize(wasmBindgen, join(release, `${CRATE}.wasm`), join(release, `${CRATE}.dist-stamp`));

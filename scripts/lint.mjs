@@ -3,7 +3,7 @@
 // warning an error, natively (the core and its tests) and for wasm32 (the binding, compiled only there).
 // Installs rustfmt and clippy through rustup when a toolchain lacks them.
 import { fileURLToPath } from "node:url";
-import { ensureRustTarget } from "./ensure-tools.mjs";
+import { WASM_CARGO_ARGS, ensureRustTarget } from "./ensure-tools.mjs";
 import { probe, run } from "./exec.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -15,4 +15,4 @@ ensureRustTarget(root);
 run(process.execPath, ["scripts/check-imports.mjs"], { cwd: root });
 run("cargo", ["fmt", "--check"], { cwd: root });
 run("cargo", ["clippy", "--quiet", "--all-targets", "--", "-D", "warnings"], { cwd: root });
-run("cargo", ["clippy", "--quiet", "--release", "--target", "wasm32-unknown-unknown", "--lib", "--", "-D", "warnings"], { cwd: root });
+run("cargo", ["clippy", "--quiet", "--release", ...WASM_CARGO_ARGS, "--lib", "--", "-D", "warnings"], { cwd: root });

@@ -534,25 +534,8 @@ impl Counts {
         let mut i = 0;
         while i < bytes.len() {
             if let Some(chunk) = bytes.get(i..i + 16).and_then(|c| <&[u8; 16]>::try_from(c).ok()) {
-                // Bit planes: byte `k` of the kind's byte of `low` (of `high` for bytes 8 to 15).
-                let bit = |b: u8, k: u8| 1u64 << ((BYTE_KIND[usize::from(b)] << 3) + k);
-                let low = bit(chunk[0], 0)
-                    | bit(chunk[1], 1)
-                    | bit(chunk[2], 2)
-                    | bit(chunk[3], 3)
-                    | bit(chunk[4], 4)
-                    | bit(chunk[5], 5)
-                    | bit(chunk[6], 6)
-                    | bit(chunk[7], 7);
-                let high = bit(chunk[8], 0)
-                    | bit(chunk[9], 1)
-                    | bit(chunk[10], 2)
-                    | bit(chunk[11], 3)
-                    | bit(chunk[12], 4)
-                    | bit(chunk[13], 5)
-                    | bit(chunk[14], 6)
-                    | bit(chunk[15], 7);
-                let mask = |kind: u8| ((low >> (8 * kind)) & 0xFF | ((high >> (8 * kind)) & 0xFF) << 8) as u32;
+                let kinds = kinds_of(chunk);
+                let mask = |kind: u8| kinds[usize::from(kind)];
                 let odd = mask(CONTROL) | mask(NON_ASCII);
                 if odd == 0 {
                     s.chunk(mask);
@@ -575,6 +558,114 @@ impl Counts {
         for (slot, count) in self.0.iter_mut().zip(s.n) {
             *slot = slot.saturating_add(u32::try_from(count).unwrap_or(u32::MAX));
         }
+    }
+}
+
+/// For each kind of byte (`LOWER` to `NON_ASCII`), one bit per byte of `chunk` that is of that kind (bit
+/// `k`: byte `k`), by the table: byte `k` of each kind's byte of two `u64` bit planes. The reference for
+/// `kinds_of`, and what other targets use.
+#[cfg(any(test, not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128")))))]
+fn kinds_by_table(chunk: &[u8; 16]) -> [u32; 8] {
+    let plane = |half: &[u8]| {
+        let mut bits = 0u64;
+        for (k, &b) in half.iter().enumerate() {
+            bits |= 1u64 << ((BYTE_KIND[usize::from(b)] << 3) + k as u8);
+        }
+        bits
+    };
+    let (low, high) = (plane(&chunk[..8]), plane(&chunk[8..]));
+    core::array::from_fn(|kind| ((low >> (8 * kind)) & 0xFF | ((high >> (8 * kind)) & 0xFF) << 8) as u32)
+}
+
+/// The same as `kinds_by_table`, by 16-lane comparisons: a handful of vector instructions per chunk
+/// instead of a table load per byte.
+#[cfg(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128")))]
+fn kinds_of(chunk: &[u8; 16]) -> [u32; 8] {
+    #[cfg(target_arch = "wasm32")]
+    use lanes_simd128 as v;
+    #[cfg(target_arch = "x86_64")]
+    use lanes_sse2 as v;
+    let x = v::load(chunk);
+    // Bytes as signed: every non-ASCII byte is negative, so `in_range` of ASCII bounds leaves them out.
+    let lower = v::in_range(x, b'a', b'z');
+    let upper = v::in_range(x, b'A', b'Z');
+    let digit = v::in_range(x, b'0', b'9');
+    let space = v::or(v::eq(x, b' '), v::eq(x, b'\t'));
+    let newline = v::eq(x, b'\n');
+    let below_space = v::in_range(x, 0, 0x1F);
+    let control = v::or(v::and_not(below_space, v::or(space, newline)), v::eq(x, 0x7F));
+    let non_ascii = v::bits(x);
+    let (lower, upper, digit, space, newline, control) =
+        (v::bits(lower), v::bits(upper), v::bits(digit), v::bits(space), v::bits(newline), v::bits(control));
+    let punct = !(lower | upper | digit | space | newline | control | non_ascii) & 0xFFFF;
+    [lower, upper, digit, space, newline, punct, control, non_ascii]
+}
+
+#[cfg(not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128"))))]
+use kinds_by_table as kinds_of;
+
+/// 16 lanes of bytes on x86-64 (SSE2 is part of its baseline).
+#[cfg(target_arch = "x86_64")]
+mod lanes_sse2 {
+    use core::arch::x86_64::*;
+    pub type V = __m128i;
+    pub fn load(chunk: &[u8; 16]) -> V {
+        // SAFETY: 16 readable bytes; an unaligned load.
+        unsafe { _mm_loadu_si128(chunk.as_ptr().cast()) }
+    }
+    pub fn eq(x: V, b: u8) -> V {
+        unsafe { _mm_cmpeq_epi8(x, _mm_set1_epi8(b as i8)) }
+    }
+    /// Lanes from `lo` to `hi`, both ASCII, compared as signed bytes.
+    pub fn in_range(x: V, lo: u8, hi: u8) -> V {
+        unsafe {
+            _mm_and_si128(
+                _mm_cmpgt_epi8(x, _mm_set1_epi8(lo as i8 - 1)),
+                _mm_cmplt_epi8(x, _mm_set1_epi8(hi as i8 + 1)),
+            )
+        }
+    }
+    pub fn or(a: V, b: V) -> V {
+        unsafe { _mm_or_si128(a, b) }
+    }
+    /// `a` and not `b`.
+    pub fn and_not(a: V, b: V) -> V {
+        unsafe { _mm_andnot_si128(b, a) }
+    }
+    /// The top bit of each lane.
+    pub fn bits(x: V) -> u32 {
+        unsafe { _mm_movemask_epi8(x) as u32 }
+    }
+}
+
+/// 16 lanes of bytes in WebAssembly's SIMD128 (Node 16.4+, workerd, Chrome 91+, Firefox 89+, Safari 16.4+).
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod lanes_simd128 {
+    use core::arch::wasm32::*;
+    pub type V = v128;
+    pub fn load(chunk: &[u8; 16]) -> V {
+        u8x16(
+            chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7], chunk[8], chunk[9],
+            chunk[10], chunk[11], chunk[12], chunk[13], chunk[14], chunk[15],
+        )
+    }
+    pub fn eq(x: V, b: u8) -> V {
+        u8x16_eq(x, u8x16_splat(b))
+    }
+    /// Lanes from `lo` to `hi`, both ASCII, compared as signed bytes.
+    pub fn in_range(x: V, lo: u8, hi: u8) -> V {
+        v128_and(i8x16_ge(x, i8x16_splat(lo as i8)), i8x16_le(x, i8x16_splat(hi as i8)))
+    }
+    pub fn or(a: V, b: V) -> V {
+        v128_or(a, b)
+    }
+    /// `a` and not `b`.
+    pub fn and_not(a: V, b: V) -> V {
+        v128_andnot(a, b)
+    }
+    /// The top bit of each lane.
+    pub fn bits(x: V) -> u32 {
+        u32::from(i8x16_bitmask(x))
     }
 }
 
@@ -620,6 +711,28 @@ mod tests {
         assert_eq!((c.get(PunctAfterSpace), c.get(PunctGlued), c.get(PunctRun)), (3, 2, 5));
         let c = Counts::scan("[1, 22, 1234]\tx2 (3 \t5");
         assert_eq!((c.get(SpacedDigit), c.get(DigitGroup)), (3, 4));
+    }
+
+    #[test]
+    fn vector_kinds_agree_with_the_table() {
+        // Every byte value in every lane, then chunks of mixed bytes.
+        for b in 0..=255u8 {
+            for lane in 0..16 {
+                let mut chunk = [b'a'; 16];
+                chunk[lane] = b;
+                assert_eq!(kinds_of(&chunk), kinds_by_table(&chunk), "byte {b:#04x} in lane {lane}");
+            }
+        }
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..10_000 {
+            let chunk: [u8; 16] = core::array::from_fn(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                seed as u8
+            });
+            assert_eq!(kinds_of(&chunk), kinds_by_table(&chunk), "{chunk:?}");
+        }
     }
 
     #[test]
