@@ -61,17 +61,23 @@ fn is_encoded_byte(b: u8) -> bool {
 fn reshape(text: &str, c: &mut Counts) {
     let bytes = text.as_bytes();
     let mut i = 0;
+    // Most stretches are words, too short to be anything but prose: they are passed over unexamined.
     while i < bytes.len() {
         let end = i + bytes[i..].iter().take_while(|&&b| is_encoded_byte(b)).count();
         if end > i {
-            match stretch_class(&bytes[i..end]) {
+            // `stretch_class` finds nothing shorter than `MIN_HEX` (nor `MIN_ENCODED`, which is longer).
+            let class = if end - i >= MIN_HEX { stretch_class(&bytes[i..end]) } else { None };
+            match class {
                 Some(class) => recount(&text[i..end], class, c),
-                None => runs(text, i, end, c),
+                None if end - i >= MIN_RUN => runs(text, i, end, c),
+                None => {}
             }
             i = end;
         } else {
             let end = i + bytes[i..].iter().take_while(|&&b| !is_encoded_byte(b)).count();
-            runs(text, i, end, c);
+            if end - i >= MIN_RUN {
+                runs(text, i, end, c);
+            }
             i = end;
         }
     }
