@@ -258,6 +258,7 @@ pub fn make_room(
         let size = profile.text(summary);
         let short = (wanted - free).min(size / 2.0);
         let mut cut = 0;
+        // A smaller cut would free little more than its marker takes.
         if short >= MIN_QUOTE_TOKENS {
             let before = size;
             *summary = cut_to_tokens(summary, size - short, |t| profile.text(t)).into_owned();

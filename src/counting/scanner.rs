@@ -517,10 +517,10 @@ impl Counts {
         }
     }
 
-    /// Adds the scanner's classes of `text`. Works on bytes: 8 bytes of plain ASCII (the bulk of most
-    /// conversations) at a time by bit planes (`Scanner::chunk`), anything else one run or one
-    /// character at a time (`Scanner::step`), decoding only non-ASCII characters. Classes are
-    /// counted in `usize` and added to `self` once, saturating.
+    /// Adds the scanner's classes of `text`. Works on bytes: 16 bytes of plain ASCII (the bulk of most
+    /// conversations) at a time, classified by vector comparisons (`kinds_of`) and counted by bit planes
+    /// (`Scanner::chunk`), anything else one run or one character at a time (`Scanner::step`), decoding
+    /// only non-ASCII characters. Classes are counted in `usize` and added to `self` once, saturating.
     pub fn add_scan(&mut self, text: &str) {
         let bytes = text.as_bytes();
         let mut s = Scanner {
@@ -604,7 +604,8 @@ fn kinds_of(chunk: &[u8; 16]) -> [u32; 8] {
 #[cfg(not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128"))))]
 use kinds_by_table as kinds_of;
 
-/// 16 lanes of bytes on x86-64 (SSE2 is part of its baseline).
+/// 16 lanes of bytes on x86-64, for the native tests and tools. SSE2 is part of x86-64's baseline, so
+/// every intrinsic below is available wherever this compiles; only the load reads memory.
 #[cfg(target_arch = "x86_64")]
 mod lanes_sse2 {
     use core::arch::x86_64::*;
