@@ -97,7 +97,7 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
             if options.is_protected_tool(name) || !result.clearable {
                 continue;
             }
-            let output = profile.text(&result.text);
+            let output = profile.message_text(&result.text);
             seen += output;
             count += 1;
             let cleared = is_placeholder(&result.text, &options.placeholder);
@@ -141,7 +141,7 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
                 else {
                     continue;
                 };
-                freed += profile.text(&call.arguments) - profile.text(&as_text(&short));
+                freed += profile.message_text(&call.arguments) - profile.text(&as_text(&short));
                 cuts.push((i, k, path, short));
             }
         }
@@ -163,14 +163,15 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
         for (i, k, placeholder) in &candidates {
             saved.push((
                 *i,
-                (profile.text(&conv.messages[*i].tool_results[*k].text) - profile.text(placeholder)).max(0.0) as u64,
+                (profile.message_text(&conv.messages[*i].tool_results[*k].text) - profile.text(placeholder)).max(0.0)
+                    as u64,
             ));
         }
         for (i, k, _, short) in &cuts {
             saved.push((
                 *i,
-                (profile.text(&conv.messages[*i].tool_calls[*k].arguments) - profile.text(&as_text(short))).max(0.0)
-                    as u64,
+                (profile.message_text(&conv.messages[*i].tool_calls[*k].arguments) - profile.text(&as_text(short)))
+                    .max(0.0) as u64,
             ));
         }
         crate::prompt_cache::cache_cost::judge_prune(&tokens, &saved, prices, options)
@@ -208,7 +209,7 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
                 index: i,
                 tool_call_id: result.id.to_string(),
                 tool_name: conv.links.tool_name(i, *k).unwrap_or("").to_string(),
-                tokens_before: profile.text(&result.text).ceil() as u32,
+                tokens_before: profile.message_text(&result.text).ceil() as u32,
                 tokens_after: profile.text(placeholder).ceil() as u32,
                 cut: *placeholder != placeholder_for(&options.placeholder, &result.text),
             });
@@ -226,7 +227,7 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
                 index: i,
                 tool_call_id: call.id.to_string(),
                 tool_name: call.name.to_string(),
-                tokens_before: profile.text(&call.arguments).ceil() as u32,
+                tokens_before: profile.message_text(&call.arguments).ceil() as u32,
                 tokens_after: profile.text(&shortened.tool_calls[*k].arguments).ceil() as u32,
                 cut: true,
             });

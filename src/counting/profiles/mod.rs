@@ -220,6 +220,12 @@ impl Profile {
     pub fn text(&self, text: &str) -> f64 {
         self.weigh(&Counts::of(text))
     }
+
+    /// The same for a text of a message (a tool output, a call's arguments), which the pass that read
+    /// the history counted already: a long one is found (`Counts::of_kept`), not scanned again.
+    pub fn message_text(&self, text: &str) -> f64 {
+        self.weigh(&Counts::of_kept(text))
+    }
 }
 
 #[cfg(test)]
