@@ -1,7 +1,12 @@
-//! Fingerprints tie a plan to the messages it was made from. They hash each message's canonical
-//! JSON (serde_json orders object keys), so the same messages give the same fingerprint whatever
-//! the key order of the host's objects. FNV-1a: tiny, stable across platforms and versions; this
-//! detects change, it is not a security measure.
+//! Fingerprints tie a plan to the messages it was made from, and `Hasher` seeds what must be the same
+//! on every run (nonces, the audit's picks). Both are stable across platforms and versions; they detect
+//! change, they are not a security measure.
+//!
+//! A plan's fingerprint reads every byte of every message, on every plan and every apply, so it takes
+//! eight bytes a step and walks the messages as they were read, without writing them out as text. Object
+//! members are taken in key order (serde_json keeps them sorted), so the same messages give the same
+//! fingerprint whatever the key order of the host's objects. `Hasher` (FNV-1a, a byte a step) hashes
+//! the few short things the rest hash.
 
 use serde_json::Value;
 
@@ -40,12 +45,71 @@ impl Hasher {
 
 /// Hash of the first `count` messages.
 pub fn of_messages(messages: &[Value], count: usize) -> u64 {
-    let mut h = Hasher::default();
+    let mut h = Words(OFFSET);
     for m in messages.iter().take(count) {
         h.value(m);
     }
-    h.number(count as u64);
+    h.word(count as u64);
     h.finish()
+}
+
+/// A hash that takes a 64-bit word a step: a multiply and a rotation (the multiplier is the golden
+/// ratio's, which spreads every input bit over the high half).
+struct Words(u64);
+
+impl Words {
+    fn word(&mut self, w: u64) {
+        self.0 = (self.0 ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29);
+    }
+
+    /// The length first, so that where one string ends and the next begins is part of the hash.
+    fn bytes(&mut self, bytes: &[u8]) {
+        self.word(bytes.len() as u64);
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            self.word(u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let mut last = [0u8; 8];
+            last[..rest.len()].copy_from_slice(rest);
+            self.word(u64::from_le_bytes(last));
+        }
+    }
+
+    /// Each kind of value with its own tag, so that `"1"` and `1`, or `[]` and `{}`, differ.
+    fn value(&mut self, v: &Value) {
+        match v {
+            Value::Null => self.word(1),
+            Value::Bool(b) => self.word(2 + u64::from(*b)),
+            Value::Number(n) => {
+                self.word(4);
+                self.bytes(n.to_string().as_bytes());
+            }
+            Value::String(s) => {
+                self.word(5);
+                self.bytes(s.as_bytes());
+            }
+            Value::Array(items) => {
+                self.word(6);
+                self.word(items.len() as u64);
+                items.iter().for_each(|item| self.value(item));
+            }
+            Value::Object(members) => {
+                self.word(7);
+                self.word(members.len() as u64);
+                for (key, value) in members {
+                    self.bytes(key.as_bytes());
+                    self.value(value);
+                }
+            }
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        let h = self.0 ^ (self.0 >> 32);
+        h.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (h >> 29)
+    }
 }
 
 #[cfg(test)]
@@ -61,5 +125,30 @@ mod tests {
         let (a, b, c) = (a.as_array().unwrap(), b.as_array().unwrap(), c.as_array().unwrap());
         assert_eq!(of_messages(a, 1), of_messages(b, 1));
         assert_ne!(of_messages(a, 1), of_messages(c, 1));
+    }
+
+    #[test]
+    fn every_change_of_value_kind_boundary_or_count_changes_it() {
+        let variants = [
+            json!([{ "content": "ab" }, { "content": "c" }]),
+            json!([{ "content": "a" }, { "content": "bc" }]),
+            json!([{ "content": "1" }, { "content": "c" }]),
+            json!([{ "content": 1 }, { "content": "c" }]),
+            json!([{ "content": [] }, { "content": "c" }]),
+            json!([{ "content": {} }, { "content": "c" }]),
+            json!([{ "content": null }, { "content": "c" }]),
+            json!([{ "content": false }, { "content": "c" }]),
+            json!([{ "content": true }, { "content": "c" }]),
+            json!([{ "contents": "ab" }, { "content": "c" }]),
+            json!([{ "content": "ab", "x": 1 }, { "content": "c" }]),
+            json!([{ "content": "a long text of more than eight bytes" }, { "content": "c" }]),
+            json!([{ "content": "a long text of more than eight bytes." }, { "content": "c" }]),
+        ];
+        let mut seen = std::collections::HashSet::new();
+        for v in &variants {
+            let messages = v.as_array().unwrap();
+            assert!(seen.insert(of_messages(messages, 2)), "{v}");
+            assert!(seen.insert(of_messages(messages, 1)), "{v}, the first message");
+        }
     }
 }
