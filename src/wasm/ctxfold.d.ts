@@ -139,7 +139,7 @@ export interface Options {
   pin?: number[];
   /** Keep critical messages verbatim (newest first, within a quarter of the limit): calls of `criticalTools`, tool results that report errors, and user messages that state constraints (must, never, don't, 不能, 必须, 禁止, 要求, 约束…). */
   keepCritical?: boolean;
-  /** Append to each summary the facts of its messages it left out, verbatim (default true; see `ApplyResult.factsAppended`), within half its output budget and under the limit. A summary too long to leave room for them gives up its middle, down to half its size, with a warning; the user's constraints go in even past the limit (never past the history's size before), with the warning that the history is over it. `false`: the summary exactly as given. */
+  /** Append to each summary the facts of its messages it left out, verbatim (default true; see `ApplyResult.factsAppended`), within half its output budget and under the limit, except the user's constraints: they go in even past it (never past the history's size before), with the warning that the history is over it. A summary too long to leave room for them gives up its middle, down to half its size, with a warning. `false`: the summary exactly as given. */
   keepFacts?: boolean;
   /** Quote the user's own summarized messages after each summary, verbatim (default true; see `ApplyResult.userTextAppended`): the first (the task) always, its middle cut when it alone is over the bound; then the newest that fit. Together within an eighth of the limit and a quarter of the tokens summarized. `false`: the summary exactly as given. */
   keepUserText?: boolean;
