@@ -54,8 +54,8 @@ function runEstimateCases(api, messages) {
   });
   out.vectorScan = attempt(() => {
     // Plain ASCII is scanned 16 bytes at a time by vector comparisons (SIMD128 in the wasm), anything with a
-    // control byte one byte at a time by a table. A `\r` counts for nothing and ends no run, so the same
-    // text with a `\r` every 7 bytes goes the second way and must be estimated the same.
+    // control byte one byte at a time by a table. A control such as U+0001 counts for nothing and ends no
+    // run, so the same text with one every 7 bytes goes the second way and must be estimated the same.
     const pieces = ["the", " ", "Quick", "fooBar", "x", "internationalization", "12", "3456789", ".", ",", "->", "{\"", "  ", "\t", "\n", "\n\n", "_id", "/usr", "ALLCAPS", ":", ";", " (", ")", "é", "~"];
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
@@ -63,7 +63,7 @@ function runEstimateCases(api, messages) {
     for (let t = 0; t < 64; t++) {
       let text = "";
       while (text.length < 1500) text += pieces[Math.floor(next() * pieces.length)] + (next() < 0.5 ? " " : "");
-      const slow = text.replace(/(.{7})/gsu, "$1\r");
+      const slow = text.replace(/(.{7})/gsu, "$1\u0001");
       const [a, b] = [text, slow].map((content) => api.estimate([{ role: "user", content }]).total);
       if (a !== b) differing.push({ text: text.slice(0, 80), vector: a, table: b });
     }

@@ -168,7 +168,8 @@ const DIGIT: u8 = 2;
 const SPACE: u8 = 3;
 const NEWLINE: u8 = 4;
 const PUNCT: u8 = 5;
-/// Other ASCII controls, `\r` among them: skipped without ending a run (`\r\n` is one line break).
+/// Other ASCII controls, and `\r` right before `\n` (`\r\n` is one line break): skipped without ending a
+/// run. A lone `\r` is read as `NEWLINE` by `Scanner::step`, which every chunk holding a control goes to.
 const CONTROL: u8 = 6;
 /// The first or a later byte of a non-ASCII character.
 const NON_ASCII: u8 = 7;
@@ -248,7 +249,10 @@ impl Scanner {
         let prev = self.prev;
         // A single mark before a space or a newline is counted apart (taken off the runs at the end).
         let single_mark = prev == Prev::Punct && self.run == 1;
-        let kind = BYTE_KIND[usize::from(bytes[i])];
+        let kind = match bytes[i] {
+            b'\r' if bytes.get(i + 1) != Some(&b'\n') => NEWLINE,
+            b => BYTE_KIND[usize::from(b)],
+        };
         match kind {
             LOWER | UPPER => {
                 // A letter after a letter (or after an accented letter or a control inside the word)
@@ -324,11 +328,14 @@ impl Scanner {
                 }
             }
             NEWLINE => {
-                let start = i;
-                while i < len && bytes[i] == b'\n' {
+                // A lone `\r` breaks a line as `\n` does (progress bars redraw their line with it); one
+                // right before `\n` is part of that break.
+                let mut breaks = 0;
+                while i < len && matches!(bytes[i], b'\n' | b'\r') {
+                    breaks += usize::from(bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n'));
                     i += 1;
                 }
-                n[Newline as usize] += i - start;
+                n[Newline as usize] += breaks;
                 let class = if prev == Prev::Punct { NewlineAfterPunct } else { NewlineRun };
                 n[class as usize] += usize::from(prev != Prev::Newline);
                 n[PunctSpaced as usize] += usize::from(single_mark);
@@ -734,6 +741,20 @@ mod tests {
             });
             assert_eq!(kinds_of(&chunk), kinds_by_table(&chunk), "{chunk:?}");
         }
+    }
+
+    #[test]
+    fn a_lone_carriage_return_breaks_a_line_and_one_before_a_newline_does_not() {
+        let lines = |t: &str| {
+            let c = Counts::scan(t);
+            (c.get(Newline), c.get(NewlineRun), c.get(NewlineAfterPunct))
+        };
+        assert_eq!(lines("a\rb"), (1, 1, 0));
+        assert_eq!(lines("a\r\nb"), (1, 1, 0));
+        assert_eq!(lines("a\r\r\nb"), (2, 1, 0));
+        assert_eq!(lines("[##..] 5%\r[###.] 7.5%\r"), (2, 0, 2));
+        // Other controls are still nothing at all.
+        assert_eq!(Counts::scan("ab\u{1}cd"), Counts::scan("abcd"));
     }
 
     #[test]

@@ -94,7 +94,8 @@ pub fn add_text(counts: &mut [u32; CLASS_COUNT], text: &str) {
                     }
                     Prev::Space
                 }
-                b'\n' => {
+                // A lone `\r` breaks a line as `\n` does; one right before `\n` is part of that break.
+                b'\n' | b'\r' if b == b'\n' || bytes.get(i) != Some(&b'\n') => {
                     if prev == Prev::Punct && run == 1 {
                         counts[PunctRun as usize] = counts[PunctRun as usize].saturating_sub(1);
                         bump(counts, PunctSpaced);
