@@ -8,7 +8,7 @@
 
 use crate::compaction::audit::{facts_of, lost_in, Kind};
 use crate::compaction::fact_lines::{fact_line, FactLine};
-use crate::compaction::types::PlanRef;
+use crate::compaction::types::{JobRef, PlanRef};
 use crate::counting::profiles::Profile;
 use crate::reading::format::Conversation;
 use crate::text::{cut_to_tokens, split_summary};
@@ -91,6 +91,13 @@ fn earlier_quotes(text: &str) -> Option<&str> {
     Some(quotes.trim())
 }
 
+/// The summarized messages a job covers, and what they cost.
+fn job_messages(job: &JobRef, summarized: &[usize], tokens: &[u32]) -> (Vec<usize>, u64) {
+    let indices = job.range.select(summarized);
+    let cost = indices.iter().map(|&i| u64::from(tokens[i])).sum();
+    (indices, cost)
+}
+
 /// Appends to each job's summary the quotes of its user messages (see `user_text_section`), within
 /// `room` (the tokens the history may still grow by, which this takes from); returns the messages
 /// quoted, in order.
@@ -104,8 +111,7 @@ pub fn append_user_text(
 ) -> Vec<usize> {
     let mut quoted = Vec::new();
     for (job, summary) in plan.jobs.iter().zip(summaries.iter_mut()) {
-        let indices = job.range.select(summarized);
-        let summarized_tokens: u64 = indices.iter().map(|&i| u64::from(tokens[i])).sum();
+        let (indices, summarized_tokens) = job_messages(job, summarized, tokens);
         let budget = user_text_budget(plan.limit, summarized_tokens).min(*room);
         if let Some((section, messages)) = user_text_section(conv, &indices, summary, &plan.profile, budget) {
             *room -= plan.profile.text(&section);
@@ -140,8 +146,7 @@ pub fn append_lost_facts(
 ) -> Vec<String> {
     let mut appended = Vec::new();
     for (job, summary) in plan.jobs.iter().zip(summaries.iter_mut()) {
-        let indices = job.range.select(summarized);
-        let summarized_tokens: u64 = indices.iter().map(|&i| u64::from(tokens[i])).sum();
+        let (indices, summarized_tokens) = job_messages(job, summarized, tokens);
         // Other facts within the budget and the room; a constraint within all of the room and `over`.
         let room_for_facts = budget(job.max_output_tokens, summarized_tokens).min(*room);
         let mut within = Allowance { room: room_for_facts, over: *room - room_for_facts + *over };
@@ -240,8 +245,7 @@ pub fn make_room(
     let mut free = *room;
     let mut cuts = Vec::with_capacity(summaries.len());
     for (job, summary) in plan.jobs.iter().zip(summaries.iter_mut()) {
-        let indices = job.range.select(summarized);
-        let summarized_tokens: u64 = indices.iter().map(|&i| u64::from(tokens[i])).sum();
+        let (indices, summarized_tokens) = job_messages(job, summarized, tokens);
         let mut restored = summary.clone();
         let mut wanted = 0.0;
         if plan.keep_user_text {
