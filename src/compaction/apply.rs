@@ -4,7 +4,7 @@
 
 use crate::compaction::audit::{Audit, Kind};
 use crate::compaction::digest::digest;
-use crate::compaction::restore::{append_lost_facts, append_user_text, make_room};
+use crate::compaction::restore::Restore;
 use crate::compaction::template::{copies_instructions, Template, SNAPSHOT_TAG};
 use crate::compaction::types::{dropped_tokens, JobRef, PlanRef};
 use crate::counting::estimate::{message_tokens, per_message, request_overhead, sum};
@@ -159,8 +159,9 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
         room = ceiling.saturating_sub(kept_tokens + bare) as f64;
         ceiling = ceiling.max(kept_tokens + bare);
     }
+    let restore = Restore { conv: &conv, plan, summarized: &summarized, tokens: &tokens };
     if plan.keep_facts {
-        let cuts = make_room(&conv, plan, &summarized, &tokens, &mut cleaned, &mut room);
+        let cuts = restore.make_room(&mut cleaned, &mut room);
         for (job, cut) in plan.jobs.iter().zip(cuts).filter(|(_, cut)| *cut > 0) {
             warnings.push(format!(
                 "summary {}: {cut} tokens of its middle were cut to make room for the facts it lost",
@@ -170,14 +171,14 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
     }
     // The user's words first, so the facts they state are not listed again.
     let user_text_appended = match plan.keep_user_text {
-        true => append_user_text(&conv, plan, &summarized, &tokens, &mut cleaned, &mut room),
+        true => restore.append_user_text(&mut cleaned, &mut room),
         false => Vec::new(),
     };
     // The user's constraints may take the history past the limit, never to its size before.
     let over_limit = tokens_before.saturating_sub(1).saturating_sub(ceiling) as f64;
     let mut over = over_limit;
     let facts_appended = match plan.keep_facts {
-        true => append_lost_facts(&conv, plan, &summarized, &tokens, &mut cleaned, &mut room, &mut over),
+        true => restore.append_lost_facts(&mut cleaned, &mut room, &mut over),
         false => Vec::new(),
     };
     let ceiling = ceiling + (over_limit - over).ceil() as u64;

@@ -91,36 +91,42 @@ fn earlier_quotes(text: &str) -> Option<&str> {
     Some(quotes.trim())
 }
 
-/// The summarized messages a job covers, and what they cost.
-fn job_messages(job: &JobRef, summarized: &[usize], tokens: &[u32]) -> (Vec<usize>, u64) {
-    let indices = job.range.select(summarized);
-    let cost = indices.iter().map(|&i| u64::from(tokens[i])).sum();
-    (indices, cost)
+/// What restoring reads: the history, the plan it is applied with, the messages summarized (in order)
+/// and every message's tokens.
+#[derive(Clone, Copy)]
+pub struct Restore<'r, 'c> {
+    pub conv: &'r Conversation<'c>,
+    pub plan: &'r PlanRef,
+    pub summarized: &'r [usize],
+    pub tokens: &'r [u32],
 }
 
-/// Appends to each job's summary the quotes of its user messages (see `user_text_section`), within
-/// `room` (the tokens the history may still grow by, which this takes from); returns the messages
-/// quoted, in order.
-pub fn append_user_text(
-    conv: &Conversation,
-    plan: &PlanRef,
-    summarized: &[usize],
-    tokens: &[u32],
-    summaries: &mut [String],
-    room: &mut f64,
-) -> Vec<usize> {
-    let mut quoted = Vec::new();
-    for (job, summary) in plan.jobs.iter().zip(summaries.iter_mut()) {
-        let (indices, summarized_tokens) = job_messages(job, summarized, tokens);
-        let budget = user_text_budget(plan.limit, summarized_tokens).min(*room);
-        if let Some((section, messages)) = user_text_section(conv, &indices, summary, &plan.profile, budget) {
-            *room -= plan.profile.text(&section);
-            summary.push_str("\n\n");
-            summary.push_str(&section);
-            quoted.extend(messages);
-        }
+impl Restore<'_, '_> {
+    /// The summarized messages a job covers, and what they cost.
+    fn job_messages(&self, job: &JobRef) -> (Vec<usize>, u64) {
+        let indices = job.range.select(self.summarized);
+        let cost = indices.iter().map(|&i| u64::from(self.tokens[i])).sum();
+        (indices, cost)
     }
-    quoted
+
+    /// Appends to each job's summary the quotes of its user messages (see `user_text_section`), within
+    /// `room` (the tokens the history may still grow by, which this takes from); returns the messages
+    /// quoted, in order.
+    pub fn append_user_text(&self, summaries: &mut [String], room: &mut f64) -> Vec<usize> {
+        let Restore { conv, plan, .. } = *self;
+        let mut quoted = Vec::new();
+        for (job, summary) in plan.jobs.iter().zip(summaries.iter_mut()) {
+            let (indices, summarized_tokens) = self.job_messages(job);
+            let budget = user_text_budget(plan.limit, summarized_tokens).min(*room);
+            if let Some((section, messages)) = user_text_section(conv, &indices, summary, &plan.profile, budget) {
+                *room -= plan.profile.text(&section);
+                summary.push_str("\n\n");
+                summary.push_str(&section);
+                quoted.extend(messages);
+            }
+        }
+        quoted
+    }
 }
 
 /// The most a job's facts may cost: half its output budget, and a quarter of the messages it
@@ -130,37 +136,32 @@ fn budget(max_output_tokens: u32, summarized_tokens: u64) -> f64 {
     (f64::from(max_output_tokens) / 2.0).min(summarized_tokens as f64 / 4.0)
 }
 
-/// Appends to each job's summary the facts of its messages it lost, within the budget and `room` (see
-/// `append_user_text`); returns the facts appended, in order. A constraint of the user's is bounded by
-/// neither the budget nor the room: it may take all of the room and then `over`, the tokens past the
-/// limit that the history may grow by and still be smaller than it was (which this takes from). A rule
-/// the user set outweighs the limit, which is a target, not the window.
-pub fn append_lost_facts(
-    conv: &Conversation,
-    plan: &PlanRef,
-    summarized: &[usize],
-    tokens: &[u32],
-    summaries: &mut [String],
-    room: &mut f64,
-    over: &mut f64,
-) -> Vec<String> {
-    let mut appended = Vec::new();
-    for (job, summary) in plan.jobs.iter().zip(summaries.iter_mut()) {
-        let (indices, summarized_tokens) = job_messages(job, summarized, tokens);
-        // Other facts within the budget and the room; a constraint within all of the room and `over`.
-        let room_for_facts = budget(job.max_output_tokens, summarized_tokens).min(*room);
-        let mut within = Allowance { room: room_for_facts, over: *room - room_for_facts + *over };
-        let before = within;
-        if let Some((section, facts)) = facts_section(conv, &indices, summary, &plan.profile, &mut within) {
-            let used = before.room + before.over - within.room - within.over;
-            *over -= (used - *room).max(0.0);
-            *room = (*room - used).max(0.0);
-            summary.push_str("\n\n");
-            summary.push_str(&section);
-            appended.extend(facts);
+impl Restore<'_, '_> {
+    /// Appends to each job's summary the facts of its messages it lost, within the budget and `room` (see
+    /// `append_user_text`); returns the facts appended, in order. A constraint of the user's is bounded by
+    /// neither the budget nor the room: it may take all of the room and then `over`, the tokens past the
+    /// limit that the history may grow by and still be smaller than it was (which this takes from). A rule
+    /// the user set outweighs the limit, which is a target, not the window.
+    pub fn append_lost_facts(&self, summaries: &mut [String], room: &mut f64, over: &mut f64) -> Vec<String> {
+        let Restore { conv, plan, .. } = *self;
+        let mut appended = Vec::new();
+        for (job, summary) in plan.jobs.iter().zip(summaries.iter_mut()) {
+            let (indices, summarized_tokens) = self.job_messages(job);
+            // Other facts within the budget and the room; a constraint within all of the room and `over`.
+            let room_for_facts = budget(job.max_output_tokens, summarized_tokens).min(*room);
+            let mut within = Allowance { room: room_for_facts, over: *room - room_for_facts + *over };
+            let before = within;
+            if let Some((section, facts)) = facts_section(conv, &indices, summary, &plan.profile, &mut within) {
+                let used = before.room + before.over - within.room - within.over;
+                *over -= (used - *room).max(0.0);
+                *room = (*room - used).max(0.0);
+                summary.push_str("\n\n");
+                summary.push_str(&section);
+                appended.extend(facts);
+            }
         }
+        appended
     }
-    appended
 }
 
 /// What a facts section may cost: `room` for any fact, and `over` besides for the user's constraints.
@@ -229,50 +230,46 @@ fn facts_section(
     Some((section, shown))
 }
 
-/// A summary longer than the room its history leaves gives up its middle, down to half its size, so
-/// the user's words and the facts it lost still fit: a small model's long summary that kept one fact of
-/// twenty-eight is worth less than those facts verbatim. Its head (the task) and its tail (where the
-/// work stands) stay. Returns, per job, the tokens cut; `room` grows by what was cut.
-pub fn make_room(
-    conv: &Conversation,
-    plan: &PlanRef,
-    summarized: &[usize],
-    tokens: &[u32],
-    summaries: &mut [String],
-    room: &mut f64,
-) -> Vec<u64> {
-    let profile = &plan.profile;
-    let mut free = *room;
-    let mut cuts = Vec::with_capacity(summaries.len());
-    for (job, summary) in plan.jobs.iter().zip(summaries.iter_mut()) {
-        let (indices, summarized_tokens) = job_messages(job, summarized, tokens);
-        let mut restored = summary.clone();
-        let mut wanted = 0.0;
-        if plan.keep_user_text {
-            let quotes_budget = user_text_budget(plan.limit, summarized_tokens);
-            if let Some((section, _)) = user_text_section(conv, &indices, summary, profile, quotes_budget) {
-                wanted += profile.text(&section);
-                restored.push_str(&section);
+impl Restore<'_, '_> {
+    /// A summary longer than the room its history leaves gives up its middle, down to half its size, so
+    /// the user's words and the facts it lost still fit: a small model's long summary that kept one fact of
+    /// twenty-eight is worth less than those facts verbatim. Its head (the task) and its tail (where the
+    /// work stands) stay. Returns, per job, the tokens cut; `room` grows by what was cut.
+    pub fn make_room(&self, summaries: &mut [String], room: &mut f64) -> Vec<u64> {
+        let Restore { conv, plan, .. } = *self;
+        let profile = &plan.profile;
+        let mut free = *room;
+        let mut cuts = Vec::with_capacity(summaries.len());
+        for (job, summary) in plan.jobs.iter().zip(summaries.iter_mut()) {
+            let (indices, summarized_tokens) = self.job_messages(job);
+            let mut restored = summary.clone();
+            let mut wanted = 0.0;
+            if plan.keep_user_text {
+                let quotes_budget = user_text_budget(plan.limit, summarized_tokens);
+                if let Some((section, _)) = user_text_section(conv, &indices, summary, profile, quotes_budget) {
+                    wanted += profile.text(&section);
+                    restored.push_str(&section);
+                }
             }
+            let mut facts_budget = Allowance { room: budget(job.max_output_tokens, summarized_tokens), over: 0.0 };
+            if let Some((section, _)) = facts_section(conv, &indices, &restored, profile, &mut facts_budget) {
+                wanted += profile.text(&section);
+            }
+            let size = profile.text(summary);
+            let short = (wanted - free).min(size / 2.0);
+            let mut cut = 0;
+            // A smaller cut would free little more than its marker takes.
+            if short >= MIN_QUOTE_TOKENS {
+                let before = size;
+                *summary = cut_to_tokens(summary, size - short, |t| profile.text(t)).into_owned();
+                cut = (before - profile.text(summary)).max(0.0) as u64;
+            }
+            free = (free + cut as f64 - wanted).max(0.0);
+            *room += cut as f64;
+            cuts.push(cut);
         }
-        let mut facts_budget = Allowance { room: budget(job.max_output_tokens, summarized_tokens), over: 0.0 };
-        if let Some((section, _)) = facts_section(conv, &indices, &restored, profile, &mut facts_budget) {
-            wanted += profile.text(&section);
-        }
-        let size = profile.text(summary);
-        let short = (wanted - free).min(size / 2.0);
-        let mut cut = 0;
-        // A smaller cut would free little more than its marker takes.
-        if short >= MIN_QUOTE_TOKENS {
-            let before = size;
-            *summary = cut_to_tokens(summary, size - short, |t| profile.text(t)).into_owned();
-            cut = (before - profile.text(summary)).max(0.0) as u64;
-        }
-        free = (free + cut as f64 - wanted).max(0.0);
-        *room += cut as f64;
-        cuts.push(cut);
+        cuts
     }
-    cuts
 }
 
 #[cfg(test)]
