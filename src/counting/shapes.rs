@@ -1,22 +1,27 @@
-//! Text that is not prose: base64, hexadecimal and long runs of one character, as tool outputs carry them
-//! (encoded images and files, hashes and ids, separators, progress bars). Read as prose they are far off:
-//! 30 KB of base64 about a third low, 100 000 `y` at 2 tokens instead of 25 000, 5 000 dashes six times
-//! high. After the scan, text with few places where a word could start is looked through for such
+//! Text that is not prose: base64, hexadecimal, runs of one character and box drawing, as tool outputs
+//! carry them (encoded images and files, hashes and ids, separators, progress bars, tables). Read as prose
+//! they are far off: 30 KB of base64 about a third low, 100 000 `y` at 2 tokens instead of 25 000, 5 000
+//! dashes six times high, a progress bar half its tokens for cl100k. After the scan, text with few places where a word could start is looked through for such
 //! stretches; each is taken out of the scanner's classes and counted in its own (`Class::Encoded`,
 //! `EncodedText`, `Hex`, `RunO200k`, ...), whose costs are measured against the exact tokenizers
 //! (`shapes_table.rs`).
 
 use crate::counting::scanner::{Class, Counts};
-use crate::counting::shapes_table::RUN_LENGTH;
+use crate::counting::shapes_table::{RUN_LENGTH, RUN_PIECES, SYMBOL_RUNS};
+use std::ops::Range;
 
 /// Stretches of the base64 alphabet shorter than this are words and ids, left to the scanner.
 const MIN_ENCODED: usize = 32;
 /// Hexadecimal stretches shorter than this are left to the scanner (`deadbeef`, short hashes).
 const MIN_HEX: usize = 16;
-/// Runs of one character shorter than this are left to the scanner (`----` in Markdown, `...`, progress
-/// bars, indentation): below it, how a vocabulary cuts a run depends too much on the character and the
-/// length for one rule.
+/// Runs of one letter, digit or space shorter than this are left to the scanner (indentation, `aaa`).
 const MIN_RUN: usize = 64;
+/// A run of one mark this long (`########`, `........` in a progress bar, `--------` in a table's
+/// border) makes the marks around it counted piece by piece: read as one run of punctuation, a bar's
+/// `[####....]` would be a token or two where the vocabularies take six (cl100k and claude weigh the
+/// marks of a run at next to nothing, as code's `"},` and `->` are one token). Shorter runs are
+/// left to the scanner (`...`, `----` in Markdown).
+const MIN_MARK_RUN: usize = 8;
 /// Text looked through: at least this long, and with at most one place where a word could start per this
 /// many bytes (prose has one every six bytes or so, code every ten); text made of such stretches has few.
 const MIN_TEXT: usize = 48;
@@ -57,30 +62,45 @@ fn is_encoded_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_')
 }
 
-/// Finds the stretches that are not prose in `text` and counts them apart in `c`.
+/// Finds the stretches that are not prose in `text` and counts them apart in `c`: base64 and
+/// hexadecimal first, then runs of one character in the rest.
 fn reshape(text: &str, c: &mut Counts) {
     let bytes = text.as_bytes();
+    let mut encoded: Vec<Range<usize>> = Vec::new();
     let mut i = 0;
     // Most stretches are words, too short to be anything but prose: they are passed over unexamined.
     while i < bytes.len() {
-        let end = i + bytes[i..].iter().take_while(|&&b| is_encoded_byte(b)).count();
-        if end > i {
-            // `stretch_class` finds nothing shorter than `MIN_HEX` (nor `MIN_ENCODED`, which is longer).
-            let class = if end - i >= MIN_HEX { stretch_class(&bytes[i..end]) } else { None };
-            match class {
-                Some(class) => recount(&text[i..end], class, c),
-                None if end - i >= MIN_RUN => runs(text, i, end, c),
-                None => {}
+        let alphabet = is_encoded_byte(bytes[i]);
+        let end = i + bytes[i..].iter().take_while(|&&b| is_encoded_byte(b) == alphabet).count();
+        // `stretch_class` finds nothing shorter than `MIN_HEX` (nor `MIN_ENCODED`, which is longer).
+        if alphabet && end - i >= MIN_HEX {
+            if let Some(class) = stretch_class(&bytes[i..end]) {
+                recount(&text[i..end], class, c);
+                encoded.push(i..end);
             }
-            i = end;
-        } else {
-            let end = i + bytes[i..].iter().take_while(|&&b| !is_encoded_byte(b)).count();
-            if end - i >= MIN_RUN {
-                runs(text, i, end, c);
-            }
-            i = end;
+        }
+        i = end;
+    }
+    if may_hold_runs(c) {
+        let mut from = 0;
+        for stretch in encoded.iter().chain([&(bytes.len()..bytes.len())]) {
+            runs(text, from, stretch.start, c);
+            from = stretch.end;
         }
     }
+}
+
+/// Whether text scanned into `c` may hold a run `runs` counts apart, by what the scanner counted: a run
+/// of one mark leaves as many `Punct`; box drawing is `Other`; a run of a letter, a digit or a space
+/// leaves all but 8 of its letters long, a group per three digits, all but one space extra. Most CJK
+/// text holds none, and is not walked again.
+fn may_hold_runs(c: &Counts) -> bool {
+    use Class::*;
+    c.get(Punct) as usize >= MIN_MARK_RUN
+        || c.get(Other) > 0
+        || (c.get(LongLetter) + c.get(LongIdentLetter)) as usize >= MIN_RUN - 8
+        || (c.get(DigitGroup) + c.get(SpacedDigit)) as usize >= MIN_RUN / 3
+        || c.get(ExtraSpace) as usize >= MIN_RUN - 1
 }
 
 /// What a stretch of the base64 alphabet is, if not prose: hexadecimal (one letter case, a digit in every
@@ -173,26 +193,115 @@ fn recount(stretch: &str, class: Class, c: &mut Counts) {
     c.0[Class::PunctRun as usize] = c.0[Class::PunctRun as usize].saturating_add(dashes as u32);
 }
 
-/// Counts each run of one printable ASCII character of `MIN_RUN` or more in `text[from..to]` by how each
-/// vocabulary cuts such runs, instead of as the scanner read it: measured on runs of 64 to 2 047, the
-/// rule is 0.4% high in all for o200k and cl100k, and at worst 13% high for one character.
+/// Counts the runs of one character in `text[from..to]` by how each vocabulary cuts them, instead of as
+/// the scanner read them: a run of a letter, a digit or a space of `MIN_RUN` or more alone; a run of
+/// marks holding a run of one mark of `MIN_MARK_RUN` or more with all its marks, each run of one mark
+/// in its pieces (`[`, `####`, `....`, `]`); each run of a symbol of `SYMBOL_RUNS` (`┌`, `──────`,
+/// `██████`) alone: the scanner costs every symbol alike, where a vocabulary holds 16 `─` in a token and
+/// cuts a `┌` in two.
 fn runs(text: &str, from: usize, to: usize, c: &mut Counts) {
     let bytes = text.as_bytes();
     let mut i = from;
     while i < to {
         let b = bytes[i];
-        let end = i + bytes[i..to].iter().take_while(|&&x| x == b).count();
-        if end - i >= MIN_RUN && (0x20..0x7F).contains(&b) {
-            c.subtract(&Counts::scan(&text[i..end]));
-            let at = usize::from(b - 0x20);
-            for (class, lengths) in [Class::RunO200k, Class::RunCl100k, Class::RunClaude].into_iter().zip(&RUN_LENGTH) {
-                // Whole tokens of the longest piece the vocabulary holds, and the rest, which may take two.
-                let piece = usize::from(lengths[at].max(1));
-                let tokens = (end - i).div_ceil(piece) + usize::from((end - i) % piece != 0);
-                c.0[class as usize] = c.0[class as usize].saturating_add(tokens as u32);
+        if b.is_ascii_punctuation() {
+            let end = i + bytes[i..to].iter().take_while(|b| b.is_ascii_punctuation()).count();
+            if end - i >= MIN_MARK_RUN {
+                marks(text, i, end, c);
             }
+            i = end;
+        } else if b.is_ascii() {
+            // A run of `MIN_RUN` starting here has the same byte `MIN_RUN - 1` further: one compare for most.
+            let n = if bytes.get(i + MIN_RUN - 1) == Some(&b) { same_bytes(&bytes[i..to]) } else { 1 };
+            if n >= MIN_RUN && (b == b' ' || b.is_ascii_alphanumeric()) {
+                c.subtract(&Counts::scan(&text[i..i + n]));
+                add_ascii_run(b, n, c);
+            }
+            i += n;
+        } else if b == 0xE2 && matches!(bytes.get(i + 1), Some(0x94..=0x96)) {
+            // All of `SYMBOL_RUNS` are box drawing and block elements, U+2500 to U+259F: E2 94 80 to
+            // E2 96 9F in UTF-8.
+            i = symbols(text, i, to, c);
+        } else {
+            // Any other character (CJK text) is passed over whole: its first byte says its length.
+            i += match b {
+                0xF0.. => 4,
+                0xE0.. => 3,
+                _ => 2,
+            };
         }
-        i = end;
+    }
+}
+
+/// How many bytes `bytes` starts with that are its first.
+fn same_bytes(bytes: &[u8]) -> usize {
+    bytes.iter().take_while(|&&x| x == bytes[0]).count()
+}
+
+/// Counts the marks `text[from..to]` in pieces, each run of one mark apart, when one of the runs is
+/// `MIN_MARK_RUN` or longer.
+fn marks(text: &str, from: usize, to: usize, c: &mut Counts) {
+    let bytes = &text.as_bytes()[from..to];
+    let mut lengths = Vec::new();
+    let mut k = 0;
+    while k < bytes.len() {
+        let n = same_bytes(&bytes[k..]);
+        lengths.push((bytes[k], n));
+        k += n;
+    }
+    if lengths.iter().any(|&(_, n)| n >= MIN_MARK_RUN) {
+        c.subtract(&Counts::scan(&text[from..to]));
+        for (b, n) in lengths {
+            add_ascii_run(b, n, c);
+        }
+    }
+}
+
+/// Counts the run of the symbol at `text[at..]` by its pieces when it is one of `SYMBOL_RUNS`; returns
+/// where the run, or the character, ends.
+fn symbols(text: &str, at: usize, to: usize, c: &mut Counts) -> usize {
+    let Some(ch) = text[at..to].chars().next() else { return to };
+    let Some(run) = SYMBOL_RUNS.iter().find(|s| s.symbol == ch) else {
+        return at + ch.len_utf8();
+    };
+    let n = text[at..to].chars().take_while(|&x| x == ch).count();
+    let end = at + n * ch.len_utf8();
+    c.subtract(&Counts::scan(&text[at..end]));
+    add_run(run.one, run.longest, run.pieces, n, c);
+    end
+}
+
+/// Adds the tokens of a run of `n` of the printable ASCII character `b` (`add_run`).
+fn add_ascii_run(b: u8, n: usize, c: &mut Counts) {
+    let at = usize::from(b - 0x20);
+    add_run([1; 3], RUN_LENGTH.map(|t| t[at]), RUN_PIECES.map(|t| t[at]), n, c);
+}
+
+/// Adds the tokens of a run of `n` of one character for each vocabulary, given the character's longest
+/// piece and its pieces of 1 to 32 in each: the longest piece as often as it fits, then powers of two
+/// from 64 down past 32, then the longest of the pieces of 1 to 32 characters it holds, greedily; `one`,
+/// the tokens of the character alone, is 1 but for symbols a vocabulary cuts.
+fn add_run(one: [u8; 3], longest: [u16; 3], pieces: [u32; 3], n: usize, c: &mut Counts) {
+    for (t, class) in [Class::RunO200k, Class::RunCl100k, Class::RunClaude].into_iter().enumerate() {
+        let longest = usize::from(longest[t].max(1));
+        let mut tokens = n / longest;
+        let mut rest = n % longest;
+        let mut piece = longest / 2;
+        while piece > 32 {
+            tokens += rest / piece;
+            rest %= piece;
+            piece /= 2;
+        }
+        let pieces = pieces[t] | 1;
+        while rest > 0 {
+            // The longest piece of at most `rest` (and 32) characters: the highest bit set at or below.
+            let within = if rest >= 32 { pieces } else { pieces & ((1u32 << rest) - 1) };
+            rest -= 32 - within.leading_zeros() as usize;
+            tokens += 1;
+        }
+        // A character of two or three tokens has no longer pieces: each costs that many.
+        tokens *= usize::from(one[t]);
+        c.0[class as usize] = c.0[class as usize].saturating_add(tokens as u32);
     }
 }
 
@@ -225,10 +334,49 @@ mod tests {
         let c = Counts::of(&"y".repeat(1000));
         assert_eq!((c.get(RunO200k), c.get(RunCl100k), c.get(Word), c.get(Letter)), (250, 250, 0, 0));
         let c = Counts::of(&format!("[{}] 45%", "#".repeat(100)));
-        assert_eq!((c.get(RunO200k), c.get(Punct)), (3, 3), "two pieces of 64 and one more; `[`, `]` and `%` stay");
+        assert_eq!(
+            (c.get(RunO200k), c.get(Punct)),
+            (5, 1),
+            "`[`, 64, 32 and 4 `#`, `]`, as o200k cuts them; `%` stays"
+        );
         let hashes = ["da39a3ee5e6b4b0d3255bfef95601890afd80709"; 4].join("\n");
         assert_eq!(Counts::of(&hashes).get(Hex), 160);
         let prose = "The quick brown fox jumps over the lazy dog; ".repeat(20);
         assert_eq!(Counts::of(&prose), Counts::scan(&prose));
+    }
+
+    #[test]
+    fn a_progress_bar_is_counted_in_the_pieces_the_vocabularies_cut() {
+        // o200k and cl100k: `[`, `########`, `##`, 24 dots, 6 dots, `]` (then ` 25%`, left to the scanner).
+        let bar = format!("[{}{}] 25%\r", "#".repeat(10), ".".repeat(30)).repeat(4);
+        let c = Counts::of(&bar);
+        assert_eq!((c.get(RunO200k), c.get(RunCl100k)), (4 * 6, 4 * 6));
+        // Marks without a long run of one of them stay the scanner's (`"},{"`, `->`, `...`).
+        let json = r#"[{"a":1},{"b":2},{"c":3}]"#.repeat(8);
+        assert_eq!(Counts::of(&json).get(RunO200k), 0);
+    }
+
+    #[test]
+    fn box_drawing_lines_are_counted_in_their_pieces() {
+        // 60 `─`: 16 + 16 + 16 + 8 + 4 in o200k; each corner two tokens, each side one.
+        let table = format!("┌{}┐\n│{}│\n└{}┘\n", "─".repeat(60), " ".repeat(60), "─".repeat(60));
+        let c = Counts::of(&table);
+        assert_eq!(c.get(RunO200k), 2 * 5 + 4 * 2 + 2);
+        assert_eq!(c.get(Other), 0);
+    }
+
+    #[test]
+    fn a_run_is_cut_into_the_longest_pieces_first() {
+        let tokens = |b: u8, n: usize| {
+            let mut c = Counts::default();
+            add_ascii_run(b, n, &mut c);
+            (c.get(RunO200k), c.get(RunCl100k), c.get(RunClaude))
+        };
+        // 106 `#`: 64 + 32 + 8 + 2 for o200k and cl100k, 64 + 32 + 10 for claude, whose vocabulary holds 10.
+        assert_eq!(tokens(b'#', 106), (4, 4, 3));
+        assert_eq!(tokens(b'#', 1), (1, 1, 1));
+        // 4 000 spaces: 31 pieces of 128 and one of 32 (o200k); claude holds 1 024 spaces whole.
+        assert_eq!(tokens(b' ', 4000).0, 31 + 1);
+        assert_eq!(tokens(b' ', 4000).2, 3 + 4, "3 × 1 024, then 512, 256, 128 and 32");
     }
 }
