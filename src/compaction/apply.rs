@@ -4,7 +4,7 @@
 
 use crate::compaction::audit::{Audit, Kind};
 use crate::compaction::digest::digest;
-use crate::compaction::restore::Restore;
+use crate::compaction::restore::{job_facts, Restore};
 use crate::compaction::template::{copies_instructions, Template, SNAPSHOT_TAG};
 use crate::compaction::types::{dropped_tokens, JobRef, PlanRef};
 use crate::counting::estimate::{message_tokens, per_message, request_overhead, sum};
@@ -159,7 +159,11 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
         room = ceiling.saturating_sub(kept_tokens + bare) as f64;
         ceiling = ceiling.max(kept_tokens + bare);
     }
-    let restore = Restore { conv: &conv, plan, summarized: &summarized, tokens: &tokens };
+    let facts = match plan.keep_facts {
+        true => job_facts(plan, &conv, &summarized),
+        false => Vec::new(),
+    };
+    let restore = Restore { conv: &conv, plan, summarized: &summarized, tokens: &tokens, facts: &facts };
     if plan.keep_facts {
         let cuts = restore.make_room(&mut cleaned, &mut room);
         for (job, cut) in plan.jobs.iter().zip(cuts).filter(|(_, cut)| *cut > 0) {

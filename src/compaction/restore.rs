@@ -6,7 +6,7 @@
 //! exactly these (the booking code, the file being edited), and the model that reads the compacted
 //! history cannot ask for them again.
 
-use crate::compaction::audit::{facts_of, lost_in, Kind};
+use crate::compaction::audit::{facts_of, lost_in, Fact, Kind};
 use crate::compaction::fact_lines::{fact_line, FactLine};
 use crate::compaction::types::{JobRef, PlanRef};
 use crate::counting::profiles::Profile;
@@ -91,14 +91,25 @@ fn earlier_quotes(text: &str) -> Option<&str> {
     Some(quotes.trim())
 }
 
-/// What restoring reads: the history, the plan it is applied with, the messages summarized (in order)
-/// and every message's tokens.
+/// What restoring reads: the history, the plan it is applied with, the messages summarized (in order),
+/// every message's tokens, and the salient facts of each job's messages (`job_facts`).
 #[derive(Clone, Copy)]
 pub struct Restore<'r, 'c> {
     pub conv: &'r Conversation<'c>,
     pub plan: &'r PlanRef,
     pub summarized: &'r [usize],
     pub tokens: &'r [u32],
+    pub facts: &'r [Vec<Fact>],
+}
+
+/// The salient facts of each job's summarized messages, in the plan's job order: found once, for both
+/// making room and appending what was lost (finding them reads every summarized message).
+pub fn job_facts(plan: &PlanRef, conv: &Conversation, summarized: &[usize]) -> Vec<Vec<Fact>> {
+    let mut facts = Vec::with_capacity(plan.jobs.len());
+    for job in &plan.jobs {
+        facts.push(facts_of(conv, &job.range.select(summarized)));
+    }
+    facts
 }
 
 impl Restore<'_, '_> {
@@ -107,6 +118,11 @@ impl Restore<'_, '_> {
         let indices = job.range.select(self.summarized);
         let cost = indices.iter().map(|&i| u64::from(self.tokens[i])).sum();
         (indices, cost)
+    }
+
+    /// The facts of job `k`'s messages (none when they were not looked for).
+    fn facts_of_job(&self, k: usize) -> &[Fact] {
+        self.facts.get(k).map_or(&[], Vec::as_slice)
     }
 
     /// Appends to each job's summary the quotes of its user messages (see `user_text_section`), within
@@ -145,13 +161,15 @@ impl Restore<'_, '_> {
     pub fn append_lost_facts(&self, summaries: &mut [String], room: &mut f64, over: &mut f64) -> Vec<String> {
         let Restore { conv, plan, .. } = *self;
         let mut appended = Vec::new();
-        for (job, summary) in plan.jobs.iter().zip(summaries.iter_mut()) {
-            let (indices, summarized_tokens) = self.job_messages(job);
+        for (k, (job, summary)) in plan.jobs.iter().zip(summaries.iter_mut()).enumerate() {
+            let (_, summarized_tokens) = self.job_messages(job);
             // Other facts within the budget and the room; a constraint within all of the room and `over`.
             let room_for_facts = budget(job.max_output_tokens, summarized_tokens).min(*room);
             let mut within = Allowance { room: room_for_facts, over: *room - room_for_facts + *over };
             let before = within;
-            if let Some((section, facts)) = facts_section(conv, &indices, summary, &plan.profile, &mut within) {
+            if let Some((section, facts)) =
+                facts_section(conv, self.facts_of_job(k), summary, &plan.profile, &mut within)
+            {
                 let used = before.room + before.over - within.room - within.over;
                 *over -= (used - *room).max(0.0);
                 *room = (*room - used).max(0.0);
@@ -187,18 +205,17 @@ impl Allowance {
     }
 }
 
-/// The section listing the facts of the messages at `indices` that `summary` does not state, within
-/// `allowance` (which this takes from), and the facts it shows. A number or an id is shown in the words
-/// around it (`fact_line`); they are chosen most important kinds first and listed in the messages' order.
+/// The section listing those of `facts` (a job's) that `summary` does not state, within `allowance`
+/// (which this takes from), and the facts it shows. A number or an id is shown in the words around it
+/// (`fact_line`); they are chosen most important kinds first and listed in the messages' order.
 fn facts_section(
     conv: &Conversation,
-    indices: &[usize],
+    facts: &[Fact],
     summary: &str,
     profile: &Profile,
     allowance: &mut Allowance,
 ) -> Option<(String, Vec<String>)> {
-    let facts = facts_of(conv, indices);
-    let lost = lost_in(&facts, summary);
+    let lost = lost_in(facts, summary);
     let mut left = *allowance;
     let heading = profile.text(HEADING);
     let mut lines: Vec<FactLine> = Vec::new();
@@ -240,7 +257,7 @@ impl Restore<'_, '_> {
         let profile = &plan.profile;
         let mut free = *room;
         let mut cuts = Vec::with_capacity(summaries.len());
-        for (job, summary) in plan.jobs.iter().zip(summaries.iter_mut()) {
+        for (k, (job, summary)) in plan.jobs.iter().zip(summaries.iter_mut()).enumerate() {
             let (indices, summarized_tokens) = self.job_messages(job);
             let mut restored = summary.clone();
             let mut wanted = 0.0;
@@ -252,7 +269,8 @@ impl Restore<'_, '_> {
                 }
             }
             let mut facts_budget = Allowance { room: budget(job.max_output_tokens, summarized_tokens), over: 0.0 };
-            if let Some((section, _)) = facts_section(conv, &indices, &restored, profile, &mut facts_budget) {
+            if let Some((section, _)) = facts_section(conv, self.facts_of_job(k), &restored, profile, &mut facts_budget)
+            {
                 wanted += profile.text(&section);
             }
             let size = profile.text(summary);
