@@ -2,7 +2,7 @@
 // without an LLM judge. See README.md here for the method. Flags:
 //   --base-url URL --model NAME [--api-key KEY] [--context-size N]   use that OpenAI-compatible endpoint
 //                                                                     (default: start scripts/local-model.mjs)
-//   --model NAME   without --base-url: which local model (smollm2-135m, qwen2.5-coder-0.5b)
+//   --model NAME   without --base-url: which local model (smollm2-135m, qwen2.5-coder-0.5b, qwen2.5-coder-1.5b)
 //   --per-group N (2)  --seed S (1)  --questions N (5)  --groups a,b,...  --quick  --out FILE
 //   --resume   keep the conversations an unfinished report at --out already has (same model and flags)
 //   --options JSON   ctxfold's options for its conditions, over the defaults (to compare settings on the
@@ -14,6 +14,8 @@
 //             instead of the eval's own
 //   --cache DIR   keep the model's answers in DIR and take them from there when the same request comes again
 //                 (cache.mjs): comparing settings then costs only the requests that changed
+//   --transcripts DIR   write every history as the model reads it, one file per conversation and condition
+//                       (`<id>.<condition>.txt`): where to look when an answer in the history was not given
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -59,7 +61,7 @@ function parseFlags(argv) {
     else if (i + 1 < argv.length) flags[name] = argv[++i];
     else throw new Error(`${arg} needs a value`);
   }
-  const known = ["base-url", "model", "api-key", "context-size", "per-group", "seed", "questions", "groups", "quick", "out", "resume", "summaries", "options", "probe", "cache"];
+  const known = ["base-url", "model", "api-key", "context-size", "per-group", "seed", "questions", "groups", "quick", "out", "resume", "summaries", "options", "probe", "cache", "transcripts"];
   for (const name of Object.keys(flags)) if (!known.includes(name)) throw new Error(`unknown flag --${name}; known: ${known.map((k) => `--${k}`).join(" ")}`);
   const number = (name, fallback) => {
     if (flags[name] === undefined) return fallback;
@@ -90,6 +92,7 @@ function parseFlags(argv) {
     groups: flags.groups ?? (flags.quick ? QUICK_GROUPS : undefined),
     out: resolve(flags.out ?? join(root, "target", "eval", "report.json")),
     cache: flags.cache && resolve(flags.cache),
+    transcripts: flags.transcripts && resolve(flags.transcripts),
   };
 }
 
@@ -143,11 +146,13 @@ async function compacted(messages, options, endpoint) {
 }
 
 /** Every question against every condition's history; the questions of one history in a row (one shared prefix). */
-async function askAll(conversation, histories, endpoint) {
+async function askAll(conversation, histories, endpoint, transcriptsDir) {
   const answers = conversation.questions.map(() => ({}));
   const present = conversation.questions.map(() => ({}));
+  if (transcriptsDir) mkdirSync(transcriptsDir, { recursive: true });
   for (const cond of CONDITIONS) {
     const text = transcript(histories[cond], conversation.messages);
+    if (transcriptsDir) writeFileSync(join(transcriptsDir, `${conversation.id}.${cond}.txt`), text);
     // Whether the answer is still written in the history at all: what a perfect reader could answer.
     for (const [i, q] of conversation.questions.entries()) present[i][cond] = matches(text, q.answer);
     // Known not to fit: not sent (a slow local model would spend minutes reading it only to refuse). The longest
@@ -189,7 +194,7 @@ async function runConversation(conversation, baseEndpoint, flags) {
   const opencode = await compacted(conversation.messages, { preset: "opencode", contextWindow: conversation.contextWindow, force: true, ...PLAIN }, endpoint);
   const truncation = truncateTo(conversation.messages, ctxfold.summary.tokens);
   const histories = { original: conversation.messages, ctxfold: ctxfold.messages, plain: plain.messages, truncation: truncation.messages, opencode: opencode.messages };
-  const { answers, present } = await askAll(conversation, histories, endpoint);
+  const { answers, present } = await askAll(conversation, histories, endpoint, flags.transcripts);
   const valid = Object.fromEntries(CONDITIONS.map((c) => [c, validate(histories[c]).valid]));
   return {
     id: conversation.id, group: conversation.group, kind: conversation.kind, lang: conversation.lang,

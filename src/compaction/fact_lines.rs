@@ -1,8 +1,10 @@
 //! A fact as the reading model can use it. A number or an id alone answers nothing: a bare "M20IZO"
-//! or "1879" is shown in the words around it, with who wrote them ("assistant: - **Reservation ID**:
-//! M20IZO", "assistant: 学校成立于1879年"), and a small model then finds it when asked. A path, a URL,
-//! an error line or a constraint says what it is by itself and is shown alone, leaving the room to
-//! facts that need their words.
+//! or "1879" is shown in the words around it ("**Reservation ID**: M20IZO", "学校成立于1879年"),
+//! under the text it was written in: who wrote it and how that text begins ("assistant, in the
+//! message that begins \"I have found your reservation details:\""). A small model then finds the
+//! fact when asked, and tells it from the same kind of value written elsewhere (the first booking's
+//! id from the second's). A path, a URL, an error line or a constraint says what it is by itself and
+//! is shown alone, leaving the room to facts that need their words.
 
 use crate::compaction::audit::{Fact, Kind};
 use crate::reading::format::Conversation;
@@ -14,13 +16,19 @@ use crate::text::{ceil_boundary, floor_boundary, one_line};
 /// ID:", "Price: $137 + $167 =") sits right beside it.
 const MAX_LINE_CHARS: usize = 40;
 
+/// Longest quote of how a message begins, in a heading (bytes).
+const MAX_OPENING_CHARS: usize = 48;
+
 /// One line of a message that holds a fact, and where it is, so lines keep the messages' order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FactLine {
     /// The message, which of its texts (0: what it says; then its calls' arguments; then its
     /// tool results), and the byte offset of the shown part in that text.
     pub place: (usize, usize, usize),
-    /// The fact alone, or "user: …", "assistant: …", "assistant called `name`: …", "tool output: …".
+    /// The heading of the text the line was found in, shown once above its lines; none for a fact
+    /// shown alone.
+    pub source: Option<String>,
+    /// The fact alone, or the part of its line around it.
     pub text: String,
 }
 
@@ -29,14 +37,26 @@ impl FactLine {
     pub fn shows(&self, fact: &Fact) -> bool {
         self.place.0 == fact.message && self.text.contains(&fact.text)
     }
+
+    /// Where the line is listed: in the messages' order, and within one text, the lines under its
+    /// heading before the facts shown alone, so that those lines stay together.
+    pub fn order(&self) -> (usize, usize, bool, usize) {
+        (self.place.0, self.place.1, self.source.is_none(), self.place.2)
+    }
+
+    /// Whether `other` is listed under the same heading.
+    pub fn same_source(&self, other: &FactLine) -> bool {
+        self.source.is_some() && self.place.0 == other.place.0 && self.place.1 == other.place.1
+    }
 }
 
 /// How `fact` is shown: alone when it speaks for itself, else the line of its message that holds it,
-/// cut around it when long (the fact alone, labelled with its writer, when its text is not found as
-/// written: one cut to the audit's length).
+/// cut around it when long, under its source's heading (the fact alone under its writer when its text
+/// is not found as written: one cut to the audit's length).
 pub fn fact_line(conv: &Conversation, fact: &Fact) -> FactLine {
+    let alone = !matches!(fact.kind, Kind::Number | Kind::Identifier);
     let Some(m) = conv.messages.get(fact.message) else {
-        return FactLine { place: (fact.message, 0, 0), text: fact.text.clone() };
+        return FactLine { place: (fact.message, 0, 0), source: None, text: fact.text.clone() };
     };
     let writer = match m.role {
         Role::User if !m.is_summary => "user",
@@ -51,20 +71,34 @@ pub fn fact_line(conv: &Conversation, fact: &Fact) -> FactLine {
     for result in &m.tool_results {
         sources.push(("tool output".to_string(), &result.text));
     }
-    let alone = !matches!(fact.kind, Kind::Number | Kind::Identifier);
     for (source, (label, text)) in sources.iter().enumerate() {
-        if let Some(at) = text.find(fact.text.as_str()) {
-            if alone {
-                return FactLine { place: (fact.message, source, at), text: fact.text.clone() };
-            }
-            let (start, shown) = line_around(text, at, fact.text.len());
-            return FactLine { place: (fact.message, source, start), text: format!("{label}: {shown}") };
+        let Some(at) = text.find(fact.text.as_str()) else { continue };
+        if alone {
+            return FactLine { place: (fact.message, source, at), source: None, text: fact.text.clone() };
         }
+        let (start, shown) = line_around(text, at, fact.text.len());
+        // Listed under its heading: a line that was an item of a list is not shown as a list in a list.
+        let shown = match shown.strip_prefix("- ").or_else(|| shown.strip_prefix("* ")) {
+            Some(item) => item.to_string(),
+            None => shown,
+        };
+        let source_heading = heading(label, text, start);
+        return FactLine { place: (fact.message, source, start), source: Some(source_heading), text: shown };
     }
-    if alone {
-        return FactLine { place: (fact.message, 0, 0), text: fact.text.clone() };
+    let source = (!alone).then(|| writer.to_string());
+    FactLine { place: (fact.message, 0, 0), source, text: fact.text.clone() }
+}
+
+/// The heading of `text` (written by `label`) for a line starting at byte `start` of it: the label, and
+/// when the line is not the text's first, how the text begins.
+fn heading(label: &str, text: &str, start: usize) -> String {
+    let lead = text.len() - text.trim_start().len();
+    let first_line_end = text[lead..].find('\n').map_or(text.len(), |n| lead + n);
+    if start < first_line_end {
+        return label.to_string();
     }
-    FactLine { place: (fact.message, 0, 0), text: format!("{writer}: {}", fact.text) }
+    let opening = one_line(&text[..first_line_end], MAX_OPENING_CHARS);
+    format!("{label}, in the message that begins \"{opening}\"")
 }
 
 /// The line of `text` around bytes `at..at + len`, on one line, with an ellipsis where it was cut;
@@ -109,6 +143,44 @@ fn line_around(text: &str, at: usize, len: usize) -> (usize, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compaction::audit::facts_of;
+    use crate::reading::format;
+    use serde_json::json;
+
+    #[test]
+    fn a_value_is_shown_in_its_words_under_the_message_it_was_written_in() {
+        let msgs = json!([
+            { "role": "user", "content": "Find my booking, the code is QX7-2291." },
+            { "role": "assistant", "content": "I have found your reservation details:\n- **Reservation ID**: M20IZO\n- Status: booked" },
+            { "role": "assistant", "content": "Booked.\nIt is KX9-1182 now, and QX7-2291 is cancelled." }
+        ]);
+        let conv = format::read_items(msgs.as_array().unwrap(), None).unwrap();
+        let facts = facts_of(&conv, &[0, 1, 2]);
+        let line = |text: &str| {
+            let fact = facts.iter().find(|f| f.text == text).unwrap_or_else(|| panic!("{text} in {facts:?}"));
+            fact_line(&conv, fact)
+        };
+        // On the message's first line: its writer is heading enough.
+        let code = line("QX7-2291");
+        assert_eq!(
+            (code.source.as_deref(), code.text.as_str()),
+            (Some("user"), "Find my booking, the code is QX7-2291.")
+        );
+        // Further down: how the message begins says which of the assistant's messages it was; the
+        // line's list marker goes, since the line is listed under that heading.
+        let id = line("M20IZO");
+        let heading = "assistant, in the message that begins \"I have found your reservation details:\"";
+        assert_eq!((id.source.as_deref(), id.text.as_str()), (Some(heading), "**Reservation ID**: M20IZO"));
+        // Two facts of one message, under one heading.
+        let later = line("KX9-1182");
+        let heading = "assistant, in the message that begins \"Booked.\"";
+        assert_eq!(
+            (later.source.as_deref(), later.text.as_str()),
+            (Some(heading), "It is KX9-1182 now, and QX7-2291 is…")
+        );
+        assert!(code.order() < id.order() && id.order() < later.order());
+        assert!(!code.same_source(&id) && !id.same_source(&later) && later.same_source(&later));
+    }
 
     #[test]
     fn a_short_line_is_shown_whole() {

@@ -206,8 +206,9 @@ impl Allowance {
 }
 
 /// The section listing those of `facts` (a job's) that `summary` does not state, within `allowance`
-/// (which this takes from), and the facts it shows. A number or an id is shown in the words around it
-/// (`fact_line`); they are chosen most important kinds first and listed in the messages' order.
+/// (which this takes from), and the facts it shows. A number or an id is shown in the words around it,
+/// under the text it was written in (`fact_line`); they are chosen most important kinds first and listed
+/// in the messages' order.
 fn facts_section(
     conv: &Conversation,
     facts: &[Fact],
@@ -226,12 +227,19 @@ fn facts_section(
             continue;
         }
         let line = fact_line(conv, fact);
-        // Its "\n- ", and the heading with the first line.
-        let cost = profile.text(&line.text) + 2.0 + if lines.is_empty() { heading } else { 0.0 };
+        // Its "\n- " (or "\n  - " under a heading), its heading's line with the first of its lines, and
+        // the section's heading with the first line of all.
+        let mut cost = profile.text(&line.text) + 2.0;
+        if let Some(source) = line.source.as_deref().filter(|_| !lines.iter().any(|l| l.same_source(&line))) {
+            cost += profile.text(source) + 3.0;
+        }
+        if lines.is_empty() {
+            cost += heading;
+        }
         if !left.take(cost, fact.kind) {
             continue; // a shorter line further down may still fit
         }
-        let at = lines.partition_point(|l| l.place < line.place);
+        let at = lines.partition_point(|l| l.order() < line.order());
         lines.insert(at, line);
         shown.push(fact.text.clone());
     }
@@ -240,8 +248,18 @@ fn facts_section(
     }
     *allowance = left;
     let mut section = String::from(HEADING);
-    for line in &lines {
-        section.push_str("\n- ");
+    for (k, line) in lines.iter().enumerate() {
+        let Some(source) = &line.source else {
+            section.push_str("\n- ");
+            section.push_str(&line.text);
+            continue;
+        };
+        if k == 0 || !lines[k - 1].same_source(line) {
+            section.push_str("\n- ");
+            section.push_str(source);
+            section.push(':');
+        }
+        section.push_str("\n  - ");
         section.push_str(&line.text);
     }
     Some((section, shown))
@@ -328,12 +346,13 @@ mod tests {
             assert!(text.contains(fact), "{fact} in {text}");
             assert!(applied.report.facts_appended.iter().any(|f| f.contains(fact)), "{fact} reported");
         }
-        // An id in the words around it, with its writer; a constraint says what it is by itself. In the
+        // An id in the words around it, under its writer; a constraint says what it is by itself. In the
         // order they were written.
         let section = text.split_once(HEADING).unwrap().1.trim_end_matches("</ctxfold-summary>").trim();
         let lines = [
-            "- user: My booking code is QX7-2291 and my…",
-            "- user: …my e-mail is ana@example.com. I must…",
+            "- user:",
+            "  - My booking code is QX7-2291 and my…",
+            "  - …my e-mail is ana@example.com. I must…",
             "- I must never fly through Chicago.",
         ];
         assert_eq!(section, lines.join("\n"));
