@@ -219,8 +219,8 @@ fn non_ascii_class(cp: u32) -> Class {
 }
 
 /// The last `run` (at most 8) of the 8 bits of a history byte: the run that ends right before a chunk.
-fn history(run: usize) -> u32 {
-    (0xFF00u32 >> run.min(8)) & 0xFF
+fn history(run: usize) -> u64 {
+    (0xFF00u64 >> run.min(8)) & 0xFF
 }
 
 /// One text's scan in progress: the counts so far (in `usize`, added to a `Counts` once at the end)
@@ -371,21 +371,21 @@ impl Scanner {
         i
     }
 
-    /// Scans 16 bytes of plain ASCII (letters, digits, spaces, tabs, newlines, punctuation; no control
-    /// and no non-ASCII byte) at once, without a branch per byte or per run. `mask(kind)` has one bit
-    /// per byte of that kind (bit `i`: byte `i`). Each kind's 16 bits sit above 8 bits of history, the
-    /// run of that kind that ended right before (as long as it matters: at most 8), so that "the byte
-    /// before", "the 5th letter of a word" and the like are shifts and masks; `count_ones` counts them.
-    fn chunk(&mut self, mask: impl Fn(u8) -> u32) {
+    /// Scans `width` bytes of plain ASCII (letters, digits, spaces, tabs, newlines, punctuation; no
+    /// control and no non-ASCII byte; `width` at most `MAX_CHUNK`) at once, without a branch per byte or
+    /// per run. `kinds[k]` has one bit per byte of kind `k` (bit `i`: byte `i`). Each kind's bits sit
+    /// above 8 bits of history, the run of that kind that ended right before (as long as it matters: at
+    /// most 8), so that "the byte before", "the 5th letter of a word" and the like are shifts and masks;
+    /// `count_ones` counts them. The cost is the same for 16 bytes as for 48: the wider, the faster.
+    fn chunk(&mut self, kinds: &[u64; 8], width: u32) {
         use Class::*;
-        const CUR: u32 = 0xFF_FF00; // this chunk's bits, above the history
-        const LAST: u32 = 0x8000; // the chunk's last byte, before the history is added
-        let (lower, upper, digit, space, newline, punct) =
-            (mask(LOWER), mask(UPPER), mask(DIGIT), mask(SPACE), mask(NEWLINE), mask(PUNCT));
+        let cur: u64 = ((1 << width) - 1) << 8; // this chunk's bits, above the history
+        let last: u64 = 1 << (width - 1); // the chunk's last byte, before the history is added
+        let [lower, upper, digit, space, newline, punct, _, _] = *kinds;
         let letter = lower | upper;
         let (prev, run) = (self.prev, self.run);
         let was_letter = matches!(prev, Prev::Lower | Prev::Upper);
-        let with_history = |bits: u32, continues: bool| (bits << 8) | if continues { history(run) } else { 0 };
+        let with_history = |bits: u64, continues: bool| (bits << 8) | if continues { history(run) } else { 0 };
         let just_before = |is: bool| if is { 0x80 } else { 0 };
         let xl = with_history(letter, was_letter);
         let xlower = (lower << 8) | just_before(prev == Prev::Lower);
@@ -395,15 +395,16 @@ impl Scanner {
         let xp = with_history(punct, prev == Prev::Punct);
         // Where a word that starts after it counts as starting after a space.
         let spaced = xs | xn | just_before(prev == Prev::None);
-        let ones = |bits: u32| bits.count_ones() as usize;
+        let ones = |bits: u64| bits.count_ones() as usize;
         let n = &mut self.n;
 
         // Letters: words start where a letter follows a non-letter; a hump is an upper-case letter
         // after a lower-case one; the 5th letter of a word is one whose 4 bytes before are letters.
-        let starts = xl & !(xl << 1) & CUR;
+        let starts = xl & !(xl << 1) & cur;
+        let starts_after_space = starts & (spaced << 1);
         n[Letter as usize] += ones(letter);
-        n[Word as usize] += ones(starts & (spaced << 1));
-        n[IdentWord as usize] += ones(starts & !(spaced << 1));
+        n[Word as usize] += ones(starts_after_space);
+        n[IdentWord as usize] += ones(starts & !starts_after_space);
         // What most chunks lack (upper case, digits, double spaces, newlines) is skipped as a whole:
         // fewer counts, the same result.
         if upper != 0 {
@@ -411,93 +412,98 @@ impl Scanner {
             n[Hump as usize] += ones((upper << 8) & (xlower << 1));
         }
         let fifth = xl & (xl << 1) & (xl << 2) & (xl << 3) & (xl << 4);
-        let ninth = fifth & (fifth << 4) & CUR;
-        n[MidLetter as usize] += ones(fifth & !ninth & CUR);
-        // Letters past the 8th belong to the word carried in, or to one word that starts in the
-        // first half of the chunk (its 9th letter is its first such letter).
-        let carried = if was_letter { ((1u32 << (!letter).trailing_zeros()) - 1) << 8 } else { 0 };
-        let long_class = |after_space: bool| if after_space { LongLetter } else { LongIdentLetter } as usize;
-        n[long_class(self.word_after_space)] += ones(ninth & carried);
-        let new_long = ninth & !carried;
-        if new_long != 0 {
-            let start = new_long.trailing_zeros() - 8;
-            n[long_class(spaced >> (start - 1) & 1 != 0)] += ones(new_long);
-        }
+        let ninth = fifth & (fifth << 4) & cur;
+        n[MidLetter as usize] += ones(fifth & !ninth & cur);
+        // Letters past the 8th: of words after a space, or glued to something else. The letters of the
+        // words that began after a space are those a carry from their first letter runs through
+        // (adding a word's first bit clears the word's bits up to its end); a word carried in starts
+        // at the history's top bit.
+        let carried_after_space = if was_letter && self.word_after_space { 0x80 } else { 0 };
+        let after_space = xl & !xl.wrapping_add(starts_after_space | carried_after_space);
+        n[LongLetter as usize] += ones(ninth & after_space);
+        n[LongIdentLetter as usize] += ones(ninth & !after_space);
         // A single mark right before a word glues to it; one before a space or a newline is apart.
         let single_mark = (xp << 1) & !(xp << 2);
         let glued = starts & single_mark;
         // The byte before a glued mark: a space in this chunk or right before it, or, for a mark carried
         // in, the space its run began after.
         let carried_mark_after_space = if prev == Prev::Punct && self.mark_after_space { 0x40 } else { 0 };
-        let after_space = glued & ((xs | carried_mark_after_space) << 2);
-        n[PunctGlued as usize] += ones(glued) - ones(after_space);
-        n[PunctAfterSpace as usize] += ones(after_space);
+        let mark_after_space = glued & ((xs | carried_mark_after_space) << 2);
+        n[PunctGlued as usize] += ones(glued) - ones(mark_after_space);
+        n[PunctAfterSpace as usize] += ones(mark_after_space);
         let space_starts = (xs & !(xs << 1)) | (xn & !(xn << 1));
-        n[PunctSpaced as usize] += ones(space_starts & single_mark & CUR);
+        n[PunctSpaced as usize] += ones(space_starts & single_mark & cur);
 
         // Digits: a group starts at the 1st, 4th, 7th, ... digit of a run. From the runs that start
         // here, shifts by 3 over digits find the rest; the run carried in continues where it was.
         if digit != 0 {
             let three = xd & (xd << 1) & (xd << 2);
-            let first = xd & !(xd << 1) & CUR;
-            let fourth = (first << 3) & three;
-            let seventh = (fourth << 3) & three;
-            let tenth = (seventh << 3) & three;
-            let thirteenth = (tenth << 3) & three;
-            let sixteenth = (thirteenth << 3) & three;
+            let first = xd & !(xd << 1) & cur;
             let spaced = first & (xs << 1);
+            let (mut groups, mut next) = (first, first);
+            while next != 0 {
+                next = (next << 3) & three;
+                groups |= next;
+            }
             n[Digit as usize] += ones(digit);
             n[SpacedDigit as usize] += ones(spaced);
-            n[DigitGroup as usize] += ones(first | fourth | seventh | tenth | thirteenth | sixteenth) - ones(spaced);
+            n[DigitGroup as usize] += ones(groups) - ones(spaced);
             if prev == Prev::Digit {
                 let carried = (!digit).trailing_zeros(); // the carried run's digits in this chunk
                 let first = (3 - run % 3) % 3; // where its next group starts
-                n[DigitGroup as usize] += ones((0x9249u32 << first) & ((1u32 << carried) - 1));
+                n[DigitGroup as usize] += ones((EVERY_THIRD_BIT << first) & ((1u64 << carried) - 1));
             }
         }
 
         // Spaces past the first of a run, runs that reach two; newline runs; punctuation runs.
-        let doubled = xs & (xs << 1) & CUR;
+        let doubled = xs & (xs << 1) & cur;
         if doubled != 0 {
             n[ExtraSpace as usize] += ones(doubled);
             n[SpaceRun as usize] += ones(doubled & !(xs << 2));
         }
         if newline != 0 {
             n[Newline as usize] += ones(newline);
-            let runs = xn & !(xn << 1) & CUR;
+            let runs = xn & !(xn << 1) & cur;
             let after_punct = runs & (xp << 1);
             n[NewlineRun as usize] += ones(runs) - ones(after_punct);
             n[NewlineAfterPunct as usize] += ones(after_punct);
         }
         n[Punct as usize] += ones(punct);
-        self.punct_runs += ones(xp & !(xp << 1) & CUR);
+        self.punct_runs += ones(xp & !(xp << 1) & cur);
 
         // What the next byte continues: the kind of the last byte, and the length of its run.
-        let (last, continued, next) = if letter & LAST != 0 {
-            (letter, was_letter, if lower & LAST != 0 { Prev::Lower } else { Prev::Upper })
-        } else if digit & LAST != 0 {
+        let (last_kind, continued, next) = if letter & last != 0 {
+            (letter, was_letter, if lower & last != 0 { Prev::Lower } else { Prev::Upper })
+        } else if digit & last != 0 {
             (digit, prev == Prev::Digit, Prev::Digit)
-        } else if space & LAST != 0 {
+        } else if space & last != 0 {
             (space, prev == Prev::Space, Prev::Space)
-        } else if newline & LAST != 0 {
+        } else if newline & last != 0 {
             (newline, prev == Prev::Newline, Prev::Newline)
         } else {
             (punct, prev == Prev::Punct, Prev::Punct)
         };
-        let tail = (last << 16).leading_ones(); // the last run's bytes in this chunk
-        let carried_on = tail == 16 && continued; // the whole chunk continues the run before
-        self.run = if carried_on { run + 16 } else { tail as usize };
-        if letter & LAST != 0 && !carried_on {
-            // The last word began in this chunk; the byte before it says whether after a space.
-            self.word_after_space = spaced >> (23 - tail) & 1 != 0;
+        let tail = (last_kind << (64 - width)).leading_ones(); // the last run's bytes in this chunk
+        let carried_on = tail == width && continued; // the whole chunk continues the run before
+        self.run = if carried_on { run + width as usize } else { tail as usize };
+        if letter & last != 0 {
+            // Whether the last word began after a space (carried on or not, its bits say).
+            self.word_after_space = after_space & (last << 8) != 0;
         }
-        if punct & LAST != 0 && !carried_on {
-            // The same for the last punctuation run: whether it began right after a space.
-            self.mark_after_space = xs >> (23 - tail) & 1 != 0;
+        if punct & last != 0 && !carried_on {
+            // Whether the last punctuation run began right after a space: the byte before it.
+            self.mark_after_space = xs >> (7 + width - tail) & 1 != 0;
         }
         self.prev = next;
     }
 }
+
+/// Bits 0, 3, 6, ... 63: where the groups of three of a digit run start, from its first.
+const EVERY_THIRD_BIT: u64 = 0x9249_2492_4924_9249;
+
+/// The widest chunk `Scanner::chunk` takes: three vectors of 16 bytes, below the 64 bits of its planes
+/// with the 8 bits of history.
+const MAX_CHUNK: usize = 48;
 
 impl Counts {
     /// The scanner's classes of `text`, all read as prose (`Counts::of` also finds what is not).
@@ -524,9 +530,9 @@ impl Counts {
         }
     }
 
-    /// Adds the scanner's classes of `text`. Works on bytes: 16 bytes of plain ASCII (the bulk of most
-    /// conversations) at a time, classified by vector comparisons (`kinds_of`) and counted by bit planes
-    /// (`Scanner::chunk`), anything else one run or one character at a time (`Scanner::step`), decoding
+    /// Adds the scanner's classes of `text`. Works on bytes: up to 48 bytes of plain ASCII (the bulk of
+    /// most conversations) at a time, classified 16 at a time by vector comparisons (`kinds_of`) and
+    /// counted by bit planes (`Scanner::chunk`), anything else one run or one character at a time (`Scanner::step`), decoding
     /// only non-ASCII characters. Classes are counted in `usize` and added to `self` once, saturating.
     pub fn add_scan(&mut self, text: &str) {
         let bytes = text.as_bytes();
@@ -540,24 +546,34 @@ impl Counts {
         };
         let mut i = 0;
         while i < bytes.len() {
-            if let Some(chunk) = bytes.get(i..i + 16).and_then(|c| <&[u8; 16]>::try_from(c).ok()) {
-                let kinds = kinds_of(chunk);
-                let mask = |kind: u8| kinds[usize::from(kind)];
-                let odd = mask(CONTROL) | mask(NON_ASCII);
-                if odd == 0 {
-                    s.chunk(mask);
-                    i += 16;
-                    continue;
+            // As many 16-byte pieces of plain ASCII as follow, up to `MAX_CHUNK` bytes, in one chunk.
+            let (mut kinds, mut width, mut odd) = ([0u64; 8], 0, 0);
+            while (width as usize) < MAX_CHUNK {
+                let at = i + width as usize;
+                let Some(piece) = bytes.get(at..at + 16).and_then(|c| <&[u8; 16]>::try_from(c).ok()) else { break };
+                let piece_kinds = kinds_of(piece);
+                odd = piece_kinds[usize::from(CONTROL)] | piece_kinds[usize::from(NON_ASCII)];
+                if odd != 0 {
+                    break;
                 }
-                // Not plain ASCII: one run or character at a time, past the chunk's last odd byte
-                // (CJK text goes through whole chunks this way; English with one dash loses little).
+                for (plane, bits) in kinds.iter_mut().zip(piece_kinds) {
+                    *plane |= u64::from(bits) << width;
+                }
+                width += 16;
+            }
+            if width > 0 {
+                s.chunk(&kinds, width);
+                i += width as usize;
+            } else if odd != 0 {
+                // Not plain ASCII: one run or character at a time, past the piece's last odd byte
+                // (CJK text goes through whole pieces this way; English with one dash loses little).
                 let end = i + 32 - odd.leading_zeros() as usize; // `odd` has 16 bits in a `u32`
                 while i < end {
                     i = s.step(text, i);
                 }
-                continue;
+            } else {
+                i = s.step(text, i);
             }
-            i = s.step(text, i);
         }
         // A glued or spaced mark was counted as a run when it began: it is counted apart instead.
         let apart = [Class::PunctGlued, Class::PunctAfterSpace, Class::PunctSpaced].map(|c| s.n[c as usize]);

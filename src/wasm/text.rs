@@ -26,8 +26,10 @@ pub fn given(messages: &JsValue) -> Result<Option<Given>, Error> {
         }
         let text = String::from(s);
         // Copied as UTF-8, a lone surrogate silently became U+FFFD. Only then is the string checked
-        // unit by unit (a slow walk through the boundary), so that a real U+FFFD is not refused.
-        if text.contains('\u{FFFD}') && !s.is_valid_utf16() {
+        // unit by unit (a slow walk through the boundary), so that a real U+FFFD is not refused. Most
+        // text holds no byte 0xBD (U+FFFD's last), which a byte search rules out several times faster
+        // than a search for the character.
+        if text.as_bytes().contains(&0xBD) && text.contains('\u{FFFD}') && !s.is_valid_utf16() {
             return Err(Error::input("messages", LONE_SURROGATE));
         }
         return Ok(Some(Given { text, bytes: false }));
