@@ -3,8 +3,9 @@
 // `POST …/chat/completions` body has its `messages` pruned and, when needed, compacted (the summary is
 // written by the upstream model itself, or by the offline digest if that call fails), then it is
 // forwarded, and the upstream answer (streamed or not) is passed back as is. The body goes through as
-// text: ctxfold reads it in one pass and gives back the same text with only the message list rewritten,
-// every message it kept and every other field byte for byte.
+// UTF-8 bytes: ctxfold reads them in one pass and gives back the same bytes with only the message list
+// rewritten, every message it kept and every other field byte for byte (as bytes rather than text, the body
+// is never decoded to a JavaScript string and encoded again).
 //
 // Configuration (wrangler.toml [vars], or secrets):
 //   UPSTREAM_URL    the provider's base URL, e.g. https://api.openai.com/v1 (required)
@@ -16,6 +17,7 @@ import { compact, openai_summarizer } from "ctxfold";
 
 const json = (status, value, headers = {}) => Response.json(value, { status, headers });
 const fail = (status, message, extra = {}) => json(status, { error: { message, type: "ctxfold_proxy_error", ...extra } });
+const modelOf = (body) => JSON.parse(new TextDecoder().decode(body)).model;
 
 export default {
   async fetch(request, env) {
@@ -26,18 +28,18 @@ export default {
     if (!env.UPSTREAM_URL) return fail(500, "the Worker has no UPSTREAM_URL configured");
     const upstream = env.UPSTREAM_URL.replace(/\/+$/, "");
 
-    const text = await request.text();
+    const body = new Uint8Array(await request.arrayBuffer());
     const authorization = request.headers.get("authorization");
     const apiKey = authorization?.match(/^Bearer (.+)$/)?.[1];
     const options = { contextWindow: Number(env.CONTEXT_WINDOW ?? 128_000) };
     // Only a summary needs the request's model: the body is parsed for it then, not on every request.
     const summarize = (prompt) =>
-      openai_summarizer({ baseUrl: env.SUMMARY_URL ?? upstream, apiKey, model: env.SUMMARY_MODEL ?? JSON.parse(text).model })(prompt);
+      openai_summarizer({ baseUrl: env.SUMMARY_URL ?? upstream, apiKey, model: env.SUMMARY_MODEL ?? modelOf(body) })(prompt);
 
     let result;
     try {
       // Old tool outputs are pruned first (cheap, no model), then the body is compacted if still needed.
-      result = await compact(text, { ...options, summarize });
+      result = await compact(body, { ...options, summarize });
     } catch (e) {
       // ctxfold says what is wrong with the request and where (INVALID_INPUT at messages[3].role, or the
       // line and column of malformed JSON).
@@ -50,7 +52,7 @@ export default {
     const answer = await fetch(`${upstream}/chat/completions`, {
       method: "POST",
       headers,
-      body: result.messages, // the caller's body as text, its message list compacted
+      body: result.messages, // the caller's body as bytes, its message list compacted
     });
     // What the proxy did, for the caller's logs: tokens before → after, and who wrote each summary.
     const out = new Headers(answer.headers);
