@@ -4,11 +4,11 @@
 // user's constraint sentences: src/audit.rs), read through the public API: the audit of a summary that says
 // nothing lists every fact of the summarized range as missing, with its kind and message. The list stops at 50,
 // so the probe is repeated with the facts found so far written into the summary (they then count as kept) until
-// the list comes back short. Then a few kinds the audit does not look for but a summary should keep: e-mail
-// addresses, names (a name the user gives, titles in 《》), Latin-script terms inside CJK
-// text (esp32, Arduino), numbers of two or more digits in CJK text (the audit wants a unit after them), and the
-// id of the record a tool returned (a reservation's ZFA04Y, at the start of its JSON), where the audit looks only
-// for error lines.
+// the list comes back short. Then kinds a summary should keep that chats carry: e-mail addresses, names (a name
+// the user gives, titles in 《》), Latin-script terms inside CJK text (esp32, Arduino), numbers of two or more
+// digits in CJK text (without a unit), and the id of the record a tool returned (a reservation's ZFA04Y, at the
+// start of its JSON). ctxfold's audit looks for these too (src/compaction/named.rs); they are found here on their
+// own, so that the questions about them do not depend on what ctxfold finds.
 import { apply_summary } from "ctxfold";
 import { textOf } from "./messages.mjs";
 

@@ -1,15 +1,17 @@
 //! The audit, without an LLM: the salient facts of the summarized messages (file paths, code
-//! identifiers, URLs, numbers that matter, error lines, the user's constraint sentences), which of
-//! them the summary lost, and a ready prompt the host may send to get a summary that restores them.
+//! identifiers, URLs, numbers that matter, error lines, the user's constraint sentences, and what chats
+//! name: `named`), which of them the summary lost, and a ready prompt the host may send to get a
+//! summary that restores them.
 //!
 //! Facts come from what the user and the assistant wrote, the arguments of tool calls (paths and
-//! URLs only) and the error lines of tool results; the rest of a tool's output is mostly listings,
-//! whose names and numbers no one asked to remember. Everything is bounded: at most `MAX_CHECKED`
-//! facts of each kind are checked and at most `MAX_LISTED` are listed, and `facts_cut` says how many
-//! were left out.
+//! URLs only), and the error lines of tool results and the id of the record one returns; the rest
+//! of a tool's output is mostly listings, whose names and numbers no one asked to remember.
+//! Everything is bounded: at most `MAX_CHECKED` facts of each kind are checked and at most
+//! `MAX_LISTED` are listed, and `facts_cut` says how many were left out.
 
 use crate::compaction::facts;
 use crate::compaction::fingerprint::Hasher;
+use crate::compaction::named;
 use crate::compaction::template::Prompt;
 use crate::compaction::types::JobRef;
 use crate::json::{ToJson, Writer};
@@ -304,6 +306,9 @@ fn message_facts(conv: &Conversation, i: usize, found: &mut Found) {
     }
     for result in &m.tool_results {
         error_facts(&result.text, i, found);
+        if let Some(id) = named::record_id(&result.text) {
+            found.add(Kind::Identifier, id, id.to_string(), i);
+        }
     }
 }
 
@@ -322,7 +327,28 @@ fn written_facts(text: &str, by_user: bool, i: usize, found: &mut Found) {
     let prose = if by_user { std::borrow::Cow::Borrowed(text) } else { outside_code(text) };
     let text: &str = &prose;
     names(text, true, i, found);
-    for (shown, key) in numbers(text) {
+    let numbers = numbers(text);
+    // What chats name (`named`): the user's own name; titles, and the terms and numbers of CJK prose, which
+    // need characters beyond ASCII (most agent runs' texts have none). Terms are taken outside code (in a
+    // pasted snippet every keyword would be one); a number found with its unit or sign (1879年, $137) is not
+    // found again bare.
+    if by_user {
+        for name in named::given_names(text) {
+            found.add(Kind::Identifier, name, name.to_string(), i);
+        }
+    }
+    if !text.is_ascii() {
+        let outside = outside_code(text);
+        for name in named::titles(text).into_iter().chain(named::latin_terms(&outside)) {
+            found.add(Kind::Identifier, name, name.to_string(), i);
+        }
+        for number in named::bare_numbers(text) {
+            if !numbers.iter().any(|(shown, _)| shown.contains(number)) {
+                found.add(Kind::Number, number, number.to_string(), i);
+            }
+        }
+    }
+    for (shown, key) in numbers {
         found.add(Kind::Number, &shown, key, i);
     }
     error_facts(text, i, found);
@@ -989,6 +1015,23 @@ mod tests {
         assert!(a.revision_prompts.is_empty());
         assert_eq!(a.facts_kept.len(), a.facts_checked);
         assert_eq!(a.facts_checked, 13, "the facts the first test lists");
+    }
+
+    #[test]
+    fn what_chats_name_are_facts_too() {
+        let chat = json!([
+            { "role": "system", "content": "You recommend films." },
+            { "role": "user", "content": "My name is Ana Lopez. 推荐一部电影？" },
+            { "role": "assistant", "content": "《我心狂野》不错，1879年的故事，评分63，用Typescript写也行。\n```\nconst answer = 42;\n```" },
+            { "role": "assistant", "content": "", "tool_calls": [
+                { "id": "c1", "type": "function", "function": { "name": "book", "arguments": "{}" } }] },
+            { "role": "tool", "tool_call_id": "c1", "content": "{\"reservation_id\": \"ZFA04Y\", \"seats\": [\"HAT123\"]}" },
+            { "role": "user", "content": "Thanks." }
+        ]);
+        let a = run(&chat, "nothing");
+        assert_eq!(texts(&a, Kind::Identifier), ["Ana Lopez", "我心狂野", "Typescript", "ZFA04Y"]);
+        // 1879年 once, with its unit; the bare score; nothing from the code block.
+        assert_eq!(texts(&a, Kind::Number), ["63", "1879年"]);
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Compaction: when (`plan`; `topic` for a change of subject), where to cut (`plan`, `strategy`, `pins`), how to ask for the summary (`prompt`,
-//! `template`), the summary spliced back (`apply`), what it lost (`facts`, `audit`; `probe` for a
+//! `template`), the summary spliced back (`apply`), what it lost (`facts` and `named`, `audit`; `probe` for a
 //! host's own check) and what is restored after it (`restore`; `fact_lines` shows a fact in its
 //! line), a summary without an LLM (`digest`), and the policy of a whole run (`compact`, `run`,
 //! `revise`, `summarizer`). The types that several of them share, such as ranges, jobs and plans,
@@ -12,6 +12,7 @@ pub mod digest;
 pub mod fact_lines;
 pub mod facts;
 pub mod fingerprint;
+pub mod named;
 pub mod pins;
 pub mod plan;
 pub mod probe;
