@@ -68,8 +68,12 @@ pub fn fact_line(conv: &Conversation, fact: &Fact) -> FactLine {
     for call in &m.tool_calls {
         sources.push((format!("assistant called `{}`", call.name), &call.arguments));
     }
-    for result in &m.tool_results {
-        sources.push(("tool output".to_string(), &result.text));
+    for (k, result) in m.tool_results.iter().enumerate() {
+        let label = match conv.links.tool_name(fact.message, k) {
+            Some(name) => format!("output of `{name}`"),
+            None => "tool output".to_string(),
+        };
+        sources.push((label, &result.text));
     }
     for (source, (label, text)) in sources.iter().enumerate() {
         let Some(at) = text.find(fact.text.as_str()) else { continue };
@@ -82,15 +86,17 @@ pub fn fact_line(conv: &Conversation, fact: &Fact) -> FactLine {
             Some(item) => item.to_string(),
             None => shown,
         };
-        let source_heading = heading(label, text, start);
+        // Which of its texts a message's own words are is told by how it begins; a call or an output is
+        // told by its tool.
+        let source_heading = if source == 0 { heading(label, text, start) } else { label.clone() };
         return FactLine { place: (fact.message, source, start), source: Some(source_heading), text: shown };
     }
     let source = (!alone).then(|| writer.to_string());
     FactLine { place: (fact.message, 0, 0), source, text: fact.text.clone() }
 }
 
-/// The heading of `text` (written by `label`) for a line starting at byte `start` of it: the label, and
-/// when the line is not the text's first, how the text begins.
+/// The heading of a message's `text` (written by `label`) for a line starting at byte `start` of it: the
+/// label, and when the line is not the text's first, how the text begins.
 fn heading(label: &str, text: &str, start: usize) -> String {
     let lead = text.len() - text.trim_start().len();
     let first_line_end = text[lead..].find('\n').map_or(text.len(), |n| lead + n);
@@ -179,6 +185,19 @@ mod tests {
             (Some(heading), "It is KX9-1182 now, and QX7-2291 is…")
         );
         assert!(code.order() < id.order() && id.order() < later.order());
+        // The record a tool returned, under the tool's name.
+        let booked = json!([
+            { "role": "assistant", "content": "", "tool_calls": [
+                { "id": "c1", "type": "function", "function": { "name": "book_reservation", "arguments": "{}" } }] },
+            { "role": "tool", "tool_call_id": "c1", "content": "{\n  \"reservation_id\": \"ZFA04Y\",\n  \"status\": \"ok\"\n}" }
+        ]);
+        let conv = format::read_items(booked.as_array().unwrap(), None).unwrap();
+        let facts = facts_of(&conv, &[0, 1]);
+        let record = fact_line(&conv, facts.iter().find(|f| f.text == "ZFA04Y").unwrap());
+        assert_eq!(
+            (record.source.as_deref(), record.text.as_str()),
+            (Some("output of `book_reservation`"), "\"reservation_id\": \"ZFA04Y\",")
+        );
         assert!(!code.same_source(&id) && !id.same_source(&later) && later.same_source(&later));
     }
 
