@@ -58,6 +58,7 @@ fn may_hold_shapes(c: &Counts, len: usize) -> bool {
 }
 
 /// Bytes of the base64 alphabets (standard and URL-safe, with padding).
+#[inline(always)] // called for every byte of a text that may hold shapes; a call each at `opt-level = "z"`
 fn is_encoded_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_')
 }
