@@ -188,6 +188,11 @@ pub fn cut_to_tokens(s: &str, max_tokens: f64, count: impl Fn(&str) -> f64) -> s
     }
 }
 
+/// Whether `c` is a CJK ideograph or kana: the scripts written without spaces between words.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c, '\u{3040}'..='\u{30FF}' | '\u{3400}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}')
+}
+
 /// At most `max` bytes of `s` on one line, with an ellipsis when cut.
 pub fn one_line(s: &str, max: usize) -> String {
     let mut flat = String::with_capacity(s.len());

@@ -17,7 +17,7 @@ use crate::compaction::types::JobRef;
 use crate::json::{ToJson, Writer};
 use crate::reading::format::Conversation;
 use crate::reading::message::Role;
-use crate::text::{one_line, split_summary};
+use crate::text::{is_cjk, one_line, split_summary};
 use serde_json::{Map, Value};
 use std::fmt::Write;
 
@@ -338,7 +338,8 @@ fn written_facts(text: &str, by_user: bool, i: usize, found: &mut Found) {
         }
     }
     if !text.is_ascii() {
-        let outside = outside_code(text);
+        // The assistant's text is already without its code; the user's is read whole but for terms.
+        let outside = if by_user { outside_code(text) } else { std::borrow::Cow::Borrowed(text) };
         for name in named::titles(text).into_iter().chain(named::latin_terms(&outside)) {
             found.add(Kind::Identifier, name, name.to_string(), i);
         }
@@ -838,7 +839,7 @@ fn content_units(text: &str) -> Set {
         out.insert(unit, Value::Null);
     };
     for c in text.chars().chain(std::iter::once(' ')) {
-        if is_cjk(c) {
+        if is_cjk_or_hangul(c) {
             if let Some(p) = prev_cjk {
                 let mut pair = String::with_capacity(p.len_utf8() + c.len_utf8());
                 pair.push(p);
@@ -849,7 +850,7 @@ fn content_units(text: &str) -> Set {
         } else {
             prev_cjk = None;
         }
-        if c.is_alphanumeric() && !is_cjk(c) {
+        if c.is_alphanumeric() && !is_cjk_or_hangul(c) {
             word.push(c.to_ascii_lowercase());
         } else if !word.is_empty() {
             if word.chars().count() >= 2 && !STOPWORDS.contains(&word.as_str()) {
@@ -861,8 +862,9 @@ fn content_units(text: &str) -> Set {
     out
 }
 
-fn is_cjk(c: char) -> bool {
-    matches!(c as u32, 0x3040..=0x30ff | 0x3400..=0x4dbf | 0x4e00..=0x9fff | 0xac00..=0xd7af | 0xf900..=0xfaff)
+/// CJK, and Hangul syllables: `content_units` takes pairs of these, not words.
+fn is_cjk_or_hangul(c: char) -> bool {
+    is_cjk(c) || ('\u{AC00}'..='\u{D7AF}').contains(&c)
 }
 
 /// A set of strings: serde_json's map (a BTreeMap the wasm has anyway) rather than a HashSet, whose

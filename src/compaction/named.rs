@@ -4,15 +4,12 @@
 //! code, paths and numbers with units, and pass these over; a summary that loses them loses what the
 //! conversation was about (which film, whose booking, which board).
 
+use crate::text::{floor_boundary, is_cjk};
+
 /// Longest title or term taken (characters): longer, it is a quoted passage, not a name.
 const MAX_NAME_CHARS: usize = 40;
 /// Where a tool's output names the record it returns: the start of it (further in, ids are listings).
 const RECORD_HEAD_BYTES: usize = 60;
-
-/// Whether `c` is a CJK ideograph or kana: what makes text CJK prose.
-pub fn is_cjk(c: char) -> bool {
-    matches!(c, '\u{3040}'..='\u{30FF}' | '\u{3400}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}')
-}
 
 /// The titles in `text`: what stands between 《 and 》 (or 『 and 』) on one line.
 pub fn titles(text: &str) -> Vec<&str> {
@@ -144,7 +141,7 @@ pub fn bare_numbers(text: &str) -> Vec<&str> {
 /// The id of the record a tool's `output` returns: a code of capitals and digits (5 to 12, both) or a
 /// snake_case name ending in digits, near its start; None when there is none there.
 pub fn record_id(output: &str) -> Option<&str> {
-    let head = &output[..crate::text::floor_boundary(output, RECORD_HEAD_BYTES.min(output.len()))];
+    let head = &output[..floor_boundary(output, RECORD_HEAD_BYTES.min(output.len()))];
     let word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == ':' || c == '-';
     head.split(|c: char| !word(c)).find(|t| {
         let b = t.as_bytes();

@@ -7,6 +7,7 @@
 
 use crate::reading::format::Conversation;
 use crate::reading::message::Role;
+use crate::text::is_cjk;
 
 /// At most this share of the new message's words may occur before it for the topic to count as new.
 const MAX_SHARED: f64 = 0.1;
@@ -87,10 +88,6 @@ fn is_word_char(c: char) -> bool {
                 && !matches!(c, '\u{2000}'..='\u{206f}' | '\u{3000}'..='\u{303f}' | '\u{ff00}'..='\u{ff20}')
         }
     }
-}
-
-fn is_cjk(c: char) -> bool {
-    matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{9fff}' | '\u{f900}'..='\u{faff}')
 }
 
 #[cfg(test)]
