@@ -7,19 +7,23 @@
 // to its child. A child that reaches its siblings through the parent's re-exports
 // (`crate::options::Options` from options/read.rs) is a cycle too: siblings name each other directly
 // (`super::values::Options`). Macros (`crate::name!`) are not imports.
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const src = fileURLToPath(new URL("../src/", import.meta.url));
 
-/** Module path ("a::b", "" for the crate root) of every .rs file of the library, tests excluded. */
-function modules(dir = src, out = new Map()) {
+/**
+ * Module path ("a::b", "" for the crate root) of every .rs file of the crate whose root folder is `root`,
+ * tests excluded. A folder with its own Cargo.toml is another crate (`crate::` means its own root there),
+ * checked apart: `crates` lists them.
+ */
+function modules(root, dir = root, out = new Map()) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    const rel = relative(src, path);
+    const rel = relative(root, path);
     if (entry.isDirectory()) {
-      if (rel !== "tests") modules(path, out);
+      if (rel !== "tests" && !existsSync(join(path, "Cargo.toml"))) modules(root, path, out);
     } else if (entry.name.endsWith(".rs")) {
       const parts = rel.slice(0, -3).split("/");
       if (parts.at(-1) === "mod" || rel === "lib.rs") parts.pop();
@@ -115,12 +119,29 @@ function cycles(edges) {
   return found;
 }
 
-const all = modules();
-const edges = imports(all);
-const found = cycles(edges);
-for (const cycle of found) {
-  console.error(`modules import each other: ${cycle.map((m) => m || "lib").join(", ")}`);
-  for (const m of cycle) console.error(`  ${m || "lib"} → ${[...edges.get(m)].filter((t) => cycle.includes(t)).join(", ")}`);
+/** The root folders of the crates under src/: src/ itself and every folder below it with a Cargo.toml. */
+function crates(dir = src, out = [src]) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const path = join(dir, entry.name);
+    if (existsSync(join(path, "Cargo.toml"))) out.push(path);
+    crates(path, out);
+  }
+  return out;
 }
-if (found.length) process.exit(1);
-console.log(`imports: ${all.size} modules, none importing each other`);
+
+let count = 0;
+let failed = false;
+for (const root of crates()) {
+  const all = modules(root);
+  const edges = imports(all);
+  const name = relative(src, root) || "src";
+  for (const cycle of cycles(edges)) {
+    failed = true;
+    console.error(`modules of ${name} import each other: ${cycle.map((m) => m || "lib").join(", ")}`);
+    for (const m of cycle) console.error(`  ${m || "lib"} → ${[...edges.get(m)].filter((t) => cycle.includes(t)).join(", ")}`);
+  }
+  count += all.size;
+}
+if (failed) process.exit(1);
+console.log(`imports: ${count} modules, none importing each other`);

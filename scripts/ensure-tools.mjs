@@ -14,7 +14,7 @@ const WASM_TARGET = "wasm32-unknown-unknown";
 /**
  * Cargo's arguments for the wasm build, shared by the build and the lint so both compile the same code:
  * the target, with SIMD128 on (the scanner's 16-byte chunks are classified by vector comparisons,
- * src/counting/scanner.rs). Every runtime the package supports runs SIMD128: Node 16.4+, workerd,
+ * src/counting/scanner/lib.rs). Every runtime the package supports runs SIMD128: Node 16.4+, workerd,
  * Chrome 91+, Firefox 89+, Safari 16.4+.
  */
 export const WASM_CARGO_ARGS = ["--target", WASM_TARGET, "--config", `target.${WASM_TARGET}.rustflags = ["-C", "target-feature=+simd128"]`];

@@ -13,6 +13,6 @@ for (const [component, check] of [["rustfmt", ["fmt", "--version"]], ["clippy", 
 }
 ensureRustTarget(root);
 run(process.execPath, ["scripts/check-imports.mjs"], { cwd: root });
-run("cargo", ["fmt", "--check"], { cwd: root });
-run("cargo", ["clippy", "--quiet", "--all-targets", "--", "-D", "warnings"], { cwd: root });
-run("cargo", ["clippy", "--quiet", "--release", ...WASM_CARGO_ARGS, "--lib", "--", "-D", "warnings"], { cwd: root });
+run("cargo", ["fmt", "--all", "--check"], { cwd: root });
+run("cargo", ["clippy", "--quiet", "--workspace", "--all-targets", "--", "-D", "warnings"], { cwd: root });
+run("cargo", ["clippy", "--quiet", "--release", ...WASM_CARGO_ARGS, "--workspace", "--lib", "--", "-D", "warnings"], { cwd: root });

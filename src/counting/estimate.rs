@@ -7,13 +7,15 @@
 //! messages it was made for, and only the messages after them are estimated (see `calibrate`).
 
 use crate::counting::calibration::{calibrate, Calibration};
+use crate::counting::memo;
 use crate::counting::profiles::Profile;
-use crate::counting::scanner::Counts;
+use crate::counting::shapes::classes_of;
 use crate::error::{Error, Result};
 use crate::options::Options;
 use crate::reading::format::{self, Conversation, Format};
 use crate::reading::input::Input;
 use crate::reading::message::{Image, Message};
+use ctxfold_scanner::Counts;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Estimate {
@@ -122,22 +124,22 @@ impl MessageSize {
             || m.encrypted_chars > 0
             || (m.tool_calls.is_empty() && m.tool_results.is_empty());
         let body = (has_body || m.name.is_some()).then(|| {
-            let mut c = Counts::of_kept(&m.text);
-            c.add_text(&m.hidden);
+            let mut c = memo::of_message(&m.text);
+            c.add(&classes_of(&m.hidden));
             if let Some(name) = m.name {
-                c.add_text(name);
+                c.add(&classes_of(name));
             }
             c
         });
         let mut calls = Vec::with_capacity(m.tool_calls.len());
         for call in &m.tool_calls {
-            let mut c = Counts::of(call.name);
-            c.add(&Counts::of_kept(&call.arguments));
+            let mut c = classes_of(call.name);
+            c.add(&memo::of_message(&call.arguments));
             calls.push(c);
         }
         let mut results = Vec::with_capacity(m.tool_results.len());
         for r in &m.tool_results {
-            results.push(Counts::of_kept(&r.text));
+            results.push(memo::of_message(&r.text));
         }
         MessageSize {
             body,

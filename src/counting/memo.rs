@@ -9,7 +9,8 @@
 //! when the first is kept (many small copies would scatter over the memory and keep a WebAssembly
 //! instance from reusing it for large buffers); when it is full, everything kept is forgotten at once.
 
-use crate::counting::scanner::Counts;
+use crate::counting::shapes::classes_of;
+use ctxfold_scanner::Counts;
 use std::cell::RefCell;
 
 /// Shorter texts are scanned each time: hashing and comparing them would save little. Longer than
@@ -39,8 +40,14 @@ thread_local! {
         const { RefCell::new(Memo { slots: Vec::new(), entries: Vec::new(), texts: String::new() }) };
 }
 
+/// The classes of a message's text (`shapes::classes_of`), which the next read of the history will count again:
+/// a long one counted lately is found rather than counted.
+pub fn of_message(text: &str) -> Counts {
+    counts_of(text, classes_of)
+}
+
 /// The counts of `text`: the kept ones when this very text was counted lately, else `count(text)`.
-pub fn counts_of(text: &str, count: impl FnOnce(&str) -> Counts) -> Counts {
+fn counts_of(text: &str, count: impl FnOnce(&str) -> Counts) -> Counts {
     if text.len() < MIN_BYTES || text.len() > MAX_BYTES / 4 {
         return count(text);
     }

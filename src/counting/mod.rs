@@ -1,5 +1,5 @@
 //! Counting tokens without a tokenizer: the scanner sorts text into classes, text that is not prose is
-//! counted apart (`shapes`), a fitted profile per tokenizer family weighs them (images included, as their
+//! counted apart (`shapes`; the scanner is a crate of its own, compiled for speed), a fitted profile per tokenizer family weighs them (images included, as their
 //! provider bills them), and reported usage calibrates the result. Messages' long texts counted lately
 //! are found again rather than scanned again (`memo`).
 
@@ -8,6 +8,6 @@ pub mod estimate;
 pub mod estimate_cache;
 mod memo;
 pub mod profiles;
-pub mod scanner;
+pub use ctxfold_scanner as scanner;
 pub mod shapes;
 mod shapes_table;

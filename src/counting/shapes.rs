@@ -6,8 +6,8 @@
 //! `EncodedText`, `Hex`, `RunO200k`, ...), whose costs are measured against the exact tokenizers
 //! (`shapes_table.rs`).
 
-use crate::counting::scanner::{Class, Counts};
 use crate::counting::shapes_table::{RUN_LENGTH, RUN_PIECES, SYMBOL_RUNS};
+use ctxfold_scanner::{Class, Counts};
 use std::ops::Range;
 
 /// Stretches of the base64 alphabet shorter than this are words and ids, left to the scanner.
@@ -27,26 +27,13 @@ const MIN_MARK_RUN: usize = 8;
 const MIN_TEXT: usize = 48;
 const BYTES_PER_START: usize = 16;
 
-impl Counts {
-    /// The classes of `text`: the scanner's, and the stretches that are not prose counted apart.
-    pub fn of(text: &str) -> Counts {
-        let mut c = Counts::scan(text);
-        if may_hold_shapes(&c, text.len()) {
-            reshape(text, &mut c);
-        }
-        c
+/// The classes of `text`: the scanner's, and the stretches that are not prose counted apart.
+pub fn classes_of(text: &str) -> Counts {
+    let mut c = Counts::scan(text);
+    if may_hold_shapes(&c, text.len()) {
+        reshape(text, &mut c);
     }
-
-    /// The same for a message's text, which the next read of the history will count again: a long one
-    /// counted lately is found rather than counted (`memo`).
-    pub fn of_kept(text: &str) -> Counts {
-        crate::counting::memo::counts_of(text, Counts::of)
-    }
-
-    /// Adds the classes of `text` (as `Counts::of` counts them).
-    pub fn add_text(&mut self, text: &str) {
-        self.add(&Counts::of(text));
-    }
+    c
 }
 
 /// Whether text of `len` bytes, scanned into `c`, is worth looking through: long, and few words start in it.
@@ -332,36 +319,36 @@ mod tests {
 
     #[test]
     fn stretches_are_counted_apart_and_prose_is_not() {
-        let c = Counts::of(&"y".repeat(1000));
+        let c = classes_of(&"y".repeat(1000));
         assert_eq!((c.get(RunO200k), c.get(RunCl100k), c.get(Word), c.get(Letter)), (250, 250, 0, 0));
-        let c = Counts::of(&format!("[{}] 45%", "#".repeat(100)));
+        let c = classes_of(&format!("[{}] 45%", "#".repeat(100)));
         assert_eq!(
             (c.get(RunO200k), c.get(Punct)),
             (5, 1),
             "`[`, 64, 32 and 4 `#`, `]`, as o200k cuts them; `%` stays"
         );
         let hashes = ["da39a3ee5e6b4b0d3255bfef95601890afd80709"; 4].join("\n");
-        assert_eq!(Counts::of(&hashes).get(Hex), 160);
+        assert_eq!(classes_of(&hashes).get(Hex), 160);
         let prose = "The quick brown fox jumps over the lazy dog; ".repeat(20);
-        assert_eq!(Counts::of(&prose), Counts::scan(&prose));
+        assert_eq!(classes_of(&prose), Counts::scan(&prose));
     }
 
     #[test]
     fn a_progress_bar_is_counted_in_the_pieces_the_vocabularies_cut() {
         // o200k and cl100k: `[`, `########`, `##`, 24 dots, 6 dots, `]` (then ` 25%`, left to the scanner).
         let bar = format!("[{}{}] 25%\r", "#".repeat(10), ".".repeat(30)).repeat(4);
-        let c = Counts::of(&bar);
+        let c = classes_of(&bar);
         assert_eq!((c.get(RunO200k), c.get(RunCl100k)), (4 * 6, 4 * 6));
         // Marks without a long run of one of them stay the scanner's (`"},{"`, `->`, `...`).
         let json = r#"[{"a":1},{"b":2},{"c":3}]"#.repeat(8);
-        assert_eq!(Counts::of(&json).get(RunO200k), 0);
+        assert_eq!(classes_of(&json).get(RunO200k), 0);
     }
 
     #[test]
     fn box_drawing_lines_are_counted_in_their_pieces() {
         // 60 `─`: 16 + 16 + 16 + 8 + 4 in o200k; each corner two tokens, each side one.
         let table = format!("┌{}┐\n│{}│\n└{}┘\n", "─".repeat(60), " ".repeat(60), "─".repeat(60));
-        let c = Counts::of(&table);
+        let c = classes_of(&table);
         assert_eq!(c.get(RunO200k), 2 * 5 + 4 * 2 + 2);
         assert_eq!(c.get(Other), 0);
     }

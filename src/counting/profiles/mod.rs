@@ -1,14 +1,16 @@
-//! Tokenizer profiles: the cost of each class of text (`crate::counting::scanner::Class`) and the fixed costs
+//! Tokenizer profiles: the cost of each class of text (`ctxfold_scanner::Class`) and the fixed costs
 //! of the request's framing, per tokenizer family. The class costs are fitted offline by
 //! `scripts/fit-profiles.mjs` against the real tokenizers (see `fitted.rs`); the framing costs are
 //! the providers' documented or measured conventions, written here by hand.
 
 mod fitted;
 
-use crate::counting::scanner::{Class, Counts, CLASS_COUNT, PROSE_CLASSES};
+use crate::counting::memo;
+use crate::counting::shapes::classes_of;
 use crate::counting::shapes_table::{ENCODED, ENCODED_TEXT, HEX};
 use crate::error::{Error, Result};
 use crate::reading::image::ImageSize;
+use ctxfold_scanner::{Class, Counts, CLASS_COUNT, PROSE_CLASSES};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Profile {
@@ -218,13 +220,13 @@ impl Profile {
 
     /// Estimated tokens of a piece of text.
     pub fn text(&self, text: &str) -> f64 {
-        self.weigh(&Counts::of(text))
+        self.weigh(&classes_of(text))
     }
 
     /// The same for a text of a message (a tool output, a call's arguments), which the pass that read
-    /// the history counted already: a long one is found (`Counts::of_kept`), not scanned again.
+    /// the history counted already: a long one is found (`memo::of_message`), not scanned again.
     pub fn message_text(&self, text: &str) -> f64 {
-        self.weigh(&Counts::of_kept(text))
+        self.weigh(&memo::of_message(text))
     }
 }
 

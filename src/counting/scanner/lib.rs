@@ -1,9 +1,14 @@
 //! Token estimation by classes of text. One pass over the text counts the things a BPE tokenizer
 //! splits on (letter runs, digit groups, punctuation runs, whitespace runs, CJK characters, ...);
-//! a tokenizer profile (`crate::counting::profiles`) weighs those counts. The classes follow the
+//! a tokenizer profile (`ctxfold::counting::profiles`) weighs those counts. The classes follow the
 //! pre-tokenizer of the GPT/Claude family: every letter run, group of up to three digits,
 //! punctuation run and newline run starts at least one token, and what is inside a run decides how
-//! many more. Scanning is linear, allocation-free and much faster than any real tokenizer.
+//! many more. Scanning is linear, allocation-free and much faster than any real tokenizer. Text that
+//! is not prose (base64, runs of one character, box drawing) is found after the scan
+//! (`ctxfold::counting::shapes`).
+//!
+//! A crate of its own so that it alone is compiled for speed: every estimate reads every byte through
+//! it, and the rest of ctxfold is compiled for size (see `Cargo.toml`).
 
 /// The classes counted; a profile has one cost per class, in this order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,7 +84,7 @@ pub enum Class {
     OtherLetter,
     /// Anything else that is not ASCII (other scripts, symbols, box drawing, joiners).
     Other,
-    // Text that is not prose, found after the scan (`crate::counting::shapes`); their costs are
+    // Text that is not prose, found after the scan (`ctxfold::counting::shapes`); their costs are
     // measured apart (`shapes_table.rs`), not fitted with the classes above.
     /// Characters of base64 (of binary data: images, archives, ciphertext).
     Encoded,
@@ -506,7 +511,7 @@ const EVERY_THIRD_BIT: u64 = 0x9249_2492_4924_9249;
 const MAX_CHUNK: usize = 48;
 
 impl Counts {
-    /// The scanner's classes of `text`, all read as prose (`Counts::of` also finds what is not).
+    /// The scanner's classes of `text`, all read as prose (`ctxfold::counting::shapes::classes_of` also finds what is not).
     pub fn scan(text: &str) -> Counts {
         let mut c = Counts::default();
         c.add_scan(text);
