@@ -195,12 +195,16 @@ pub fn is_cjk(c: char) -> bool {
 
 /// At most `max` bytes of `s` on one line, with an ellipsis when cut.
 pub fn one_line(s: &str, max: usize) -> String {
-    let mut flat = String::with_capacity(s.len());
+    let mut flat = String::with_capacity(s.len().min(max + 1));
     for word in s.split_whitespace() {
         if !flat.is_empty() {
             flat.push(' ');
         }
         flat.push_str(word);
+        // Past `max`, the rest would be cut away: not read at all (a tool call's arguments can be a file).
+        if flat.len() > max {
+            break;
+        }
     }
     if flat.len() <= max {
         return flat;
@@ -252,6 +256,17 @@ mod tests {
             let line = one_line(&s, max);
             assert!(line.len() <= max + "…".len());
         }
+    }
+
+    #[test]
+    fn one_line_flattens_whitespace_and_cuts_at_the_bound() {
+        let s = "  alpha\n\tbeta   gamma\r\ndelta ";
+        assert_eq!(one_line(s, 100), "alpha beta gamma delta");
+        assert_eq!(one_line(s, 22), "alpha beta gamma delta");
+        assert_eq!(one_line(s, 21), "alpha beta gamma delt…");
+        assert_eq!(one_line(s, 10), "alpha beta…");
+        assert_eq!(one_line(s, 11), "alpha beta …");
+        assert_eq!(one_line(s, 0), "…");
     }
 
     #[test]

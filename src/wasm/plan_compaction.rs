@@ -7,5 +7,5 @@ pub fn plan_compaction_js(messages: JsValue, options: JsValue) -> Result<JsValue
     let options = options_from_js(&options)?;
     let input = Input::read(&value)?;
     let plan = crate::compaction::plan::plan_compaction(&input, &options)?;
-    to_js(&plan)
+    plan_to_js(plan)
 }
