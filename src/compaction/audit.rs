@@ -744,9 +744,53 @@ fn is_constraint(sentence: &str) -> bool {
             lower.match_indices(w).any(|(at, _)| {
                 let before = lower[..at].chars().next_back();
                 let after = lower[at + w.len()..].chars().next();
-                !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+                !before.is_some_and(char::is_alphanumeric)
+                    && !after.is_some_and(char::is_alphanumeric)
+                    && !says_something_else(&lower, at, w)
             })
         })
+}
+
+/// What the speaker knows, has or feels, said with a constraint's words: "I don't know", "I don't have my
+/// reservation ID with me", "I can't wait", "never mind". In the corpus's user turns these were a third of
+/// the sentences with "don't" and most with "can't"; as constraints they crowd out the facts (a constraint
+/// is appended past the room the others get).
+const NOT_RULES: &[&str] = &[
+    "know",
+    "have",
+    "remember",
+    "recall",
+    "think",
+    "understand",
+    "believe",
+    "see",
+    "wait",
+    "imagine",
+    "tell",
+    "say",
+    "blame",
+    "care",
+    "mind",
+    "feel",
+    "even",
+    "really",
+    "get",
+];
+
+/// Whether the constraint word `word` at `at` of `lower` is part of such a phrase.
+fn says_something_else(lower: &str, at: usize, word: &str) -> bool {
+    if word == "never" {
+        return lower[at..].starts_with("never mind");
+    }
+    if !matches!(word, "don't" | "do not" | "can't" | "cannot") {
+        return false;
+    }
+    let before = lower[..at].trim_end();
+    let speaker = ["i", "we"].iter().any(|s| {
+        before.strip_suffix(s).is_some_and(|rest| !rest.ends_with(|c: char| c.is_alphanumeric() || c == '\''))
+    });
+    let next = lower[at + word.len()..].split(|c: char| !c.is_ascii_alphabetic()).find(|w| !w.is_empty());
+    speaker && next.is_some_and(|n| NOT_RULES.contains(&n))
 }
 
 // ---- matching ----
@@ -1074,6 +1118,17 @@ mod tests {
         assert_eq!(found("Fix the bug. You must keep the API stable! It is slow."), ["You must keep the API stable!"]);
         assert_eq!(found("Please don\u{2019}t touch main.rs.\nThanks."), ["Please don\u{2019}t touch main.rs."]);
         assert_eq!(found("We only support Node 18. Mustang is a car."), ["We only support Node 18."]);
+        assert_eq!(
+            found(
+                "I don't have my reservation ID with me. Never mind. I can't wait! I don't want to fly before 11 AM."
+            ),
+            ["I don't want to fly before 11 AM."],
+            "what the speaker knows or feels is not a rule; what they want is"
+        );
+        assert_eq!(
+            found("Hi, I do not remember it. We cannot see the logs, so never run the migration."),
+            ["We cannot see the logs, so never run the migration."]
+        );
         assert_eq!(found("```\nassert must_fail()\n```\nok"), Vec::<&str>::new(), "code blocks are not constraints");
         assert_eq!(found("请帮我看看这个报告。请不要修改数据库的表结构。"), ["请不要修改数据库的表结构。"]);
         assert_eq!(found("部屋でタバコを吸わないでください。ありがとう。"), ["部屋でタバコを吸わないでください。"]);
