@@ -40,8 +40,8 @@ thread_local! {
         const { RefCell::new(Memo { slots: Vec::new(), entries: Vec::new(), texts: String::new() }) };
 }
 
-/// The classes of a message's text (`shapes::classes_of`), which the next read of the history will count again:
-/// a long one counted lately is found rather than counted.
+/// The classes of a message's text (`shapes::classes_of`), which the next read of the history will
+/// count again: a long one counted lately is found rather than counted.
 pub fn of_message(text: &str) -> Counts {
     counts_of(text, classes_of)
 }
