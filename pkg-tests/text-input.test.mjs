@@ -1,11 +1,13 @@
 // Messages given as JSON text (a string, or a Uint8Array of UTF-8), through the installed package: every
 // export reads them as it reads the objects, and gives text back in the same kind, with each message it
-// kept copied byte for byte; bad text gets a coded error with its position, and the module keeps working.
+// kept copied byte for byte; text handed back from an answer reads as it would afresh; bad text gets a coded
+// error with its position, and the module keeps working.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { readCorpus } from "./corpus.mjs";
 import { fixture } from "./fixture.mjs";
 
 const examples = fileURLToPath(new URL("./formats/", import.meta.url));
@@ -90,4 +92,77 @@ test("bad text gets a coded error with its position, and the module keeps workin
   assert.throws(() => c.estimate(huge), (e) => e.code === "INPUT_TOO_LARGE");
   assert.equal(c.estimate('[{"role":"user","content":"still here"}]').format, "openai-chat");
   assert.equal(c.validate('[{"role":"user","content":"a real replacement character: \ufffd"}]').valid, true, "U+FFFD itself is text");
+});
+
+test("text handed back from an answer is read as the same text read afresh", async () => {
+  const c = await api();
+  const runs = readCorpus("mini-swe-agent-tools.jsonl").slice(0, 3);
+  const other = JSON.stringify([{ role: "user", content: "something else" }]);
+  const options = { contextWindow: 16_000, protectTokens: 2_000, minimumPruneTokens: 0 };
+  for (const run of runs) {
+    for (const shape of ["body", "list"]) {
+      const value = shape === "body" ? { model: "m", messages: run.messages, temperature: 0 } : run.messages;
+      for (const kind of ["string", "bytes"]) {
+        const input = kind === "bytes" ? utf8.encode(JSON.stringify(value)) : JSON.stringify(value);
+        const label = `${run.id} as a ${shape}, ${kind}`;
+        // The same text in a new string or array, read afresh once something else was read.
+        const afresh = (text) => {
+          c.estimate(other);
+          return typeof text === "string" ? (" " + text).slice(1) : text.slice();
+        };
+        const pruned = c.prune(input, options).messages;
+        const plan = c.plan_compaction(afresh(pruned), options);
+        const summary = c.summarize_offline(afresh(pruned), plan);
+        // Each call first after the answer it is handed, and again on the same text read afresh; an
+        // answer made from an answer, handed back in turn.
+        const calls = {
+          plan: (m) => c.plan_compaction(m, options),
+          apply: (m) => c.apply_summary(m, plan, summary),
+          prune: (m) => c.prune(m, options),
+          estimate: (m) => c.estimate(m),
+          validate: (m) => c.validate(m),
+        };
+        const answers = { prune: () => c.prune(input, options).messages, apply: () => c.apply_summary(afresh(pruned), plan, summary).messages };
+        for (const [name, call] of Object.entries(calls)) {
+          for (const [from, answer] of Object.entries(answers)) {
+            if (name === "apply" && from === "apply") continue; // the plan is of the pruned history
+            const handed = answer();
+            assert.deepEqual(call(handed), call(afresh(handed)), `${name} after ${from}: ${label}`);
+          }
+        }
+      }
+    }
+  }
+});
+
+test("a body's field after its messages is edited in place in an answer handed back", async () => {
+  const c = await api();
+  const { system, ...rest } = JSON.parse(readFileSync(join(examples, "anthropic.json"), "utf8"));
+  const body = { ...rest, system: system.map(({ cache_control, ...part }) => part), tools: [{ name: "t", input_schema: {} }] };
+  const text = JSON.stringify(body);
+  const prune = { protectTokens: 0, minimumPruneTokens: 0 };
+  const marks = { apply: true, minCacheableTokens: 1 };
+  const pruned = c.prune(text, prune).messages;
+  const marked = c.cache_breakpoints(pruned, marks).messages;
+  c.estimate("[]"); // then the same text in a new string, read afresh
+  assert.equal(marked, c.cache_breakpoints((" " + pruned).slice(1), marks).messages);
+  const expected = c.cache_breakpoints(c.prune(body, prune).messages, marks).messages;
+  assert.ok(expected.system[0].cache_control, "the system prompt, after the messages, is marked");
+  assert.deepEqual(JSON.parse(marked), expected);
+});
+
+test("bytes changed after they were answered are read as they are now", async () => {
+  const c = await api();
+  const [run] = readCorpus("mini-swe-agent-tools.jsonl");
+  const out = c.prune(utf8.encode(JSON.stringify(run.messages)), { protectTokens: 2_000, minimumPruneTokens: 0 }).messages;
+  const before = c.estimate(out.slice()).total;
+  // Every byte of one message's text becomes "x": the same length, other tokens.
+  const text = decode(out);
+  const start = text.indexOf('"content":"') + '"content":"'.length;
+  const end = text.indexOf('"', start);
+  out.fill(0x78, start, end);
+  assert.equal(c.estimate(out).total, c.estimate(utf8.encode(decode(out))).total);
+  assert.notEqual(c.estimate(out).total, before);
+  out[0] = 0x7b; // `{`: no longer a list of messages
+  assert.throws(() => c.plan_compaction(out), (e) => e.code === "INVALID_INPUT");
 });

@@ -13,9 +13,10 @@
 // Cloudflare's free plan allows 10 ms of CPU per request.
 //
 // ctxfold keeps the counts of long texts it read lately (src/counting/memo.rs), so a body seen before costs
-// less. Two cases are measured: "new", where every round's body is one no earlier request held (each message's
-// text starts with the round's number), which is the figure for the target; and "again", the same body every
-// round (a client retrying, or a conversation sent again unchanged).
+// less; and the last text it wrote, so `plan_compaction` takes prune's answer without reading it again. Two
+// cases are measured: "new", where every round's body is one no earlier request held (each message's text
+// starts with the round's number), which is the figure for the target; and "again", the same body every round
+// (a client retrying, or a conversation sent again unchanged).
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";

@@ -62,7 +62,9 @@ pub fn parse(text: &str) -> Result<Value> {
 pub struct Spans {
     /// The root's values (an array's items, an object's member values), in order, with their member key.
     pub top: Vec<(Option<String>, Range<usize>)>,
-    /// The values inside those, in order, with the index in `top` of the value holding them.
+    /// In a root object (a request body), the values inside its member values, in order, with the index
+    /// in `top` of the value holding them: the items of its message list. Only a body's list is looked
+    /// up inside a top value (`items`).
     pub inner: Vec<(usize, Range<usize>)>,
 }
 
@@ -99,7 +101,11 @@ impl Spans {
 pub fn parse_with_spans(text: &str) -> Result<(Value, Spans)> {
     let mut reader = Reader::new(text, Some(Spans::default()));
     let value = reader.document()?;
-    Ok((value, reader.spans.unwrap_or_default()))
+    let mut spans = reader.spans.unwrap_or_default();
+    if !value.is_object() {
+        spans.inner.clear();
+    }
+    Ok((value, spans))
 }
 
 struct Reader<'a> {

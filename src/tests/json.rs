@@ -2,10 +2,12 @@
 //! same value (written out, so `-0.0` and `0.0` differ) or the same error message, with its position,
 //! for every line of the corpus, every message and tool-call argument in it, hand-picked edge cases
 //! and mangled JSON. And `ctxfold::json`'s `Value` writer against `serde_json::to_string`, on the
-//! corpus's messages and on generated values.
+//! corpus's messages and on generated values; and a written history taken back (`edit::reread`)
+//! against reading its whole text.
 
 mod corpus_files;
 
+use ctxfold::edit::{materialize_text, reread, FieldEdit, Key, Slot};
 use ctxfold::json;
 use proptest::prelude::*;
 use serde_json::Value;
@@ -308,8 +310,8 @@ proptest! {
             for (span, item) in at.items.iter().zip(&read_items) {
                 prop_assert_eq!(&json::parse(&text[span.clone()]).unwrap(), item);
             }
-            let slots = ctxfold::edit::Slot::keep_all(items.len());
-            let out = ctxfold::edit::materialize_text(&slots, &text, &at);
+            let slots = Slot::keep_all(items.len());
+            let out = materialize_text(&slots, &text, &at).text;
             prop_assert_eq!(json::parse(&out).unwrap(), read);
             if !pretty {
                 prop_assert_eq!(out, text);
@@ -325,4 +327,38 @@ fn powers_of_ten_are_the_nearest_f64() {
         assert_eq!(json::power_of_ten(n).map(f64::to_bits), Some(nearest.to_bits()), "10^{n}");
     }
     assert_eq!(json::power_of_ten(309), None);
+}
+
+/// A slot for a list of `n` items: kept (possibly twice, or out of range), edited, or new.
+fn slots(n: usize) -> impl Strategy<Value = Vec<Slot>> {
+    let slot = prop_oneof![
+        (0..n + 1).prop_map(Slot::Keep),
+        (0..n.max(1), values())
+            .prop_map(|(index, v)| Slot::Patch { index, edits: vec![FieldEdit::set(vec![Key::field("content")], v)] }),
+        values().prop_map(Slot::New),
+    ];
+    prop::collection::vec(slot, 0..8)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1_000, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// A history written from a document and taken back is read as reading its whole text would read
+    /// it: values and spans, in a list alone and in a body with members on both sides.
+    #[test]
+    fn a_written_history_is_reread_as_read(
+        (items, slots) in prop::collection::vec(values(), 0..6).prop_flat_map(|items| { let n = items.len(); (Just(items), slots(n)) }),
+        pretty in any::<bool>(),
+    ) {
+        let write = |v: &Value| if pretty { serde_json::to_string_pretty(v).unwrap() } else { serde_json::to_string(v).unwrap() };
+        let array = Value::Array(items);
+        let body = serde_json::json!({ "a": [{ "b": 1 }], "messages": array, "z": [1, { "c": 2 }] });
+        for (value, key) in [(&array, None), (&body, Some("messages"))] {
+            let text = write(value);
+            let (from, spans) = json::parse_with_spans(&text).unwrap();
+            let written = materialize_text(&slots, &text, &spans.items(key).unwrap());
+            let reread = reread(&written.text, &written.at, &slots, from, spans, key);
+            prop_assert_eq!(reread, Some(json::parse_with_spans(&written.text).unwrap()));
+        }
+    }
 }

@@ -10,7 +10,7 @@ pub fn assemble_turn_js(messages: JsValue, turn: JsValue, options: JsValue) -> R
     let turn = crate::prompt_cache::turn::assemble_turn(&input, &turn, &options)?;
     // The new messages in the kind the history came in: objects, or JSON text.
     let messages = match super::text::given(&messages)? {
-        Some(given) => super::text::answer(crate::json::to_text(&turn.messages), given.bytes),
+        Some(given) => super::text::answer(&crate::json::to_text(&turn.messages), given.bytes),
         None => to_js(&turn.messages)?,
     };
     with_messages(to_js(&turn.report)?, messages)

@@ -15,10 +15,9 @@ pub fn cache_breakpoints_js(messages: JsValue, options: JsValue) -> Result<JsVal
     if !options.apply {
         return Ok(report);
     }
-    if let Some((given, spans, bytes)) = text::text_of(&messages)? {
-        // Text in, text out: the messages, then the body's own fields, edited in place.
-        let edited = text::patch_body(&text::output_text(&result.slots, &given, &spans, key)?, result.body_edits)?;
-        return with_messages(report, text::answer(edited, bytes));
+    // Text in, text out: the messages, then the body's own fields, edited in place.
+    if let Some(out) = text::output(&result.slots, &messages, key, result.body_edits.clone())? {
+        return with_messages(report, out);
     }
     let mut out = output_to_js(&result.slots, &messages, key)?;
     if !result.body_edits.is_empty() {

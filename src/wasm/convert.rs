@@ -19,15 +19,16 @@ use crate::error::{item_path, subpath, Code, Error};
 use crate::reading::input::MAX_INPUT_CHARS;
 use js_sys::{Array, Object, Reflect, JSON};
 use serde_json::{Map, Number, Value};
+use std::rc::Rc;
 use wasm_bindgen::{JsCast, JsValue};
 
 /// Deeper than any real options object or plan; guards the recursion below.
 const MAX_DEPTH: usize = 64;
 
 /// The `messages` argument: an array of messages, or a request body holding one.
-pub fn messages_from_js(messages: &JsValue) -> Result<Value, Error> {
-    if let Some(given) = text::given(messages)? {
-        return text::read(messages, given);
+pub fn messages_from_js(messages: &JsValue) -> Result<Rc<Value>, Error> {
+    if let Some(value) = text::value_of(messages)? {
+        return Ok(value);
     }
     if !Array::is_array(messages) && !is_plain_object(messages) {
         return Err(Error::input(
@@ -38,7 +39,7 @@ pub fn messages_from_js(messages: &JsValue) -> Result<Value, Error> {
     if Array::is_array(messages) {
         let items: &Array = messages.unchecked_ref();
         if (0..items.length()).any(|i| binary::in_content_parts(&items.get(i))) {
-            return read_item_by_item(items);
+            return read_item_by_item(items).map(Rc::new);
         }
     }
     let json = JSON::stringify(messages).map_err(|e| unreadable(&locate_unreadable(messages), &e))?;
@@ -47,7 +48,8 @@ pub fn messages_from_js(messages: &JsValue) -> Result<Value, Error> {
         return Err(text::too_large(Some(json.length() as usize)));
     }
     let text: String = json.into();
-    crate::json::parse(&text).map_err(|e| Error::input(locate_unreadable(messages), not_json(&e)))
+    let value = crate::json::parse(&text).map_err(|e| Error::input(locate_unreadable(messages), not_json(&e)))?;
+    Ok(Rc::new(value))
 }
 
 /// Why JSON.stringify's text did not parse. Its text is always JSON, so the reason is a lone UTF-16
@@ -230,8 +232,8 @@ fn has_proto_key(value: &Value) -> bool {
 /// The output: the caller's own objects where kept, copies where edited (only the containers on an
 /// edit's path are copied, so every part the core did not touch stays the caller's own value), new
 /// objects for what ctxfold wrote. A request body comes back as a copy with its array replaced.
-pub fn output_to_js(slots: &[Slot], messages: &JsValue, key: Option<&str>) -> Result<JsValue, JsValue> {
-    if let Some(text) = text::output(slots, messages, key)? {
+pub fn output_to_js(slots: &[Slot], messages: &JsValue, key: Option<&'static str>) -> Result<JsValue, JsValue> {
+    if let Some(text) = text::output(slots, messages, key, Vec::new())? {
         return Ok(text);
     }
     let items: Array = match key {

@@ -2,13 +2,14 @@
 //! or `arrayBuffer()`). Read in one pass by `crate::json`, and answered in the same kind: an edited
 //! history is the given text with its item list written anew, every kept message copied byte for byte.
 
-use crate::edit::{materialize_text, patch_fields_text, FieldEdit, Slot};
+use crate::edit::{materialize_text, patch_fields_text, reread, FieldEdit, Layout, Slot};
 use crate::error::{Code, Error};
-use crate::json::Spans;
+use crate::json::{ItemSpans, Spans};
 use crate::reading::input::MAX_INPUT_CHARS;
 use js_sys::{JsString, Uint8Array};
 use serde_json::Value;
 use std::cell::RefCell;
+use std::rc::Rc;
 use wasm_bindgen::{JsCast, JsValue};
 
 /// JSON text the caller gave, and whether as bytes (answered as bytes).
@@ -70,22 +71,93 @@ fn position(before: &[u8]) -> (usize, usize) {
     (line, before.len() - line_start)
 }
 
+/// The last JSON text read or written, with what reading it gave. A call answering with text writes it
+/// from here without reading it again; a caller who hands back the text it was given (a Worker prunes a
+/// body, then plans on the result) or gives the same text again has it read already. A string is found
+/// by `===`, before it is copied into WebAssembly memory (strings cannot change); bytes, which can, are
+/// compared after the copy. One document at most: its value is held until the next text comes.
+struct Document {
+    /// The string as the caller holds it; None for bytes.
+    js: Option<JsValue>,
+    bytes: bool,
+    text: String,
+    read: Read,
+}
+
+enum Read {
+    Done {
+        value: Rc<Value>,
+        spans: Spans,
+    },
+    /// Written by ctxfold from another document, and read when asked for (see `edit::reread`).
+    Pending {
+        at: Layout,
+        slots: Vec<Slot>,
+        from: Rc<Value>,
+        spans: Spans,
+        key: Option<&'static str>,
+    },
+}
+
 thread_local! {
-    /// The last string read, with where its items are, so that a call answering with text writes it
-    /// without copying and reading it again. Strings only: they cannot change, and `===` compares them.
-    static LAST: RefCell<Option<(JsValue, String, Spans)>> = const { RefCell::new(None) };
+    static LAST: RefCell<Option<Document>> = const { RefCell::new(None) };
 }
 
-/// The given text as a value; malformed JSON is an error with its line and column.
-pub fn parse(given: &Given) -> Result<Value, Error> {
-    crate::json::parse(&given.text).map_err(not_json)
+impl Document {
+    /// Reads it, if it was written from another document and not read yet.
+    fn read(&mut self) -> Result<(), Error> {
+        let unread = Read::Done { value: Rc::default(), spans: Spans::default() };
+        self.read = match std::mem::replace(&mut self.read, unread) {
+            Read::Pending { at, slots, from, spans, key } => {
+                let from = Rc::try_unwrap(from).unwrap_or_else(|shared| (*shared).clone());
+                let (value, spans) = match reread(&self.text, &at, &slots, from, spans, key) {
+                    Some(read) => read,
+                    None => crate::json::parse_with_spans(&self.text).map_err(not_json)?,
+                };
+                Read::Done { value: Rc::new(value), spans }
+            }
+            done => done,
+        };
+        Ok(())
+    }
+
+    /// Its value and spans, once read (an unread document has none yet).
+    fn value(&self) -> Option<(&Rc<Value>, &Spans)> {
+        match &self.read {
+            Read::Done { value, spans } => Some((value, spans)),
+            Read::Pending { .. } => None,
+        }
+    }
 }
 
-/// `messages`, given as text, read as a value, and kept (a string) for the output of the same call.
-pub fn read(messages: &JsValue, given: Given) -> Result<Value, Error> {
+/// The document of `messages` when it is text: the kept one when it is that text, else read now. Taken
+/// out of `LAST`; `keep` puts a document back.
+fn document(messages: &JsValue) -> Result<Option<Document>, Error> {
+    if let Some(doc) = LAST.with_borrow_mut(|last| last.take_if(|d| d.js.as_ref() == Some(messages))) {
+        return Ok(Some(doc));
+    }
+    let Some(given) = given(messages)? else { return Ok(None) };
+    let js = (!given.bytes).then(|| messages.clone());
+    if let Some(mut doc) = LAST.with_borrow_mut(|last| last.take_if(|d| d.text == given.text)) {
+        doc.js = js;
+        doc.bytes = given.bytes;
+        return Ok(Some(doc));
+    }
     let (value, spans) = crate::json::parse_with_spans(&given.text).map_err(not_json)?;
-    let kept = (!given.bytes).then(|| (messages.clone(), given.text, spans));
-    LAST.with_borrow_mut(|last| *last = kept);
+    Ok(Some(Document { js, bytes: given.bytes, text: given.text, read: Read::Done { value: Rc::new(value), spans } }))
+}
+
+fn keep(doc: Document) {
+    LAST.with_borrow_mut(|last| *last = Some(doc));
+}
+
+/// `messages` read as a value when it is text (kept for the output of the same call, and for a later
+/// call given the same text). None: `messages` is not text.
+pub fn value_of(messages: &JsValue) -> Result<Option<Rc<Value>>, Error> {
+    let Some(mut doc) = document(messages)? else { return Ok(None) };
+    doc.read()?;
+    let value = doc.value().map(|(value, _)| value.clone());
+    keep(doc);
     Ok(value)
 }
 
@@ -94,32 +166,39 @@ fn not_json(e: crate::json::ParseError) -> Error {
 }
 
 /// The output history for a caller who gave text: the same text with its item list (under `key` in a
-/// body) written from the slots, as a string or as bytes, as it was given. None: `messages` is not text.
-pub fn output(slots: &[Slot], messages: &JsValue, key: Option<&str>) -> Result<Option<JsValue>, Error> {
-    let Some((text, spans, bytes)) = text_of(messages)? else { return Ok(None) };
-    Ok(Some(answer(output_text(slots, &text, &spans, key)?, bytes)))
-}
-
-/// The text of `messages` with its spans, and whether it came as bytes: the last string read when it is
-/// that one, else read now. None: `messages` is not text.
-pub fn text_of(messages: &JsValue) -> Result<Option<(String, Spans, bool)>, Error> {
-    if let Some((_, text, spans)) = LAST.with_borrow_mut(|last| last.take_if(|(js, ..)| js == messages)) {
-        return Ok(Some((text, spans, false)));
+/// body) written from the slots, then the body's own fields (`system`, `tools`) edited by `body_edits`
+/// in place, as a string or as bytes, as it was given. Kept when no field was edited, its reading left
+/// until asked for. None: `messages` is not text.
+pub fn output(
+    slots: &[Slot],
+    messages: &JsValue,
+    key: Option<&'static str>,
+    body_edits: Vec<FieldEdit>,
+) -> Result<Option<JsValue>, Error> {
+    let Some(mut doc) = document(messages)? else { return Ok(None) };
+    doc.read()?;
+    let Read::Done { value: from, spans } = doc.read else { return Ok(None) };
+    let written = materialize_text(slots, &doc.text, &items(&spans, key)?);
+    if !body_edits.is_empty() {
+        let (value, spans) = crate::json::parse_with_spans(&written.text).map_err(not_json)?;
+        return Ok(Some(answer(&patch_fields_text(&written.text, &value, &spans, body_edits), doc.bytes)));
     }
-    let Some(given) = given(messages)? else { return Ok(None) };
-    let (_, spans) = crate::json::parse_with_spans(&given.text).map_err(not_json)?;
-    Ok(Some((given.text, spans, given.bytes)))
+    let out = answer(&written.text, doc.bytes);
+    keep(Document {
+        js: (!doc.bytes).then(|| out.clone()),
+        bytes: doc.bytes,
+        text: written.text,
+        read: Read::Pending { at: written.at, slots: slots.to_vec(), from, spans, key },
+    });
+    Ok(Some(out))
 }
 
-/// `text` with its item list (under `key` in a body) written from the slots.
-pub fn output_text(slots: &[Slot], text: &str, spans: &Spans, key: Option<&str>) -> Result<String, Error> {
-    let at =
-        spans.items(key).ok_or_else(|| Error::input("messages", "expected an array of messages or a request body"))?;
-    Ok(materialize_text(slots, text, &at))
+fn items(spans: &Spans, key: Option<&str>) -> Result<ItemSpans, Error> {
+    spans.items(key).ok_or_else(|| Error::input("messages", "expected an array of messages or a request body"))
 }
 
 /// `text` in the kind the caller gave: a string, or UTF-8 bytes.
-pub fn answer(text: String, bytes: bool) -> JsValue {
+pub fn answer(text: &str, bytes: bool) -> JsValue {
     match bytes {
         true => Uint8Array::from(text.as_bytes()).into(),
         false => JsValue::from(text),
@@ -138,16 +217,9 @@ pub fn is_body_text(v: &JsValue) -> bool {
     }
 }
 
-/// The given text with the body's own fields (`system`, `tools`) edited by `edits` (see
-/// `edit::patch_fields_text`).
-pub fn patch_body(text: &str, edits: Vec<FieldEdit>) -> Result<String, Error> {
-    let (value, spans) = crate::json::parse_with_spans(text).map_err(not_json)?;
-    Ok(patch_fields_text(text, &value, &spans, edits))
-}
-
 /// The given text as JavaScript objects, for a `Session`, which keeps its history as objects.
 pub fn objects(messages: &JsValue) -> Result<Option<JsValue>, JsValue> {
     let Some(given) = given(messages)? else { return Ok(None) };
-    parse(&given)?; // refused with the same errors as everywhere else
+    crate::json::parse(&given.text).map_err(not_json)?; // refused with the same errors as everywhere else
     Ok(Some(js_sys::JSON::parse(&given.text)?))
 }

@@ -3,8 +3,13 @@
 //! message. Edits copy only the containers on their path, so every part the core did not touch
 //! stays the caller's own value, unknown fields and provider extensions included.
 
+mod reread;
+
 use crate::json::{ItemSpans, Spans};
 use serde_json::Value;
+use std::ops::Range;
+
+pub use reread::reread;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Key {
@@ -87,23 +92,39 @@ pub fn materialize(slots: &[Slot], input: &[Value]) -> Vec<Value> {
     out
 }
 
+/// An output history written as JSON text, with where its item list and items are in it.
+#[derive(Debug)]
+pub struct Written {
+    pub text: String,
+    pub at: Layout,
+}
+
+/// Where a written item list and its items are in the text.
+#[derive(Debug)]
+pub struct Layout {
+    pub list: Range<usize>,
+    pub items: Vec<Range<usize>>,
+}
+
 /// The output history as JSON text, for a caller who gave text: `text` as it was, with its item list
 /// (`spans.list`, or the whole text's array when None) written anew from the slots. A kept item is copied
 /// byte for byte from its span in `text`; an edited one is read from its span alone, edited and written
 /// out, as is a new one.
-pub fn materialize_text(slots: &[Slot], text: &str, spans: &ItemSpans) -> String {
+pub fn materialize_text(slots: &[Slot], text: &str, spans: &ItemSpans) -> Written {
     let list = spans.list.clone().unwrap_or_else(|| {
         let start = text.find('[').unwrap_or(0);
         start..text.rfind(']').map_or(text.len(), |end| end + 1)
     });
     let item = |i: usize| spans.items.get(i).map(|span| &text[span.clone()]);
     let mut out = String::with_capacity(text.len());
+    let mut items = Vec::with_capacity(slots.len());
     out.push_str(&text[..list.start]);
     out.push('[');
     for (k, slot) in slots.iter().enumerate() {
         if k > 0 {
             out.push(',');
         }
+        let start = out.len();
         match slot {
             Slot::Keep(i) => out.push_str(item(*i).unwrap_or("null")),
             Slot::Patch { index, edits } => match item(*index).map(crate::json::parse) {
@@ -118,10 +139,12 @@ pub fn materialize_text(slots: &[Slot], text: &str, spans: &ItemSpans) -> String
             },
             Slot::New(value) => out.push_str(&crate::json::to_text(value)),
         }
+        items.push(start..out.len());
     }
     out.push(']');
+    let written_list = list.start..out.len();
     out.push_str(&text[list.end..]);
-    out
+    Written { text: out, at: Layout { list: written_list, items } }
 }
 
 /// `text`, the JSON text of `value` (an object) read with `spans`, with the fields that `edits` reach
@@ -192,7 +215,7 @@ mod tests {
             Slot::Patch { index: 1, edits: vec![FieldEdit::set(vec![Key::field("content")], json!("[cleared]"))] },
             Slot::New(json!({ "role": "user", "content": "next" })),
         ];
-        let out = materialize_text(&slots, text, &at);
+        let out = materialize_text(&slots, text, &at).text;
         assert_eq!(
             out,
             "{ \"model\": \"m\",\n  \"messages\": [{\"role\":\"user\",  \"content\":\"héllo\"},{\"content\":\"[cleared]\",\"role\":\"tool\"},{\"content\":\"next\",\"role\":\"user\"}],\n  \"x\": 1 }"
@@ -200,7 +223,7 @@ mod tests {
         let array = " [1, {\"a\" : [2,3]} ,4 ]\n";
         let (_, spans) = crate::json::parse_with_spans(array).unwrap();
         let at = spans.items(None).unwrap();
-        let out = materialize_text(&[Slot::Keep(2), Slot::Keep(1)], array, &at);
+        let out = materialize_text(&[Slot::Keep(2), Slot::Keep(1)], array, &at).text;
         assert_eq!(out, " [4,{\"a\" : [2,3]}]\n");
     }
 
