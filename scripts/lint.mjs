@@ -1,5 +1,5 @@
 // `node scripts/lint.mjs`, part of `npm test`: the code's shape, checked before anything runs. Modules
-// that import each other (scripts/check-imports.mjs), formatting by rustfmt.toml, and clippy with every
+// that import each other (scripts/check-imports.mjs), formatting by .rustfmt.toml, and clippy with every
 // warning an error, natively (the core and its tests) and for wasm32 (the binding, compiled only there).
 // Installs rustfmt and clippy through rustup when a toolchain lacks them.
 import { fileURLToPath } from "node:url";
