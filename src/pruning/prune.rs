@@ -146,16 +146,20 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
             }
         }
     }
-    if (candidates.is_empty() && cuts.is_empty()) || freed < f64::from(options.minimum_prune_tokens) {
+    // Nothing cleared: the history as it was, with why when the cache rule decided it.
+    let unchanged = |cache| {
         let report = PruneReport {
             pruned: Vec::new(),
             cut_arguments: Vec::new(),
             tokens_before,
             tokens_after: tokens_before,
             format: conv.format.name(),
-            cache: None,
+            cache,
         };
-        return Ok(Prune { slots: Slot::keep_all(conv.len()), report });
+        Ok(Prune { slots: Slot::keep_all(conv.len()), report })
+    };
+    if (candidates.is_empty() && cuts.is_empty()) || freed < f64::from(options.minimum_prune_tokens) {
+        return unchanged(None);
     }
     // With cache prices: only when the tokens saved pay for the cached prefix the edits invalidate.
     let cache = options.cache.as_ref().map(|prices| {
@@ -177,15 +181,7 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
         crate::prompt_cache::cache_cost::judge_prune(&tokens, &saved, prices, options)
     });
     if let Some(decision) = cache.as_ref().filter(|d| !d.applied) {
-        let report = PruneReport {
-            pruned: Vec::new(),
-            cut_arguments: Vec::new(),
-            tokens_before,
-            tokens_after: tokens_before,
-            format: conv.format.name(),
-            cache: Some(decision.clone()),
-        };
-        return Ok(Prune { slots: Slot::keep_all(conv.len()), report });
+        return unchanged(Some(decision.clone()));
     }
 
     candidates.reverse(); // message order, and result order inside a message

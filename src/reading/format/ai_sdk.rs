@@ -2,20 +2,18 @@
 //! parts: `text`, `image`, `file`, `reasoning`, `tool-call` (`toolCallId`, `toolName`, `input`, or
 //! `args` before v5), `tool-result` (`output`, or `result` before v5), and the tool approval parts.
 
-use super::common::{add_attachment, as_text, content, fields, object, req_id, req_str, with, Content, Part};
+use super::common::{
+    add_attachment, as_text, content, each_item, fields, object, req_id, req_str, with, Content, Part,
+};
 use crate::edit::{FieldEdit, Key};
-use crate::error::{item_path, subpath, Error, Result};
+use crate::error::{subpath, Error, Result};
 use crate::reading::message::{join, Message, Role, ToolCall, ToolResult};
 use crate::text::{json_text, opens_summary, quoted};
 use serde_json::Value;
 use std::borrow::Cow;
 
 pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
-    let mut out = Vec::with_capacity(items.len());
-    for (i, v) in items.iter().enumerate() {
-        out.push(read_message(v, &item_path(root, i))?);
-    }
-    Ok(out)
+    each_item(items, root, read_message)
 }
 
 fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {

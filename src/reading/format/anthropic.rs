@@ -5,22 +5,18 @@
 //! may carry `cache_control`, which is left as it is.
 
 use super::common::{
-    add_attachment, as_text, content, fields, object, read_compaction, req_id, req_str, text_block, text_parts, with,
-    Content, Part,
+    add_attachment, as_text, content, each_item, fields, object, read_compaction, req_id, req_str, text_block,
+    text_parts, with, Content, Part,
 };
 use crate::edit::{FieldEdit, Key, Op};
-use crate::error::{item_path, subpath, Error, Result};
+use crate::error::{subpath, Error, Result};
 use crate::reading::message::{join, Message, Role, ToolCall, ToolResult};
 use crate::text::{json_text, opens_summary, quoted};
 use serde_json::Value;
 use std::borrow::Cow;
 
 pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
-    let mut out = Vec::with_capacity(items.len());
-    for (i, v) in items.iter().enumerate() {
-        out.push(read_message(v, &item_path(root, i))?);
-    }
-    Ok(out)
+    each_item(items, root, read_message)
 }
 
 fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {

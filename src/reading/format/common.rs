@@ -1,10 +1,23 @@
 //! Small readers shared by the formats: typed field access that fails with the field's path.
 
-use crate::error::{expected, subpath, type_name, Error, Result};
+use crate::error::{expected, item_path, subpath, type_name, Error, Result};
 use crate::reading::image;
 use crate::reading::message::{join, Image, Message};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
+
+/// Every item of a message list, read by `read_item` at its path (`root[i]`), in order.
+pub fn each_item<'a>(
+    items: &'a [Value],
+    root: &str,
+    read_item: fn(&'a Value, &str) -> Result<Message<'a>>,
+) -> Result<Vec<Message<'a>>> {
+    let mut out = Vec::with_capacity(items.len());
+    for (i, v) in items.iter().enumerate() {
+        out.push(read_item(v, &item_path(root, i))?);
+    }
+    Ok(out)
+}
 
 /// A JSON object of `fields`, for objects whose values are not all strings (those: `fields`). Not
 /// `json!`, which expands each field at each site into its own key copy, `to_value(..).unwrap()` and

@@ -7,6 +7,7 @@ use crate::error::{expected, item_path, subpath, Error, Result};
 use crate::reading::message::{Message, Role, ToolCall, ToolResult};
 use crate::text::{opens_summary, quoted};
 use serde_json::Value;
+use std::borrow::Cow;
 
 pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
     let mut out = Vec::with_capacity(items.len());
@@ -45,18 +46,17 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, root: &str) -> R
     // repeats the tool's name, which the call already carries.
     m.name = name.filter(|_| role != Role::Tool);
     let text = text_parts(obj.get("content"), &path, &["text", "refusal"], &mut m)?;
+    // The whole message is a result: of the call `id`, which the field at `at` refers to.
+    let result = |id: Cow<'a, str>, text, at: &str| ToolResult {
+        id,
+        text,
+        is_error: false,
+        part: None,
+        clearable: true,
+        path: subpath(&path, at),
+    };
     match role_name {
-        "tool" => {
-            let id = req_id(obj, "tool_call_id", &path)?;
-            m.tool_results.push(ToolResult {
-                id: id.into(),
-                text,
-                is_error: false,
-                part: None,
-                clearable: true,
-                path: subpath(&path, "tool_call_id"),
-            });
-        }
+        "tool" => m.tool_results.push(result(req_id(obj, "tool_call_id", &path)?.into(), text, "tool_call_id")),
         "function" => {
             // Legacy: a function result answers the `function_call` of the assistant message before it.
             let id = if items.get(i.wrapping_sub(1)).and_then(|p| p.get("function_call")).is_some() {
@@ -64,14 +64,7 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, root: &str) -> R
             } else {
                 format!("function_call@none:{i}")
             };
-            m.tool_results.push(ToolResult {
-                id: id.into(),
-                text,
-                is_error: false,
-                part: None,
-                clearable: true,
-                path: subpath(&path, "role"),
-            });
+            m.tool_results.push(result(id.into(), text, "role"));
         }
         _ => m.text = text,
     }

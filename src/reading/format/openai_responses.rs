@@ -5,21 +5,18 @@
 //! the request's `instructions` (or a system/developer message).
 
 use super::common::{
-    add_attachment, as_text, content, fields, object, opt_str, read_compaction, req_id, req_str, with, Content, Part,
+    add_attachment, as_text, content, each_item, fields, object, opt_str, read_compaction, req_id, req_str, with,
+    Content, Part,
 };
 use crate::edit::{FieldEdit, Key};
-use crate::error::{item_path, subpath, Error, Result};
+use crate::error::{subpath, Error, Result};
 use crate::reading::message::{join, Message, Role, ToolCall, ToolResult};
 use crate::text::{json_text, opens_summary, quoted};
 use serde_json::Value;
 use std::borrow::Cow;
 
 pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
-    let mut out = Vec::with_capacity(items.len());
-    for (i, v) in items.iter().enumerate() {
-        out.push(read_item(v, &item_path(root, i))?);
-    }
-    Ok(out)
+    each_item(items, root, read_item)
 }
 
 fn read_item<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
