@@ -10,7 +10,7 @@ use std::borrow::Cow;
 pub fn each_item<'a>(
     items: &'a [Value],
     root: &str,
-    read_item: fn(&'a Value, &str) -> Result<Message<'a>>,
+    read_item: impl Fn(&'a Value, &str) -> Result<Message<'a>>,
 ) -> Result<Vec<Message<'a>>> {
     let mut out = Vec::with_capacity(items.len());
     for (i, v) in items.iter().enumerate() {
