@@ -25,6 +25,8 @@ pub struct FactLine {
     /// The message, which of its texts (0: what it says; then its calls' arguments; then its
     /// tool results), and the byte offset of the shown part in that text.
     pub place: (usize, usize, usize),
+    /// Where the shown part ends in that text (bytes).
+    pub end: usize,
     /// The heading of the text the line was found in, shown once above its lines; none for a fact
     /// shown alone.
     pub source: Option<String>,
@@ -48,6 +50,54 @@ impl FactLine {
     pub fn same_source(&self, other: &FactLine) -> bool {
         self.source.is_some() && self.place.0 == other.place.0 && self.place.1 == other.place.1
     }
+
+    /// One line showing both this line's part of its text and `other`'s, when they are parts of one line
+    /// of the same text that overlap or nearly touch: shorter than the two (facts of one sentence, each
+    /// in its own window, would show most of the sentence twice).
+    pub fn merged(&self, other: &FactLine, conv: &Conversation) -> Option<FactLine> {
+        // A fact not found as written has no part of a text to join.
+        let shows_part = |l: &FactLine| l.same_source(l) && l.end > l.place.2;
+        if !self.same_source(other) || !shows_part(self) || !shows_part(other) {
+            return None;
+        }
+        let (start, end) = (self.place.2.min(other.place.2), self.end.max(other.end));
+        let near = self.place.2.max(other.place.2) <= self.end.min(other.end) + NEAR;
+        let text = texts(conv, self.place.0)?.get(self.place.1)?.1;
+        let between = text.get(start..end)?;
+        (near && !between.contains('\n')).then(|| FactLine {
+            place: (self.place.0, self.place.1, start),
+            end,
+            source: self.source.clone(),
+            text: listed(text, start, end),
+        })
+    }
+}
+
+/// Parts of one line this many bytes apart or closer are shown as one.
+const NEAR: usize = 12;
+
+/// The texts of message `i` with their labels: what it says (labelled with its writer), its calls'
+/// arguments, its tool results.
+fn texts<'c>(conv: &'c Conversation, i: usize) -> Option<Vec<(String, &'c str)>> {
+    let m = conv.messages.get(i)?;
+    let writer = match m.role {
+        Role::User if !m.is_summary => "user",
+        Role::User | Role::System => "earlier summary",
+        Role::Assistant => "assistant",
+        Role::Tool => "tool output",
+    };
+    let mut texts: Vec<(String, &str)> = vec![(writer.to_string(), &m.text)];
+    for call in &m.tool_calls {
+        texts.push((format!("assistant called `{}`", call.name), &call.arguments));
+    }
+    for (k, result) in m.tool_results.iter().enumerate() {
+        let label = match conv.links.tool_name(i, k) {
+            Some(name) => format!("output of `{name}`"),
+            None => "tool output".to_string(),
+        };
+        texts.push((label, &result.text));
+    }
+    Some(texts)
 }
 
 /// How `fact` is shown: alone when it speaks for itself, else the line of its message that holds it,
@@ -55,44 +105,22 @@ impl FactLine {
 /// is not found as written: one cut to the audit's length).
 pub fn fact_line(conv: &Conversation, fact: &Fact) -> FactLine {
     let alone = !matches!(fact.kind, Kind::Number | Kind::Identifier);
-    let Some(m) = conv.messages.get(fact.message) else {
-        return FactLine { place: (fact.message, 0, 0), source: None, text: fact.text.clone() };
-    };
-    let writer = match m.role {
-        Role::User if !m.is_summary => "user",
-        Role::User | Role::System => "earlier summary",
-        Role::Assistant => "assistant",
-        Role::Tool => "tool output",
-    };
-    let mut sources: Vec<(String, &str)> = vec![(writer.to_string(), &m.text)];
-    for call in &m.tool_calls {
-        sources.push((format!("assistant called `{}`", call.name), &call.arguments));
-    }
-    for (k, result) in m.tool_results.iter().enumerate() {
-        let label = match conv.links.tool_name(fact.message, k) {
-            Some(name) => format!("output of `{name}`"),
-            None => "tool output".to_string(),
-        };
-        sources.push((label, &result.text));
-    }
+    let bare = |source| FactLine { place: (fact.message, 0, 0), end: 0, source, text: fact.text.clone() };
+    let Some(sources) = texts(conv, fact.message) else { return bare(None) };
     for (source, (label, text)) in sources.iter().enumerate() {
         let Some(at) = text.find(fact.text.as_str()) else { continue };
+        let end = at + fact.text.len();
         if alone {
-            return FactLine { place: (fact.message, source, at), source: None, text: fact.text.clone() };
+            return FactLine { place: (fact.message, source, at), end, source: None, text: fact.text.clone() };
         }
-        let (start, shown) = line_around(text, at, fact.text.len());
-        // Listed under its heading: a line that was an item of a list is not shown as a list in a list.
-        let shown = match shown.strip_prefix("- ").or_else(|| shown.strip_prefix("* ")) {
-            Some(item) => item.to_string(),
-            None => shown,
-        };
+        let (start, end) = line_around(text, at, fact.text.len());
+        let shown = listed(text, start, end);
         // Which of its texts a message's own words are is told by how it begins; a call or an output is
         // told by its tool.
         let source_heading = if source == 0 { heading(label, text, start) } else { label.clone() };
-        return FactLine { place: (fact.message, source, start), source: Some(source_heading), text: shown };
+        return FactLine { place: (fact.message, source, start), end, source: Some(source_heading), text: shown };
     }
-    let source = (!alone).then(|| writer.to_string());
-    FactLine { place: (fact.message, 0, 0), source, text: fact.text.clone() }
+    bare((!alone).then(|| sources[0].0.clone()))
 }
 
 /// The heading of a message's `text` (written by `label`) for a line starting at byte `start` of it: the
@@ -107,14 +135,13 @@ fn heading(label: &str, text: &str, start: usize) -> String {
     format!("{label}, in the message that begins \"{opening}\"")
 }
 
-/// The line of `text` around bytes `at..at + len`, on one line, with an ellipsis where it was cut;
-/// and the byte offset where the shown part starts.
-fn line_around(text: &str, at: usize, len: usize) -> (usize, String) {
-    let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
-    let line_end = text[at..].find('\n').map_or(text.len(), |n| at + n);
+/// The part of `text`'s line around bytes `at..at + len` that is shown: the whole line when short, else
+/// a window around them.
+fn line_around(text: &str, at: usize, len: usize) -> (usize, usize) {
+    let (line_start, line_end) = line_of(text, at);
     let width = MAX_LINE_CHARS.max(len);
     if line_end - line_start <= width {
-        return (line_start, one_line(text[line_start..line_end].trim(), width));
+        return (line_start, line_end);
     }
     // Two thirds of the window before the fact, where its label is; moved inside the line where the
     // fact sits near one of its ends. A fact as long as the window (a constraint sentence in a long
@@ -135,15 +162,41 @@ fn line_around(text: &str, at: usize, len: usize) -> (usize, String) {
             end = at + len + space;
         }
     }
+    (start, end)
+}
+
+/// The bounds of the line of `text` holding byte `at`.
+fn line_of(text: &str, at: usize) -> (usize, usize) {
+    let start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+    (start, text[at..].find('\n').map_or(text.len(), |n| at + n))
+}
+
+/// Bytes `start..end` of one line of `text` as listed under their heading: a line that was an item of a
+/// list is not shown as a list in a list.
+fn listed(text: &str, start: usize, end: usize) -> String {
+    let shown = window(text, start, end);
+    match shown.strip_prefix("- ").or_else(|| shown.strip_prefix("* ")) {
+        Some(item) => item.to_string(),
+        None => shown,
+    }
+}
+
+/// Bytes `start..end` of one line of `text`, on one line, trimmed when they are the whole line, with an
+/// ellipsis where the line was cut.
+fn window(text: &str, start: usize, end: usize) -> String {
+    let (line_start, line_end) = line_of(text, start);
+    if (start, end) == (line_start, line_end) {
+        return one_line(text[start..end].trim(), end - start);
+    }
     let mut shown = String::new();
     if start > line_start {
         shown.push('…');
     }
-    shown.push_str(&one_line(&text[start..end], width * 2));
+    shown.push_str(&one_line(&text[start..end], (end - start) * 2));
     if end < line_end {
         shown.push('…');
     }
-    (start, shown)
+    shown
 }
 
 #[cfg(test)]
@@ -201,11 +254,39 @@ mod tests {
         assert!(!code.same_source(&id) && !id.same_source(&later) && later.same_source(&later));
     }
 
+    fn shown_around(text: &str, at: usize, len: usize) -> String {
+        let (start, end) = line_around(text, at, len);
+        window(text, start, end)
+    }
+
+    #[test]
+    fn facts_of_one_sentence_are_shown_in_one_part_of_it() {
+        let msgs = json!([
+            { "role": "assistant", "content": "Done. Your new booking code is QX7-2291 and the flight number is HAT069, leaving from gate 12 in the morning.\nThe refund REF-88123 is on its way." }
+        ]);
+        let conv = format::read_items(msgs.as_array().unwrap(), None).unwrap();
+        let facts = facts_of(&conv, &[0]);
+        let line = |text: &str| {
+            let fact = facts.iter().find(|f| f.text == text).unwrap_or_else(|| panic!("{text} in {facts:?}"));
+            fact_line(&conv, fact)
+        };
+        let (code, flight, refund) = (line("QX7-2291"), line("HAT069"), line("REF-88123"));
+        assert!(!code.text.contains("HAT069") && !flight.text.contains("QX7-2291"), "{code:?} {flight:?}");
+        let both = code.merged(&flight, &conv).expect("parts of one line");
+        assert_eq!(both, flight.merged(&code, &conv).unwrap());
+        assert!(both.text.contains("code is QX7-2291 and the flight number is HAT069"), "{}", both.text);
+        assert!(both.text.len() < code.text.len() + flight.text.len(), "{}", both.text);
+        assert_eq!(both.place.2, code.place.2);
+        // Another line of the same message is listed on its own.
+        assert_eq!(code.merged(&refund, &conv), None);
+    }
+
     #[test]
     fn a_short_line_is_shown_whole() {
         let text = "Found it.\n- **Reservation ID**: M20IZO\n- Status: booked";
         let at = text.find("M20IZO").unwrap();
-        let (start, shown) = line_around(text, at, 6);
+        let (start, end) = line_around(text, at, 6);
+        let shown = window(text, start, end);
         assert_eq!(shown, "- **Reservation ID**: M20IZO");
         assert_eq!(start, "Found it.\n".len());
     }
@@ -214,7 +295,7 @@ mod tests {
     fn a_long_line_is_cut_around_the_fact() {
         let text = format!("{}the code is QX7-2291 for the flight{}", "a ".repeat(200), " b".repeat(200));
         let at = text.find("QX7-2291").unwrap();
-        let (_, shown) = line_around(&text, at, 8);
+        let shown = shown_around(&text, at, 8);
         assert!(shown.starts_with('…') && shown.ends_with('…'), "{shown}");
         assert!(shown.contains("the code is QX7-2291 for the"), "{shown}");
         assert!(shown.len() <= MAX_LINE_CHARS + 2 * '…'.len_utf8(), "{}", shown.len());
@@ -224,7 +305,7 @@ mod tests {
     fn a_fact_near_the_end_of_a_long_line_keeps_the_window_full() {
         let text = format!("{}ends with 42 GB", "x ".repeat(300));
         let at = text.find("42 GB").unwrap();
-        let (_, shown) = line_around(&text, at, 5);
+        let shown = shown_around(&text, at, 5);
         assert!(shown.starts_with('…') && shown.ends_with("ends with 42 GB"), "{shown}");
     }
 
@@ -233,7 +314,7 @@ mod tests {
         let sentence = format!("You must never {}touch the production database.", "really ".repeat(25));
         let text = format!("{} {sentence} {}", "Some context. ".repeat(100), "More text. ".repeat(100));
         let at = text.find(&sentence).unwrap();
-        let (_, shown) = line_around(&text, at, sentence.len());
+        let shown = shown_around(&text, at, sentence.len());
         assert!(shown.contains(&sentence), "{shown}");
     }
 
@@ -244,7 +325,7 @@ mod tests {
             let fact = "x".repeat(len);
             let text = format!("{}{fact} {}", "中".repeat(40), "文".repeat(40));
             let at = text.find(&fact).unwrap();
-            let (_, shown) = line_around(&text, at, fact.len());
+            let shown = shown_around(&text, at, fact.len());
             assert!(shown.contains(&fact), "{len}: {shown}");
         }
     }
@@ -254,7 +335,7 @@ mod tests {
         let text =
             format!("{}预订号是\u{3000}QX7-2291，请保存{}", "很长的句子\u{3000}".repeat(40), "后面还有".repeat(40));
         let at = text.find("QX7-2291").unwrap();
-        let (_, shown) = line_around(&text, at, 8);
+        let shown = shown_around(&text, at, 8);
         assert!(shown.contains("QX7-2291"), "{shown}");
     }
 }

@@ -239,17 +239,32 @@ fn facts_section(
             continue;
         }
         let line = fact_line(conv, fact);
-        // Its "\n- " (or "\n  - " under a heading), its heading's line with the first of its lines, and
-        // the section's heading with the first line of all.
-        let mut cost = profile.text(&line.text) + 2.0;
-        if let Some(source) = line.source.as_deref().filter(|_| !lines.iter().any(|l| l.same_source(&line))) {
-            cost += profile.text(source) + 3.0;
-        }
-        if lines.is_empty() {
-            cost += heading;
-        }
+        // Beside a part of its line already listed: both shown as one, for what the longer part costs.
+        let beside = lines.iter().enumerate().find_map(|(k, l)| Some((k, l.merged(&line, conv)?)));
+        let replaced = beside.as_ref().map(|(k, _)| *k);
+        let (line, cost) = match beside {
+            Some((k, both)) => {
+                let cost = (profile.text(&both.text) - profile.text(&lines[k].text)).max(0.0);
+                (both, cost)
+            }
+            None => {
+                // Its "\n- " (or "\n  - " under a heading), its heading's line with the first of its lines,
+                // and the section's heading with the first line of all.
+                let mut cost = profile.text(&line.text) + 2.0;
+                if let Some(source) = line.source.as_deref().filter(|_| !lines.iter().any(|l| l.same_source(&line))) {
+                    cost += profile.text(source) + 3.0;
+                }
+                if lines.is_empty() {
+                    cost += heading;
+                }
+                (line, cost)
+            }
+        };
         if !left.take(cost, fact.kind) {
             continue; // a shorter line further down may still fit
+        }
+        if let Some(k) = replaced {
+            lines.remove(k);
         }
         let at = lines.partition_point(|l| l.order() < line.order());
         lines.insert(at, line);
@@ -358,13 +373,12 @@ mod tests {
             assert!(text.contains(fact), "{fact} in {text}");
             assert!(applied.report.facts_appended.iter().any(|f| f.contains(fact)), "{fact} reported");
         }
-        // An id in the words around it, under its writer; a constraint says what it is by itself. In the
-        // order they were written.
+        // An id in the words around it, under its writer (with the e-mail beside it: one part of the line
+        // for both); a constraint says what it is by itself. In the order they were written.
         let section = text.split_once(HEADING).unwrap().1.trim_end_matches("</ctxfold-summary>").trim();
         let lines = [
             "- user:",
-            "  - My booking code is QX7-2291 and my…",
-            "  - …my e-mail is ana@example.com. I must…",
+            "  - My booking code is QX7-2291 and my e-mail is ana@example.com. I must…",
             "- I must never fly through Chicago.",
         ];
         assert_eq!(section, lines.join("\n"));
