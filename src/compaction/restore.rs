@@ -248,11 +248,22 @@ fn facts_section(
                 (both, cost)
             }
             None => {
-                // Its "\n- " (or "\n  - " under a heading), its heading's line with the first of its lines,
-                // and the section's heading with the first line of all.
+                // Its "\n- " (or "\n  - " under a heading), the line of its heading unless a neighbour
+                // has the same (the lines of a heading are listed under it once), and the section's
+                // heading with the first line of all.
                 let mut cost = profile.text(&line.text) + 2.0;
-                if let Some(source) = line.source.as_deref().filter(|_| !lines.iter().any(|l| l.same_source(&line))) {
-                    cost += profile.text(source) + 3.0;
+                let at = lines.partition_point(|l| l.order() < line.order());
+                let (before, after) = (at.checked_sub(1).and_then(|k| lines.get(k)), lines.get(at));
+                let under = |l: Option<&FactLine>, heading: Option<&str>| {
+                    heading.is_some() && l.is_some_and(|l| l.source.as_deref() == heading)
+                };
+                let own = line.source.as_deref();
+                if !under(before, own) && !under(after, own) {
+                    cost += own.map_or(0.0, |h| profile.text(h) + 3.0);
+                    // Between two lines of one heading: the second's is shown again.
+                    if let Some(split) = after.and_then(|a| a.source.as_deref()).filter(|&h| under(before, Some(h))) {
+                        cost += profile.text(split) + 3.0;
+                    }
                 }
                 if lines.is_empty() {
                     cost += heading;
@@ -281,7 +292,7 @@ fn facts_section(
             section.push_str(&line.text);
             continue;
         };
-        if k == 0 || !lines[k - 1].same_source(line) {
+        if k == 0 || lines[k - 1].source != line.source {
             section.push_str("\n- ");
             section.push_str(source);
             section.push(':');
