@@ -398,6 +398,19 @@ mod tests {
     }
 
     #[test]
+    fn lines_under_the_same_heading_share_it_across_messages() {
+        let msgs = crate::fixtures::support_chat(&[
+            ("user", "My booking code is QX7-2291."),
+            ("user", "My second booking is KX9-1182."),
+            ("assistant", "Noted: I will look at both."),
+        ]);
+        let (_, text) = apply(&msgs, json!({ "contextWindow": 1500, "keepUserText": false }), "Two bookings.");
+        let section = text.split_once(HEADING).unwrap().1.trim_end_matches("</ctxfold-summary>").trim();
+        let lines = ["- user:", "  - My booking code is QX7-2291.", "  - My second booking is KX9-1182."];
+        assert_eq!(section, lines.join("\n"));
+    }
+
+    #[test]
     fn a_summary_that_kept_them_gets_nothing_and_keep_facts_false_gets_it_as_given() {
         let kept = "Booking QX7-2291, e-mail ana@example.com. I must never fly through Chicago. Weather and hotels.";
         let (applied, text) = apply(&chat(), json!({ "contextWindow": 1500, "keepUserText": false }), kept);

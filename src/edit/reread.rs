@@ -75,7 +75,6 @@ mod tests {
     use super::*;
     use crate::edit::{materialize_text, FieldEdit, Key};
     use crate::json::parse_with_spans;
-
     use serde_json::json;
 
     /// Every kind of slot, an item kept twice, and items dropped, in a list that is the document and
