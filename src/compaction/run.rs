@@ -13,13 +13,15 @@ use crate::error::Result;
 use crate::options::Options;
 use crate::pruning::prune::{prune, Prune};
 use crate::reading::input::Input;
-use serde_json::Value;
+use serde_json::{Map, Value};
+use std::rc::Rc;
 
 /// A run after planning.
 #[derive(Debug)]
 pub struct Begun {
-    /// The history the plan was made from: the input, or its pruned copy.
-    pub value: Value,
+    /// The history the plan was made from: the input (shared with the caller, who may keep it), or its
+    /// pruned copy.
+    pub value: Rc<Value>,
     /// What pruning changed, when it changed anything (its slots map the pruned history onto the
     /// caller's objects).
     pub pruned: Option<Prune>,
@@ -44,7 +46,7 @@ impl Begun {
 
 /// Prunes (unless `prune` is false), plans on what is left, and chooses the fallback from the host's
 /// `fallback` option and the preset.
-pub fn begin(value: Value, options: &Options, prune_first: bool, fallback: Option<&str>) -> Result<Begun> {
+pub fn begin(value: Rc<Value>, options: &Options, prune_first: bool, fallback: Option<&str>) -> Result<Begun> {
     let (value, pruned) = match prune_first {
         true => pruned(value, options)?,
         false => (value, None),
@@ -75,7 +77,7 @@ pub fn after_overflow(options: &Options, overflow: &Overflow, estimated: u64) ->
 
 /// The history with old tool outputs cleared, as data, and what the pruning did; the same history and
 /// None when it changed nothing.
-fn pruned(value: Value, options: &Options) -> Result<(Value, Option<Prune>)> {
+fn pruned(value: Rc<Value>, options: &Options) -> Result<(Rc<Value>, Option<Prune>)> {
     let (done, key, items) = {
         let input = Input::read(&value)?;
         let done = prune(&input, options)?;
@@ -84,14 +86,21 @@ fn pruned(value: Value, options: &Options) -> Result<(Value, Option<Prune>)> {
         (done, input.key, items)
     };
     let Some(items) = items else { return Ok((value, None)) };
-    let value = match (key, value) {
-        (Some(key), Value::Object(mut body)) => {
-            body.insert(key.to_string(), items);
-            Value::Object(body)
+    // A body: its other fields copied (the messages, most of it, are the new items).
+    let pruned = match (key, &*value) {
+        (Some(key), Value::Object(body)) => {
+            let mut copy = Map::new();
+            for (k, v) in body {
+                if k != key {
+                    copy.insert(k.clone(), v.clone());
+                }
+            }
+            copy.insert(key.to_string(), items);
+            Value::Object(copy)
         }
         _ => items,
     };
-    Ok((value, Some(done)))
+    Ok((Rc::new(pruned), Some(done)))
 }
 
 /// Why a job did not get the model's summary.
@@ -218,6 +227,7 @@ mod tests {
         // The default limit is 0.6 of the window: this one puts it at 0.9 of the total.
         let window = total.total * 10 / 6 * 9 / 10;
         let o = options(json!({ "contextWindow": window, "protectTokens": 5000, "minimumPruneTokens": 1000 }));
+        let msgs = Rc::new(msgs);
         let begun = begin(msgs.clone(), &o, true, None).unwrap();
         assert!(begun.pruned.is_some(), "old tool outputs were cleared");
         assert!(begun.pruned_tokens() > 0);
@@ -229,7 +239,7 @@ mod tests {
 
     #[test]
     fn the_plan_is_made_from_the_pruned_history() {
-        let msgs = Value::Array(agent_run(40, 500));
+        let msgs = Rc::new(Value::Array(agent_run(40, 500)));
         let o = options(json!({ "contextWindow": 3000, "protectTokens": 2000, "minimumPruneTokens": 1000 }));
         let begun = begin(msgs, &o, true, None).unwrap();
         assert!(
@@ -246,7 +256,7 @@ mod tests {
 
     #[test]
     fn each_job_reports_its_own_error() {
-        let msgs = Value::Array(agent_run(40, 200));
+        let msgs = Rc::new(Value::Array(agent_run(40, 200)));
         let begun = begin(msgs, &options(json!({ "contextWindow": 8000 })), false, Some("offline")).unwrap();
         let input = Input::read(&begun.value).unwrap();
         let failed = [Outcome::Failed];

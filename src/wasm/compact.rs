@@ -52,8 +52,7 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
         options = run::after_overflow(&options, overflow, estimated);
     }
     let key = Input::read(&value)?.key;
-    // A text's value is shared with the kept document (text.rs): copied here, the run owns it.
-    let begun = run::begin(std::rc::Rc::unwrap_or_clone(value), &options, own.prune, own.fallback.as_deref())?;
+    let begun = run::begin(value, &options, own.prune, own.fallback.as_deref())?;
     // The caller's objects, or the pruned copies where pruning changed one.
     let (messages, pruned_list) = match &begun.pruned {
         Some(p) => (output_to_js(&p.slots, &messages, key)?, to_js(&p.report.pruned)?),
