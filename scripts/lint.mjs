@@ -1,5 +1,5 @@
 // `node scripts/lint.mjs`, part of `npm test`: the code's shape, checked before anything runs. Modules
-// that import each other (scripts/check-imports.mjs), formatting by .rustfmt.toml, and clippy with every
+// that import each other (scripts/check-imports.mjs), formatting by scripts/rustfmt.toml, and clippy with every
 // warning an error, natively (the core and its tests) and for wasm32 (the binding, compiled only there).
 // Installs rustfmt and clippy through rustup when a toolchain lacks them.
 import { fileURLToPath } from "node:url";
@@ -13,6 +13,7 @@ for (const [component, check] of [["rustfmt", ["fmt", "--version"]], ["clippy", 
 }
 ensureRustTarget(root);
 run(process.execPath, ["scripts/check-imports.mjs"], { cwd: root });
-run("cargo", ["fmt", "--all", "--check"], { cwd: root });
+// The settings are passed by path: the top level holds only what the product needs (`npm run fmt` applies them).
+run("cargo", ["fmt", "--all", "--", "--check", "--config-path", "scripts/rustfmt.toml"], { cwd: root });
 run("cargo", ["clippy", "--quiet", "--workspace", "--all-targets", "--", "-D", "warnings"], { cwd: root });
 run("cargo", ["clippy", "--quiet", "--release", ...WASM_CARGO_ARGS, "--workspace", "--lib", "--", "-D", "warnings"], { cwd: root });
