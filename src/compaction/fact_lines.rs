@@ -8,7 +8,7 @@
 
 use crate::compaction::audit::{Fact, Kind};
 use crate::reading::format::Conversation;
-use crate::reading::message::Role;
+use crate::reading::message::{Message, Role};
 use crate::text::{ceil_boundary, floor_boundary, one_line};
 
 /// Longest line shown (bytes): a longer one is cut to this window around the fact. Short, because
@@ -61,10 +61,11 @@ impl FactLine {
             return None;
         }
         let (start, end) = (self.place.2.min(other.place.2), self.end.max(other.end));
-        let near = self.place.2.max(other.place.2) <= self.end.min(other.end) + NEAR;
-        let text = texts(conv, self.place.0)?.get(self.place.1)?.1;
-        let between = text.get(start..end)?;
-        (near && !between.contains('\n')).then(|| FactLine {
+        if self.place.2.max(other.place.2) > self.end.min(other.end) + NEAR {
+            return None;
+        }
+        let text = texts(conv.messages.get(self.place.0)?).nth(self.place.1)?;
+        (!text.get(start..end)?.contains('\n')).then(|| FactLine {
             place: (self.place.0, self.place.1, start),
             end,
             source: self.source.clone(),
@@ -76,28 +77,30 @@ impl FactLine {
 /// Parts of one line this many bytes apart or closer are shown as one.
 const NEAR: usize = 12;
 
-/// The texts of message `i` with their labels: what it says (labelled with its writer), its calls'
-/// arguments, its tool results.
-fn texts<'c>(conv: &'c Conversation, i: usize) -> Option<Vec<(String, &'c str)>> {
-    let m = conv.messages.get(i)?;
-    let writer = match m.role {
-        Role::User if !m.is_summary => "user",
-        Role::User | Role::System => "earlier summary",
-        Role::Assistant => "assistant",
-        Role::Tool => "tool output",
-    };
-    let mut texts: Vec<(String, &str)> = vec![(writer.to_string(), &m.text)];
-    for call in &m.tool_calls {
-        texts.push((format!("assistant called `{}`", call.name), &call.arguments));
-    }
-    for (k, result) in m.tool_results.iter().enumerate() {
-        let label = match conv.links.tool_name(i, k) {
+/// The texts of a message, in the order a fact's place counts them: what it says, its calls' arguments,
+/// its tool results.
+fn texts<'m>(m: &'m Message) -> impl Iterator<Item = &'m str> {
+    let calls = m.tool_calls.iter().map(|c| c.arguments.as_ref());
+    std::iter::once(m.text.as_ref()).chain(calls).chain(m.tool_results.iter().map(|r| r.text.as_ref()))
+}
+
+/// Who wrote text `source` of message `i` (see `texts`): its writer, the call, or the tool whose output it is.
+fn label(conv: &Conversation, i: usize, m: &Message, source: usize) -> String {
+    let calls = m.tool_calls.len();
+    match source {
+        0 => match m.role {
+            Role::User if !m.is_summary => "user",
+            Role::User | Role::System => "earlier summary",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool output",
+        }
+        .to_string(),
+        k if k <= calls => format!("assistant called `{}`", m.tool_calls[k - 1].name),
+        k => match conv.links.tool_name(i, k - 1 - calls) {
             Some(name) => format!("output of `{name}`"),
             None => "tool output".to_string(),
-        };
-        texts.push((label, &result.text));
+        },
     }
-    Some(texts)
 }
 
 /// How `fact` is shown: alone when it speaks for itself, else the line of its message that holds it,
@@ -106,8 +109,8 @@ fn texts<'c>(conv: &'c Conversation, i: usize) -> Option<Vec<(String, &'c str)>>
 pub fn fact_line(conv: &Conversation, fact: &Fact) -> FactLine {
     let alone = !matches!(fact.kind, Kind::Number | Kind::Identifier);
     let bare = |source| FactLine { place: (fact.message, 0, 0), end: 0, source, text: fact.text.clone() };
-    let Some(sources) = texts(conv, fact.message) else { return bare(None) };
-    for (source, (label, text)) in sources.iter().enumerate() {
+    let Some(m) = conv.messages.get(fact.message) else { return bare(None) };
+    for (source, text) in texts(m).enumerate() {
         let Some(at) = text.find(fact.text.as_str()) else { continue };
         let end = at + fact.text.len();
         if alone {
@@ -117,10 +120,11 @@ pub fn fact_line(conv: &Conversation, fact: &Fact) -> FactLine {
         let shown = listed(text, start, end);
         // Which of its texts a message's own words are is told by how it begins; a call or an output is
         // told by its tool.
-        let source_heading = if source == 0 { heading(label, text, start) } else { label.clone() };
+        let label = label(conv, fact.message, m, source);
+        let source_heading = if source == 0 { heading(&label, text, start) } else { label };
         return FactLine { place: (fact.message, source, start), end, source: Some(source_heading), text: shown };
     }
-    bare((!alone).then(|| sources[0].0.clone()))
+    bare((!alone).then(|| label(conv, fact.message, m, 0)))
 }
 
 /// The heading of a message's `text` (written by `label`) for a line starting at byte `start` of it: the

@@ -241,11 +241,10 @@ fn facts_section(
         let line = fact_line(conv, fact);
         // Beside a part of its line already listed: both shown as one, for what the longer part costs.
         let beside = lines.iter().enumerate().find_map(|(k, l)| Some((k, l.merged(&line, conv)?)));
-        let replaced = beside.as_ref().map(|(k, _)| *k);
-        let (line, cost) = match beside {
+        let (replaced, line, cost) = match beside {
             Some((k, both)) => {
                 let cost = (profile.text(&both.text) - profile.text(&lines[k].text)).max(0.0);
-                (both, cost)
+                (Some(k), both, cost)
             }
             None => {
                 // Its "\n- " (or "\n  - " under a heading), the line of its heading unless a neighbour
@@ -268,7 +267,7 @@ fn facts_section(
                 if lines.is_empty() {
                     cost += heading;
                 }
-                (line, cost)
+                (None, line, cost)
             }
         };
         if !left.take(cost, fact.kind) {

@@ -100,12 +100,9 @@ impl Spans {
 /// `text` as a JSON value, and where its first two levels are (see `Spans`).
 pub fn parse_with_spans(text: &str) -> Result<(Value, Spans)> {
     let mut reader = Reader::new(text, Some(Spans::default()));
+    reader.inner = text.trim_start().starts_with('{');
     let value = reader.document()?;
-    let mut spans = reader.spans.unwrap_or_default();
-    if !value.is_object() {
-        spans.inner.clear();
-    }
-    Ok((value, spans))
+    Ok((value, reader.spans.unwrap_or_default()))
 }
 
 struct Reader<'a> {
@@ -120,6 +117,8 @@ struct Reader<'a> {
     spans: Option<Spans>,
     /// The key of the root object's member being read (with `spans`).
     member: Option<String>,
+    /// Whether the values inside the root's values are recorded too (with `spans`; a root object's).
+    inner: bool,
 }
 
 /// A number as read, before it becomes a `Value`.
@@ -141,6 +140,7 @@ impl<'a> Reader<'a> {
             scratch: String::new(),
             spans,
             member: None,
+            inner: false,
         }
     }
 
@@ -219,7 +219,7 @@ impl<'a> Reader<'a> {
         if let Some(spans) = self.spans.as_mut() {
             match level {
                 1 => spans.top.push((member, start..self.at)),
-                2 => spans.inner.push((spans.top.len(), start..self.at)),
+                2 if self.inner => spans.inner.push((spans.top.len(), start..self.at)),
                 _ => {}
             }
         }

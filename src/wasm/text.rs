@@ -104,44 +104,32 @@ thread_local! {
 }
 
 impl Document {
-    /// Reads it, if it was written from another document and not read yet.
-    fn read(&mut self) -> Result<(), Error> {
-        let unread = Read::Done { value: Rc::default(), spans: Spans::default() };
-        self.read = match std::mem::replace(&mut self.read, unread) {
-            Read::Pending { at, slots, from, spans, key } => {
-                let from = Rc::try_unwrap(from).unwrap_or_else(|shared| (*shared).clone());
-                let (value, spans) = match reread(&self.text, &at, &slots, from, spans, key) {
-                    Some(read) => read,
-                    None => crate::json::parse_with_spans(&self.text).map_err(not_json)?,
-                };
-                Read::Done { value: Rc::new(value), spans }
-            }
-            done => done,
-        };
-        Ok(())
-    }
-
-    /// Its value and spans, once read (an unread document has none yet).
-    fn value(&self) -> Option<(&Rc<Value>, &Spans)> {
-        match &self.read {
-            Read::Done { value, spans } => Some((value, spans)),
-            Read::Pending { .. } => None,
+    /// The document read, if it was written from another document and not read yet.
+    fn read(mut self) -> Result<Document, Error> {
+        if let Read::Pending { at, slots, from, spans, key } = self.read {
+            let from = Rc::try_unwrap(from).unwrap_or_else(|shared| (*shared).clone());
+            let (value, spans) = match reread(&self.text, &at, &slots, from, spans, key) {
+                Some(read) => read,
+                None => crate::json::parse_with_spans(&self.text).map_err(not_json)?,
+            };
+            self.read = Read::Done { value: Rc::new(value), spans };
         }
+        Ok(self)
     }
 }
 
-/// The document of `messages` when it is text: the kept one when it is that text, else read now. Taken
-/// out of `LAST`; `keep` puts a document back.
+/// The document of `messages` when it is text, read: the kept one when it is that text, else read now.
+/// Taken out of `LAST`; `keep` puts a document back.
 fn document(messages: &JsValue) -> Result<Option<Document>, Error> {
     if let Some(doc) = LAST.with_borrow_mut(|last| last.take_if(|d| d.js.as_ref() == Some(messages))) {
-        return Ok(Some(doc));
+        return doc.read().map(Some);
     }
     let Some(given) = given(messages)? else { return Ok(None) };
     let js = (!given.bytes).then(|| messages.clone());
     if let Some(mut doc) = LAST.with_borrow_mut(|last| last.take_if(|d| d.text == given.text)) {
         doc.js = js;
         doc.bytes = given.bytes;
-        return Ok(Some(doc));
+        return doc.read().map(Some);
     }
     let (value, spans) = crate::json::parse_with_spans(&given.text).map_err(not_json)?;
     Ok(Some(Document { js, bytes: given.bytes, text: given.text, read: Read::Done { value: Rc::new(value), spans } }))
@@ -154,9 +142,11 @@ fn keep(doc: Document) {
 /// `messages` read as a value when it is text (kept for the output of the same call, and for a later
 /// call given the same text). None: `messages` is not text.
 pub fn value_of(messages: &JsValue) -> Result<Option<Rc<Value>>, Error> {
-    let Some(mut doc) = document(messages)? else { return Ok(None) };
-    doc.read()?;
-    let value = doc.value().map(|(value, _)| value.clone());
+    let Some(doc) = document(messages)? else { return Ok(None) };
+    let value = match &doc.read {
+        Read::Done { value, .. } => Some(value.clone()),
+        Read::Pending { .. } => None, // not returned by `document`
+    };
     keep(doc);
     Ok(value)
 }
@@ -175,9 +165,8 @@ pub fn output(
     key: Option<&'static str>,
     body_edits: Vec<FieldEdit>,
 ) -> Result<Option<JsValue>, Error> {
-    let Some(mut doc) = document(messages)? else { return Ok(None) };
-    doc.read()?;
-    let Read::Done { value: from, spans } = doc.read else { return Ok(None) };
+    let Some(doc) = document(messages)? else { return Ok(None) };
+    let Read::Done { value: from, spans } = doc.read else { return Ok(None) }; // not returned by `document`
     let written = materialize_text(slots, &doc.text, &items(&spans, key)?);
     if !body_edits.is_empty() {
         let (value, spans) = crate::json::parse_with_spans(&written.text).map_err(not_json)?;
