@@ -139,7 +139,7 @@ export interface Options {
   pin?: number[];
   /** Keep critical messages verbatim (newest first, within a quarter of the limit): calls of `criticalTools`, tool results that report errors, and user messages that state constraints (must, never, don't, 不能, 必须, 禁止, 要求, 约束…). */
   keepCritical?: boolean;
-  /** Append to each summary the facts of its messages it left out, verbatim (default true; see `ApplyResult.factsAppended`), within half its output budget and under the limit, except the user's constraints: they go in even past it (never past the history's size before), with the warning that the history is over it. A summary too long to leave room for them gives up its middle, down to half its size, with a warning. `false`: the summary exactly as given. */
+  /** Append to each summary the facts of its messages it left out, verbatim (default true; see `ApplyResult.factsAppended`), within half its output budget (or what a short summary left of it) or, where the history has room to spare, up to an eighth below the limit (at most twice the output budget), except the user's constraints: they go in even past it (never past the history's size before), with the warning that the history is over it. A summary too long to leave room for them gives up its middle, down to half its size, with a warning. `false`: the summary exactly as given. */
   keepFacts?: boolean;
   /** Quote the user's own summarized messages after each summary, verbatim (default true; see `ApplyResult.userTextAppended`): the first (the task) always, its middle cut when it alone is over the bound; then the newest that fit. Together within an eighth of the limit and a quarter of the tokens summarized. `false`: the summary exactly as given. */
   keepUserText?: boolean;
@@ -479,8 +479,10 @@ export interface ApplyResult<T = Message[]> {
    * With `keepFacts` (the default): the facts of the summarized messages (user constraints, error lines, numbers,
    * URLs, ids, e-mail addresses, paths) that the summary left out and that were appended to it under "Facts from
    * the summarized messages, verbatim:"; a number or an id in the words around it, with their writer ("assistant:
-   * - **Reservation ID**: M20IZO", not a bare "M20IZO"). Within half the summary's output budget and a quarter of
-   * the tokens summarized, and never when they would leave the history over the limit or not smaller.
+   * - **Reservation ID**: M20IZO", not a bare "M20IZO"). Within half the summary's output budget (or what a short
+   * summary left of it, up to a quarter of the tokens summarized) or, where the history has room to spare, up to an
+   * eighth below the limit (at most twice the output budget), and never when they would leave the history over the
+   * limit or not smaller.
    */
   factsAppended: string[];
   /**
