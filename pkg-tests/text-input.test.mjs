@@ -166,3 +166,32 @@ test("bytes changed after they were answered are read as they are now", async ()
   out[0] = 0x7b; // `{`: no longer a list of messages
   assert.throws(() => c.plan_compaction(out), (e) => e.code === "INVALID_INPUT");
 });
+
+test("long text with a few characters beyond ASCII is answered exactly as a string", async () => {
+  const c = await api();
+  // An agent run whose texts start, break and end with characters of two, three and four bytes in UTF-8
+  // (the last a surrogate pair in a string), between long ASCII runs.
+  const run = readCorpus("mini-swe-agent-tools.jsonl")[4];
+  const odd = ["é", "日本語", "🎉", "ß🎉é"];
+  const messages = run.messages.map((m, k) => {
+    if (typeof m.content !== "string") return m;
+    const half = m.content.length >> 1;
+    const middle = half - (/[\uDC00-\uDFFF]/.test(m.content[half]) ? 1 : 0);
+    return { ...m, content: `${odd[k % 4]}${m.content.slice(0, middle)}${odd[(k + 1) % 4]}${m.content.slice(middle)}${odd[(k + 2) % 4]}` };
+  });
+  const body = JSON.stringify({ model: "m", messages });
+  const options = { contextWindow: 16_000, protectTokens: 2_000, minimumPruneTokens: 0 };
+  const pruned = c.prune(body, options);
+  assert.ok(pruned.pruned.length > 0, "tool outputs were cleared: the answer is written anew");
+  assert.equal(pruned.messages, decode(c.prune(utf8.encode(body), options).messages));
+  // Each summarized text's head is in the prompt as it was written (the user's are kept, not summarized).
+  const plan = c.plan_compaction(pruned.messages, { force: true, keepRecentTurns: 1 });
+  assert.deepEqual(plan.warnings, []);
+  const after = JSON.parse(pruned.messages).messages;
+  const heads = plan.summarize
+    .flatMap(({ start, end }) => after.slice(start, end))
+    .filter((m) => m.role !== "user" && typeof m.content === "string" && m.content.length > 1_000)
+    .map((m) => m.content.slice(0, 100));
+  assert.ok(heads.length > 5);
+  for (const head of heads) assert.ok(plan.jobs[0].prompt.user.includes(head), head);
+});

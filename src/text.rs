@@ -1,5 +1,5 @@
-//! Small text helpers shared by the prompt, the digest and apply: our summary marker, and cutting
-//! text safely (always on character boundaries, with the cut made visible).
+//! Small text helpers shared by the prompt, the digest and apply: our summary marker, cutting text
+//! safely (always on character boundaries, with the cut made visible), and comparing long texts.
 
 /// Every summary we splice in starts with this, so later plans recognize it and update it instead
 /// of summarizing a summary. It is text, not a field: providers reject unknown fields.
@@ -95,6 +95,32 @@ pub fn owned(texts: &[&str]) -> Vec<String> {
         out.push(t.to_string());
     }
     out
+}
+
+/// Whether `a` and `b` are the same text, compared eight bytes at a time. `==` on strings calls
+/// `memcmp`, which the wasm32 build runs a byte at a time, and the texts compared whole (a request body
+/// against the one kept, a message's text against the memo's copy) run to megabytes.
+pub fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let words = a.len() / 8 * 8;
+    let mut at = 0;
+    while at < words {
+        if word(a, at) != word(b, at) {
+            return false;
+        }
+        at += 8;
+    }
+    a[words..] == b[words..]
+}
+
+/// The eight bytes of `bytes` from `at` as one number.
+#[inline(always)]
+fn word(bytes: &[u8], at: usize) -> u64 {
+    let w = &bytes[at..at + 8];
+    u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]])
 }
 
 /// The largest index <= `at` that is a character boundary of `s`.
@@ -216,6 +242,27 @@ pub fn one_line(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn texts_are_the_same_only_when_every_byte_is() {
+        let base: String = (0..41).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+        for len in 0..=base.len() {
+            let text = &base[..len];
+            let copy = String::from(text); // another allocation: compared by content, not by address
+            assert!(same_text(text, &copy));
+            // A difference in any byte, in a whole word or in the bytes after the last one, is found.
+            for at in 0..len {
+                let mut other = text.as_bytes().to_vec();
+                other[at] = b'_';
+                assert!(!same_text(text, std::str::from_utf8(&other).unwrap()), "{len} {at}");
+            }
+            if len > 0 {
+                assert!(!same_text(text, &base[..len - 1]));
+            }
+        }
+        assert!(same_text("日本語のテキスト", "日本語のテキスト"));
+        assert!(!same_text("日本語のテキスト", "日本語のテキスㇳ"));
+    }
 
     #[test]
     fn repeated_long_lines_are_dropped_and_short_ones_kept() {

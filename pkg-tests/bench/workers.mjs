@@ -12,6 +12,11 @@
 // median `/echo` request (sending and reading the body).
 // Cloudflare's free plan allows 10 ms of CPU per request.
 //
+// CTXFOLD_BASE=/path/to/another/checkout (with its dist/ built) serves that build's Worker beside this one's
+// and sends every request to both, in turn, the first of the two alternating: the builds are compared on the
+// same machine at the same moment, and the ratio of their medians is printed. A shared machine's speed can
+// vary by 2x from one day to the next, so a change is judged by that ratio, not by times measured apart.
+//
 // ctxfold keeps the counts of long texts it read lately (src/counting/memo.rs), so a body seen before costs
 // less; and the last text it wrote, so `plan_compaction` takes prune's answer without reading it again. Two
 // cases are measured: "new", where every round's body is one no earlier request held (each message's text
@@ -19,6 +24,7 @@
 // (a client retrying, or a conversation sent again unchanged).
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { performance } from "node:perf_hooks";
 import { prepareFixture } from "../fixture.mjs";
 import { readCorpus } from "../corpus.mjs";
@@ -59,58 +65,75 @@ for (const file of ["mini-swe-agent-tools.jsonl", "swe-agent.jsonl"]) {
 const body = JSON.stringify({ model: "gpt-4.1", messages });
 console.log(`\nWorkers: prune → plan_compaction on a ${estimate(messages).total}-token body (${(body.length / 1e6).toFixed(2)} MB of JSON, ${messages.length} messages), inside workerd`);
 
-const scratch = prepareFixture();
-try {
-  const project = join(scratch, "project");
-  writeFileSync(join(project, "bench-worker.js"), WORKER);
-  const outDir = join(scratch, "workerd-bench");
-  const { wasmModules } = await bundleWorker(project, outDir, "bench-worker.js");
-  const worker = await serveWorker(outDir, wasmModules);
+const base = process.env.CTXFOLD_BASE;
+/** A Worker of the package that `fixture` packs (this checkout's, or the base's), served. */
+async function serve(fixture) {
+  const scratch = fixture.prepareFixture();
   try {
-    const post = async (path, body) => {
-      const t0 = performance.now();
-      const res = await fetch(`${worker.url}${path.slice(1)}`, { method: "POST", body });
-      const answer = await res.text();
-      if (!res.ok) throw new Error(`${path}: ${res.status} ${answer}`);
-      return [performance.now() - t0, answer];
-    };
-    const at = (list, q) => [...list].sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor(q * list.length))];
-    const measure = async (bodyOf, as = "") => {
-      for (let k = 0; k < WARM_UP; k++) await Promise.all([post(`/work${as}`, bodyOf(-1 - k)), post(`/echo${as}`, bodyOf(-1 - k))]);
-      const work = [], echo = [];
-      let answer;
-      for (let k = 0; k < 30; k++) {
-        const b = bodyOf(k);
-        const [w, a] = await post(`/work${as}`, b);
-        work.push(w);
-        answer = a;
-        echo.push((await post(`/echo${as}`, b))[0]);
-      }
-      const base = at(echo, 0.5);
-      return { work, base, net: work.map((w) => w - base), answer };
-    };
-    const numbered = (k) => JSON.stringify({ model: "gpt-4.1", messages: messages.map((m) => (typeof m.content === "string" ? { ...m, content: `${k} ${m.content}` } : m)) });
-    const fresh = await measure(numbered);
-    const again = await measure(() => body);
-    const bytes = await measure((k) => numbered(1000 + k), "-bytes");
-    console.log(`  plan: ${fresh.answer}`);
-    const cases = [["a new body each request", fresh], ["the same body again", again], ["a new body each request, read as bytes (arrayBuffer)", bytes]];
-    for (const [what, r] of cases) {
-      console.log(`  ${what}: /work median ${at(r.work, 0.5).toFixed(1)} ms, p90 ${at(r.work, 0.9).toFixed(1)} ms; /echo (send and read the body) median ${r.base.toFixed(1)} ms`);
-      console.log(`    prune → plan, /work less the /echo median: median ${at(r.net, 0.5).toFixed(1)} ms, p90 ${at(r.net, 0.9).toFixed(1)} ms${r === fresh ? " (target: median under 10 ms)" : ""}`);
-    }
-    // The same work in this Node process, for comparison (new bodies).
-    const inNode = [];
-    for (let k = 0; k < 30; k++) {
-      const b = numbered(100 + k);
-      const t0 = performance.now();
-      plan_compaction(prune(b, OPTIONS).messages, OPTIONS);
-      inNode.push(performance.now() - t0);
-    }
-    console.log(`  the same in Node (this process, a new body each time): median ${at(inNode, 0.5).toFixed(1)} ms, p90 ${at(inNode, 0.9).toFixed(1)} ms`);
-  } finally {
-    await worker.stop();
+    const project = join(scratch, "project");
+    writeFileSync(join(project, "bench-worker.js"), WORKER);
+    const outDir = join(scratch, "workerd-bench");
+    const { wasmModules } = await bundleWorker(project, outDir, "bench-worker.js");
+    return { scratch, worker: await serveWorker(outDir, wasmModules) };
+  } catch (e) {
+    rmSync(scratch, { recursive: true, force: true });
+    throw e;
   }
+}
+const builds = [{ name: "this build", ...(await serve({ prepareFixture })) }];
+const at = (list, q) => [...list].sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor(q * list.length))];
+try {
+  if (base) builds.push({ name: "base", ...(await serve(await import(pathToFileURL(join(base, "pkg-tests", "fixture.mjs")).href))) });
+  const post = async (worker, path, body) => {
+    const t0 = performance.now();
+    const res = await fetch(`${worker.url}${path.slice(1)}`, { method: "POST", body });
+    const answer = await res.text();
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${answer}`);
+    return [performance.now() - t0, answer];
+  };
+  /** Each build's `/work` and `/echo` times over the rounds, and its cost of the work (`net`). */
+  const measure = async (bodyOf, as = "") => {
+    const times = builds.map(() => ({ work: [], echo: [] }));
+    let answer;
+    for (let k = -WARM_UP; k < 30; k++) {
+      const b = bodyOf(k);
+      for (const j of builds.map((_, j) => (j + k + WARM_UP) % builds.length)) {
+        const [w, a] = await post(builds[j].worker, `/work${as}`, b);
+        const [e] = await post(builds[j].worker, `/echo${as}`, b);
+        if (k < 0) continue;
+        times[j].work.push(w);
+        times[j].echo.push(e);
+        answer = a;
+      }
+    }
+    return times.map(({ work, echo }) => ({ work, base: at(echo, 0.5), net: work.map((w) => w - at(echo, 0.5)), answer }));
+  };
+  const numbered = (k) => JSON.stringify({ model: "gpt-4.1", messages: messages.map((m) => (typeof m.content === "string" ? { ...m, content: `${k} ${m.content}` } : m)) });
+  const fresh = await measure(numbered);
+  const again = await measure(() => body);
+  const bytes = await measure((k) => numbered(1000 + k), "-bytes");
+  console.log(`  plan: ${fresh[0].answer}`);
+  const cases = [["a new body each request", fresh], ["the same body again", again], ["a new body each request, read as bytes (arrayBuffer)", bytes]];
+  for (const [what, results] of cases) {
+    console.log(`  ${what}:`);
+    results.forEach((r, j) => {
+      const target = r === fresh[0] ? " (target: median under 10 ms)" : "";
+      console.log(`    ${builds[j].name}: /work median ${at(r.work, 0.5).toFixed(1)} ms, p90 ${at(r.work, 0.9).toFixed(1)} ms; /echo (send and read the body) median ${r.base.toFixed(1)} ms`);
+      console.log(`      prune → plan, /work less the /echo median: median ${at(r.net, 0.5).toFixed(1)} ms, p90 ${at(r.net, 0.9).toFixed(1)} ms${target}`);
+    });
+    if (base) console.log(`    this build / base, median of prune → plan: ${(at(results[0].net, 0.5) / at(results[1].net, 0.5)).toFixed(3)}`);
+  }
+  const inNode = [];
+  for (let k = 0; k < 30; k++) {
+    const b = numbered(100 + k);
+    const t0 = performance.now();
+    plan_compaction(prune(b, OPTIONS).messages, OPTIONS);
+    inNode.push(performance.now() - t0);
+  }
+  console.log(`  this build in Node (this process, a new body each time): median ${at(inNode, 0.5).toFixed(1)} ms, p90 ${at(inNode, 0.9).toFixed(1)} ms`);
 } finally {
-  rmSync(scratch, { recursive: true, force: true });
+  for (const { worker, scratch } of builds) {
+    await worker.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }

@@ -57,7 +57,8 @@ fn counts_of(text: &str, count: impl FnOnce(&str) -> Counts) -> Counts {
         let m = m.borrow();
         let e = m.entries.get(*m.slots.get(slot)? as usize)?;
         let start = e.start as usize;
-        (e.hash == hash && m.texts.get(start..start + text.len()) == Some(text)).then_some(e.counts)
+        let kept = m.texts.get(start..start + text.len())?;
+        (e.hash == hash && crate::text::same_text(kept, text)).then_some(e.counts)
     });
     if let Some(c) = kept {
         return c;

@@ -203,7 +203,7 @@ pub fn plan_to_js(mut plan: Plan) -> Result<JsValue, JsValue> {
     let jobs: Array = Reflect::get(&out, &"jobs".into())?.unchecked_into();
     for (k, user) in transcripts.iter().enumerate() {
         let prompt = Reflect::get(&jobs.get(k as u32), &"prompt".into())?;
-        Reflect::set(&prompt, &"user".into(), &JsValue::from_str(user))?;
+        Reflect::set(&prompt, &"user".into(), &text::js_string(user))?;
     }
     Ok(out)
 }

@@ -126,7 +126,7 @@ fn document(messages: &JsValue) -> Result<Option<Document>, Error> {
     }
     let Some(given) = given(messages)? else { return Ok(None) };
     let js = (!given.bytes).then(|| messages.clone());
-    if let Some(mut doc) = LAST.with_borrow_mut(|last| last.take_if(|d| d.text == given.text)) {
+    if let Some(mut doc) = LAST.with_borrow_mut(|last| last.take_if(|d| crate::text::same_text(&d.text, &given.text))) {
         doc.js = js;
         doc.bytes = given.bytes;
         return doc.read().map(Some);
@@ -190,8 +190,59 @@ fn items(spans: &Spans, key: Option<&str>) -> Result<ItemSpans, Error> {
 pub fn answer(text: &str, bytes: bool) -> JsValue {
     match bytes {
         true => Uint8Array::from(text.as_bytes()).into(),
-        false => JsValue::from(text),
+        false => js_string(text),
     }
+}
+
+/// `text` as a JavaScript string. A long text is converted in parts, its long ASCII runs apart from
+/// the rest: engines convert ASCII several times faster, and a few other characters send all of a text
+/// the slow way (Node 20's `TextDecoder` on 0.84 MB of an agent run: 0.6 ms as ASCII, 2.6 ms with 19
+/// other characters in it; 0.7 ms in 39 parts, 1.4 ms with the engine's later copy of the parts into
+/// one string).
+pub fn js_string(text: &str) -> JsValue {
+    /// ASCII runs at least this long are parts of their own.
+    const RUN: usize = 1 << 12;
+    let bytes = text.as_bytes();
+    if bytes.len() < 4 * RUN || text.is_ascii() {
+        return JsValue::from_str(text);
+    }
+    let mut out = JsString::from("");
+    let mut part = 0; // where the part not yet converted starts
+    let mut at = 0; // an ASCII byte or the end
+    while at < bytes.len() {
+        let ascii_end = ascii_end(bytes, at);
+        if ascii_end - at >= RUN {
+            if part < at {
+                out = out.concat(&JsString::from(&text[part..at]));
+            }
+            out = out.concat(&JsString::from(&text[at..ascii_end]));
+            part = ascii_end;
+        }
+        at = ascii_end;
+        while at < bytes.len() && !bytes[at].is_ascii() {
+            at += 1;
+        }
+    }
+    if part < bytes.len() {
+        out = out.concat(&JsString::from(&text[part..]));
+    }
+    out.into()
+}
+
+/// Where the run of ASCII bytes from `at` ends, eight bytes at a time.
+fn ascii_end(bytes: &[u8], mut at: usize) -> usize {
+    while let Some(w) = bytes.get(at..at + 8) {
+        let word = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+        let high = word & 0x8080_8080_8080_8080;
+        if high != 0 {
+            return at + (high.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    while bytes.get(at).is_some_and(u8::is_ascii) {
+        at += 1;
+    }
+    at
 }
 
 /// Whether `v` is JSON text of a request body (an object) rather than of a message array: its first
