@@ -65,7 +65,7 @@ for (const file of ["mini-swe-agent-tools.jsonl", "swe-agent.jsonl"]) {
 const body = JSON.stringify({ model: "gpt-4.1", messages });
 console.log(`\nWorkers: prune → plan_compaction on a ${estimate(messages).total}-token body (${(body.length / 1e6).toFixed(2)} MB of JSON, ${messages.length} messages), inside workerd`);
 
-const base = process.env.CTXFOLD_BASE;
+const base = process.env.CTXFOLD_BASE; // another checkout to compare with
 /** A Worker of the package that `fixture` packs (this checkout's, or the base's), served. */
 async function serve(fixture) {
   const scratch = fixture.prepareFixture();
@@ -91,7 +91,7 @@ try {
     if (!res.ok) throw new Error(`${path}: ${res.status} ${answer}`);
     return [performance.now() - t0, answer];
   };
-  /** Each build's `/work` and `/echo` times over the rounds, and its cost of the work (`net`). */
+  /** Each build's `/work` times, its median `/echo` time, and its cost of the work (`net`: each `/work` less that median). */
   const measure = async (bodyOf, as = "") => {
     const times = builds.map(() => ({ work: [], echo: [] }));
     let answer;
@@ -106,7 +106,7 @@ try {
         answer = a;
       }
     }
-    return times.map(({ work, echo }) => ({ work, base: at(echo, 0.5), net: work.map((w) => w - at(echo, 0.5)), answer }));
+    return times.map(({ work, echo }) => ({ work, echo: at(echo, 0.5), net: work.map((w) => w - at(echo, 0.5)), answer }));
   };
   const numbered = (k) => JSON.stringify({ model: "gpt-4.1", messages: messages.map((m) => (typeof m.content === "string" ? { ...m, content: `${k} ${m.content}` } : m)) });
   const fresh = await measure(numbered);
@@ -118,11 +118,12 @@ try {
     console.log(`  ${what}:`);
     results.forEach((r, j) => {
       const target = r === fresh[0] ? " (target: median under 10 ms)" : "";
-      console.log(`    ${builds[j].name}: /work median ${at(r.work, 0.5).toFixed(1)} ms, p90 ${at(r.work, 0.9).toFixed(1)} ms; /echo (send and read the body) median ${r.base.toFixed(1)} ms`);
+      console.log(`    ${builds[j].name}: /work median ${at(r.work, 0.5).toFixed(1)} ms, p90 ${at(r.work, 0.9).toFixed(1)} ms; /echo (send and read the body) median ${r.echo.toFixed(1)} ms`);
       console.log(`      prune → plan, /work less the /echo median: median ${at(r.net, 0.5).toFixed(1)} ms, p90 ${at(r.net, 0.9).toFixed(1)} ms${target}`);
     });
     if (base) console.log(`    this build / base, median of prune → plan: ${(at(results[0].net, 0.5) / at(results[1].net, 0.5)).toFixed(3)}`);
   }
+  // The same work in this Node process, for comparison (new bodies).
   const inNode = [];
   for (let k = 0; k < 30; k++) {
     const b = numbered(100 + k);
