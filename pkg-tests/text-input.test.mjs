@@ -195,3 +195,22 @@ test("long text with a few characters beyond ASCII is answered exactly as a stri
   assert.ok(heads.length > 5);
   for (const head of heads) assert.ok(plan.jobs[0].prompt.user.includes(head), head);
 });
+
+test("bytes changed while compact awaits its summary: the answer is made from the bytes as given", async () => {
+  const c = await api();
+  const text = JSON.stringify(JSON.parse(readFileSync(join(examples, "openai-chat.json"), "utf8")));
+  const options = { force: true, keepRecentTurns: 1, prune: false };
+  const summarize = async () => "We looked at the weather in Paris.";
+  const expected = decode((await c.compact(utf8.encode(text), { ...options, summarize })).messages);
+  const bytes = utf8.encode(text);
+  const changing = async () => {
+    // Every byte of the newest request, kept as it is, becomes "x" while the summary is written.
+    const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+    const start = view.lastIndexOf('"content":"') + '"content":"'.length;
+    bytes.fill(0x78, start, view.indexOf('"', start));
+    return summarize();
+  };
+  const compacted = await c.compact(bytes, { ...options, summarize: changing });
+  assert.notEqual(decode(bytes), text);
+  assert.equal(decode(compacted.messages), expected);
+});

@@ -8,5 +8,5 @@ pub fn apply_summary_js(messages: JsValue, plan: JsValue, summary: JsValue) -> R
     let summary = value_from_js(&summary, "summary", Code::InvalidInput)?;
     let input = Input::read(&value)?;
     let applied = crate::compaction::apply::apply_summary(&input, &plan_value, &summary)?;
-    with_messages(to_js(&applied.report)?, output_to_js(&applied.slots, &messages, input.key)?)
+    with_messages(to_js(&applied.report)?, output_to_js(&applied.slots, &messages, input.key, &value)?)
 }

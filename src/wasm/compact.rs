@@ -52,10 +52,11 @@ pub fn compact_begin(messages: JsValue, options: JsValue) -> Result<JsValue, JsV
         options = run::after_overflow(&options, overflow, estimated);
     }
     let key = Input::read(&value)?.key;
+    let given = value.clone(); // what the pruning's slots map onto
     let begun = run::begin(value, &options, own.prune, own.fallback.as_deref())?;
     // The caller's objects, or the pruned copies where pruning changed one.
     let (messages, pruned_list) = match &begun.pruned {
-        Some(p) => (output_to_js(&p.slots, &messages, key)?, to_js(&p.report.pruned)?),
+        Some(p) => (output_to_js(&p.slots, &messages, key, &given)?, to_js(&p.report.pruned)?),
         None => (messages, Array::new().into()),
     };
     let snapshot = snapshot(&messages, key)?;
@@ -192,7 +193,7 @@ pub fn compact_finish(
     set(&result, "pruned", &pruned_list)?;
     set(&result, "plan", &plan_js)?;
     set(&result, "jobs", &jobs)?;
-    with_messages(result, output_to_js(&done.applied.slots, &snapshot, input.key)?)
+    with_messages(result, output_to_js(&done.applied.slots, &snapshot, input.key, &begun.value)?)
 }
 
 /// Frees a run that will not be finished (`summarize` failed with `fallback: "none"`).

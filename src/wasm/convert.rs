@@ -232,8 +232,14 @@ fn has_proto_key(value: &Value) -> bool {
 /// The output: the caller's own objects where kept, copies where edited (only the containers on an
 /// edit's path are copied, so every part the core did not touch stays the caller's own value), new
 /// objects for what ctxfold wrote. A request body comes back as a copy with its array replaced.
-pub fn output_to_js(slots: &[Slot], messages: &JsValue, key: Option<&'static str>) -> Result<JsValue, JsValue> {
-    if let Some(text) = text::output(slots, messages, key, Vec::new())? {
+/// `history`: the value the slots were made from (see `text::output`).
+pub fn output_to_js(
+    slots: &[Slot],
+    messages: &JsValue,
+    key: Option<&'static str>,
+    history: &Value,
+) -> Result<JsValue, JsValue> {
+    if let Some(text) = text::output(slots, messages, key, Vec::new(), history)? {
         return Ok(text);
     }
     let items: Array = match key {
@@ -268,10 +274,13 @@ pub fn output_to_js(slots: &[Slot], messages: &JsValue, key: Option<&'static str
 }
 
 /// A copy of the `messages` argument as it is now: a new array of the caller's objects, or a copy of
-/// the body holding one. Later changes to the caller's array do not reach it.
+/// the body holding one, or of the bytes. Later changes to the caller's array or bytes do not reach it.
 pub fn snapshot(messages: &JsValue, key: Option<&str>) -> Result<JsValue, JsValue> {
-    if messages.is_string() || messages.is_instance_of::<js_sys::Uint8Array>() {
-        return Ok(messages.clone()); // text cannot change
+    if messages.is_string() {
+        return Ok(messages.clone()); // a string cannot change
+    }
+    if let Some(bytes) = messages.dyn_ref::<js_sys::Uint8Array>() {
+        return Ok(bytes.slice(0, bytes.length()).into());
     }
     match key {
         Some(k) => {

@@ -7,5 +7,5 @@ pub fn repair_js(messages: JsValue, options: JsValue) -> Result<JsValue, JsValue
     let options = options_from_js(&options)?;
     let input = Input::read(&value)?;
     let repaired = crate::checking::repair::repair(&input, &options)?;
-    with_messages(to_js(&repaired.report)?, output_to_js(&repaired.slots, &messages, input.key)?)
+    with_messages(to_js(&repaired.report)?, output_to_js(&repaired.slots, &messages, input.key, &value)?)
 }

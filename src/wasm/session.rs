@@ -62,7 +62,7 @@ impl Session {
         let input = Input::read(&value)?;
         let prepared = self.core.prepare(&input)?;
         if let Some(slots) = &prepared.slots {
-            self.history = output_to_js(slots, &self.history, self.key)?;
+            self.history = output_to_js(slots, &self.history, self.key, &value)?;
         }
         with_messages(to_js(&prepared)?, self.history.clone())
     }
@@ -73,7 +73,7 @@ impl Session {
         let value = messages_from_js(&self.history)?;
         let input = Input::read(&value)?;
         let applied = self.core.apply_summary(&input, &summary)?;
-        self.history = output_to_js(&applied.slots, &self.history, self.key)?;
+        self.history = output_to_js(&applied.slots, &self.history, self.key, &value)?;
         with_messages(to_js(&applied.report)?, self.history.clone())
     }
 

@@ -159,13 +159,27 @@ fn not_json(e: crate::json::ParseError) -> Error {
 /// body) written from the slots, then the body's own fields (`system`, `tools`) edited by `body_edits`
 /// in place, as a string or as bytes, as it was given. Kept when no field was edited, its reading left
 /// until asked for. None: `messages` is not text.
+///
+/// `history` is what the slots were made from: when the kept document is the one it was read from,
+/// the output is written from that document without reading `messages` again. Bytes would be copied,
+/// checked and compared once more, and bytes changed since (while `compact` awaits its summaries) are
+/// not what the slots describe.
 pub fn output(
     slots: &[Slot],
     messages: &JsValue,
     key: Option<&'static str>,
     body_edits: Vec<FieldEdit>,
+    history: &Value,
 ) -> Result<Option<JsValue>, Error> {
-    let Some(doc) = document(messages)? else { return Ok(None) };
+    let of_history =
+        |d: &mut Document| matches!(&d.read, Read::Done { value, .. } if std::ptr::eq(Rc::as_ptr(value), history));
+    let doc = match LAST.with_borrow_mut(|last| last.take_if(of_history)) {
+        Some(doc) => doc,
+        None => match document(messages)? {
+            Some(doc) => doc,
+            None => return Ok(None),
+        },
+    };
     let Read::Done { value: from, spans } = doc.read else { return Ok(None) }; // not returned by `document`
     let written = materialize_text(slots, &doc.text, &items(&spans, key)?);
     if !body_edits.is_empty() {
