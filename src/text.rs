@@ -1,5 +1,6 @@
 //! Small text helpers shared by the prompt, the digest and apply: our summary marker, cutting text
-//! safely (always on character boundaries, with the cut made visible), and comparing long texts.
+//! safely (always on character boundaries, with the cut made visible), and reading long texts eight bytes
+//! at a time.
 
 /// Every summary we splice in starts with this, so later plans recognize it and update it instead
 /// of summarizing a summary. It is text, not a field: providers reject unknown fields.
@@ -116,9 +117,24 @@ pub fn same_text(a: &str, b: &str) -> bool {
     a[words..] == b[words..]
 }
 
-/// The eight bytes of `bytes` from `at` as one number.
+/// Where the run of ASCII bytes from `at` ends, eight bytes at a time.
+pub fn ascii_end(bytes: &[u8], mut at: usize) -> usize {
+    while at + 8 <= bytes.len() {
+        let high = word(bytes, at) & 0x8080_8080_8080_8080;
+        if high != 0 {
+            return at + (high.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    while bytes.get(at).is_some_and(u8::is_ascii) {
+        at += 1;
+    }
+    at
+}
+
+/// The eight bytes of `bytes` from `at` as one number (little-endian: the first byte lowest).
 #[inline(always)]
-fn word(bytes: &[u8], at: usize) -> u64 {
+pub fn word(bytes: &[u8], at: usize) -> u64 {
     let w = &bytes[at..at + 8];
     u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]])
 }
@@ -262,6 +278,16 @@ mod tests {
         }
         assert!(same_text("日本語のテキスト", "日本語のテキスト"));
         assert!(!same_text("日本語のテキスト", "日本語のテキスㇳ"));
+    }
+
+    #[test]
+    fn an_ascii_run_ends_at_the_first_byte_beyond_ascii() {
+        for at in 0..20 {
+            let text = format!("{}é{}", "a".repeat(at), "b".repeat(20));
+            assert_eq!(ascii_end(text.as_bytes(), 0), at);
+            assert_eq!(ascii_end(text.as_bytes(), at + 2), text.len());
+        }
+        assert_eq!(ascii_end(b"", 0), 0);
     }
 
     #[test]

@@ -94,9 +94,8 @@ fn hash(bytes: &[u8]) -> u64 {
     const K: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut h = (bytes.len() as u64).wrapping_mul(K);
     for end in [&bytes[..ENDS], &bytes[bytes.len() - ENDS..]] {
-        for w in end.chunks_exact(8) {
-            let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
-            h = (h ^ w).wrapping_mul(K).rotate_left(29);
+        for at in (0..ENDS).step_by(8) {
+            h = (h ^ crate::text::word(end, at)).wrapping_mul(K).rotate_left(29);
         }
     }
     h ^= h >> 32;

@@ -224,7 +224,7 @@ pub fn js_string(text: &str) -> JsValue {
     let mut part = 0; // where the part not yet converted starts
     let mut at = 0; // an ASCII byte or the end
     while at < bytes.len() {
-        let ascii_end = ascii_end(bytes, at);
+        let ascii_end = crate::text::ascii_end(bytes, at);
         if ascii_end - at >= RUN {
             if part < at {
                 out = out.concat(&JsString::from(&text[part..at]));
@@ -241,22 +241,6 @@ pub fn js_string(text: &str) -> JsValue {
         out = out.concat(&JsString::from(&text[part..]));
     }
     out.into()
-}
-
-/// Where the run of ASCII bytes from `at` ends, eight bytes at a time.
-fn ascii_end(bytes: &[u8], mut at: usize) -> usize {
-    while let Some(w) = bytes.get(at..at + 8) {
-        let word = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
-        let high = word & 0x8080_8080_8080_8080;
-        if high != 0 {
-            return at + (high.trailing_zeros() / 8) as usize;
-        }
-        at += 8;
-    }
-    while bytes.get(at).is_some_and(u8::is_ascii) {
-        at += 1;
-    }
-    at
 }
 
 /// Whether `v` is JSON text of a request body (an object) rather than of a message array: its first
