@@ -479,10 +479,7 @@ export interface ApplyResult<T = Message[]> {
    * With `keepFacts` (the default): the facts of the summarized messages (user constraints, error lines, numbers,
    * URLs, ids, e-mail addresses, paths) that the summary left out and that were appended to it under "Facts from
    * the summarized messages, verbatim:"; a number or an id in the words around it, with their writer ("assistant:
-   * - **Reservation ID**: M20IZO", not a bare "M20IZO"). Within half the summary's output budget (or what a short
-   * summary left of it, up to a quarter of the tokens summarized) or, where the history has room to spare, up to an
-   * eighth below the limit (at most twice the output budget), and never when they would leave the history over the
-   * limit or not smaller.
+   * - **Reservation ID**: M20IZO", not a bare "M20IZO"), within the bound that `Options.keepFacts` gives.
    */
   factsAppended: string[];
   /**
