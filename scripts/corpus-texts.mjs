@@ -15,7 +15,7 @@ export const GROUPS = [
  * (about 8% for o200k: plain English words cost less than the words of agent runs), and fitted together with
  * the agent runs it pulls the word costs down until the fit's safety margin scales every profile up (held-out
  * medians of 3.6–4.9% on the agent runs instead of 1.7–2.4%, o200k); a class for common English words (as
- * there is one for common Han characters) fits both, at about a fifth of the scanning speed
+ * there is one for common Han characters) fits both, for about a fifth of the scanning speed
  * (pkg-tests/bench/README.md, "Corpus and split").
  */
 export const UNFITTED = new Set(["chitchat-en"]);
