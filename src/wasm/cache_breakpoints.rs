@@ -1,3 +1,4 @@
+use super::convert::objects_to_js;
 use super::prelude::*;
 use super::text;
 use crate::edit::Slot;
@@ -19,14 +20,13 @@ pub fn cache_breakpoints_js(messages: JsValue, options: JsValue) -> Result<JsVal
     if let Some(out) = text::output(&result.slots, &messages, key, result.body_edits.clone(), &value)? {
         return with_messages(report, out);
     }
-    let mut out = output_to_js(&result.slots, &messages, key, &value)?;
+    let mut out = objects_to_js(&result.slots, &messages, key)?;
     if !result.body_edits.is_empty() {
         // The body's own fields (`system`, `tools`) are edited like a message: as a one-item array.
         // Pushed rather than `Array::of1`: no import (and glue function) for this line alone.
         let one = js_sys::Array::new();
         one.push(&out);
-        let ours = serde_json::Value::Null; // `one` is no document of the caller's
-        let patched = output_to_js(&[Slot::Patch { index: 0, edits: result.body_edits }], &one, None, &ours)?;
+        let patched = objects_to_js(&[Slot::Patch { index: 0, edits: result.body_edits }], &one, None)?;
         out = js_sys::Array::from(&patched).get(0);
     }
     with_messages(report, out)

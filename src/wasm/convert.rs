@@ -239,9 +239,14 @@ pub fn output_to_js(
     key: Option<&'static str>,
     history: &Value,
 ) -> Result<JsValue, JsValue> {
-    if let Some(text) = text::output(slots, messages, key, Vec::new(), history)? {
-        return Ok(text);
+    match text::output(slots, messages, key, Vec::new(), history)? {
+        Some(text) => Ok(text),
+        None => objects_to_js(slots, messages, key),
     }
+}
+
+/// `output_to_js` for messages given as JS objects (an array, or a body holding one).
+pub fn objects_to_js(slots: &[Slot], messages: &JsValue, key: Option<&'static str>) -> Result<JsValue, JsValue> {
     let items: Array = match key {
         Some(k) => Reflect::get(messages, &JsValue::from_str(k))?.unchecked_into(),
         None => messages.clone().unchecked_into(),
