@@ -9,17 +9,6 @@ export const GROUPS = [
   "medicalgpt-zh", "kdconv-zh", "jmultiwoz-ja", "chitchat-en",
 ];
 
-/**
- * Groups the profile fit never trains on: every conversation of them is held out, to measure the profiles on
- * text they have not seen. English chat between people (chitchat-en) is over-estimated by the fitted tables
- * (about 8% for o200k: plain English words cost less than the words of agent runs), and fitted together with
- * the agent runs it pulls the word costs down until the fit's safety margin scales every profile up (held-out
- * medians of 3.6–4.9% on the agent runs instead of 1.7–2.4%, o200k); a class for common English words (as
- * there is one for common Han characters) fits both, for about a fifth of the scanning speed
- * (pkg-tests/bench/README.md, "Corpus and split").
- */
-export const UNFITTED = new Set(["chitchat-en"]);
-
 /** Every conversation of a group: `{ id, messages, labels }`. */
 export function readGroup(group) {
   return readCorpus(`${group}.jsonl`);

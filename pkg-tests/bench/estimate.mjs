@@ -4,7 +4,7 @@
 // boundary (reading the caller's message arrays) is inside every ctxfold measurement.
 import { cpus } from "node:os";
 import { performance } from "node:perf_hooks";
-import { GROUPS, UNFITTED, contentText, errorStats, messageTexts, pct, readGroup, truthCount } from "../../scripts/corpus-texts.mjs";
+import { GROUPS, contentText, errorStats, messageTexts, pct, readGroup, truthCount } from "../../scripts/corpus-texts.mjs";
 
 const { estimate } = await import("../../dist/node.mjs");
 
@@ -130,7 +130,7 @@ const truthTokenizers = {
   truthTokenizers.claude = (t) => claude.encode(t.normalize("NFKC"), "all").length;
 }
 console.log("\naccuracy: |error| median / p90, share of conversations under-estimated by >5% (targets: 3% / 8% / 5%)");
-console.log("held-out: every third conversation of each group (k % 3 == 2), which scripts/fit-profiles.mjs never fits on; train: the rest; unseen: a group it never fits on");
+console.log("held-out: every third conversation of each group (k % 3 == 2), which scripts/fit-profiles.mjs never fits on; train: the rest");
 console.log(`  ${"group".padEnd(31)} ${Object.keys(truthTokenizers).map((p) => p.padEnd(24)).join(" ")} ${"chars/4 (o200k)".padEnd(24)}`);
 const cell = (errs) => {
   const s = errorStats(errs);
@@ -150,7 +150,7 @@ for (const { group, conversations } of corpus) {
     const est = 3 + c.messages.reduce((n, m) => n + 4 + messageTexts(m).reduce((t, x) => t + heuristics["chars/4"](x), 0), 0);
     return (est - o200kTruth[k]) / o200kTruth[k];
   });
-  const parts = UNFITTED.has(group) ? [["unseen", () => true]] : [["held-out", (k) => k % 3 === 2], ["train", (k) => k % 3 !== 2]];
+  const parts = [["held-out", (k) => k % 3 === 2], ["train", (k) => k % 3 !== 2]];
   for (const [part, keep] of parts) {
     const cells = Object.values(errors).map((errs) => cell(errs.filter((_, k) => keep(k))));
     console.log(`  ${group.padEnd(22)} ${part.padEnd(8)} ${cells.join(" ")}`);

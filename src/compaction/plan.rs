@@ -524,7 +524,8 @@ mod tests {
 
     #[test]
     fn a_plan_reads_the_same_as_its_json_form() {
-        let runs = [agent_run(40, 200), chat(60, 80)];
+        // Long enough for every preset to summarize something (claude-code keeps the last 20 000 tokens).
+        let runs = [agent_run(60, 200), chat(60, 80)];
         let mut options =
             vec![json!({ "contextWindow": 8000 }), json!({ "contextWindow": 8000, "model": "gpt-4o-mini" })];
         for preset in crate::options::preset::NAMES {

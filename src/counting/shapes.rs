@@ -40,7 +40,7 @@ pub fn classes_of(text: &str) -> Counts {
 fn may_hold_shapes(c: &Counts, len: usize) -> bool {
     use Class::*;
     let starts: u32 =
-        [Word, SpacedDigit, PunctAfterSpace, NewlineRun, NewlineAfterPunct].iter().map(|&k| c.get(k)).sum();
+        [Word, CommonWord, SpacedDigit, PunctAfterSpace, NewlineRun, NewlineAfterPunct].iter().map(|&k| c.get(k)).sum();
     len >= MIN_TEXT && len >= BYTES_PER_START * (starts as usize + 1)
 }
 

@@ -539,7 +539,8 @@ mod tests {
     fn short_prefixes_and_other_formats_get_no_marker() {
         let small = json!({ "system": "short", "messages": [{ "role": "user", "content": "hi" }] });
         assert!(cache_breakpoints(&small, &opts(json!({}))).unwrap().report.breakpoints.is_empty());
-        let big = json!({ "messages": [{ "role": "user", "content": words(3000) }] });
+        // Over Sonnet's minimum prefix of 1 024 tokens, under Opus 4.5's 4 096.
+        let big = json!({ "messages": [{ "role": "user", "content": words(2000) }] });
         assert_eq!(
             cache_breakpoints(&big, &opts(json!({ "model": "claude-opus-4-5" }))).unwrap().report.breakpoints.len(),
             0

@@ -31,6 +31,8 @@ pub fn add_text(counts: &mut [u32; CLASS_COUNT], text: &str) {
     let mut run = 0u32;
     let mut word_after_space = false;
     let mut mark_after_space = false;
+    // Whether the current word is a common word.
+    let mut common = false;
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
@@ -39,10 +41,6 @@ pub fn add_text(counts: &mut [u32; CLASS_COUNT], text: &str) {
             prev = match b {
                 b'a'..=b'z' | b'A'..=b'Z' => {
                     let upper = b.is_ascii_uppercase();
-                    bump(counts, Letter);
-                    if upper {
-                        bump(counts, Upper);
-                    }
                     if matches!(prev, Prev::Lower | Prev::Upper) {
                         run += 1;
                         if upper && prev == Prev::Lower {
@@ -55,12 +53,30 @@ pub fn add_text(counts: &mut [u32; CLASS_COUNT], text: &str) {
                         }
                         word_after_space = matches!(prev, Prev::None | Prev::Space | Prev::Newline);
                         run = 1;
-                        bump(counts, if word_after_space { Word } else { IdentWord });
+                        common = word_after_space && is_common_word(&text[i - 1..]);
+                        bump(
+                            counts,
+                            if common {
+                                CommonWord
+                            } else if word_after_space {
+                                Word
+                            } else {
+                                IdentWord
+                            },
+                        );
                     }
-                    if run > 8 {
+                    // A common word's letters are in no letter class.
+                    if common {
+                    } else if run > 8 {
                         bump(counts, if word_after_space { LongLetter } else { LongIdentLetter });
                     } else if run > 4 {
                         bump(counts, MidLetter);
+                    }
+                    if !common {
+                        bump(counts, Letter);
+                        if upper {
+                            bump(counts, Upper);
+                        }
                     }
                     if upper {
                         Prev::Upper
@@ -151,6 +167,21 @@ pub fn add_text(counts: &mut [u32; CLASS_COUNT], text: &str) {
             _ => Prev::Other,
         };
     }
+}
+
+/// Whether `text` starts with a common word: its ASCII letters, at most 8, are one of the list's words, and
+/// what follows ends the word as the scanner ends it (nothing, `\r`, ASCII that is not a control, or a
+/// character that is not an accented letter, which would continue the word).
+fn is_common_word(text: &str) -> bool {
+    static WORDS: std::sync::OnceLock<std::collections::HashSet<&'static str>> = std::sync::OnceLock::new();
+    let words = WORDS.get_or_init(|| include_str!("../counting/scanner/common_words.txt").lines().collect());
+    let letters = text.chars().take_while(char::is_ascii_alphabetic).count();
+    let ends = match text[letters..].chars().next() {
+        None | Some('\r') => true,
+        Some(c) if c.is_ascii() => matches!(c, '\t' | '\n') || !c.is_ascii_control(),
+        Some(c) => !matches!(u32::from(c), 0xC0..=0x24F | 0x370..=0x52F),
+    };
+    letters <= 8 && ends && words.contains(&text[..letters])
 }
 
 pub fn of(text: &str) -> [u32; CLASS_COUNT] {

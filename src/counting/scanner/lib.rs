@@ -17,6 +17,11 @@ pub enum Class {
     /// Runs of ASCII letters after a space, a newline or at the start: words of prose, which
     /// vocabularies hold whole with their leading space.
     Word,
+    /// Words after a space that are among the most common of the corpus (`common_words.txt`: "the",
+    /// "you", "file", ...), counted here instead of in `Word`, their letters in no letter class: each is
+    /// one token with its space in every vocabulary, which sets chat (mostly such words) apart from the
+    /// longer, rarer words of code and tool output at the same word length.
+    CommonWord,
     /// Runs of ASCII letters right after anything else (`.get`, `_id`, `/usr`, `"name`, `x2y`):
     /// pieces of identifiers, paths and markup, more often split.
     IdentWord,
@@ -105,6 +110,7 @@ pub const PROSE_CLASSES: usize = Class::Other as usize + 1;
 /// The names of the scanner's classes, in order, as the fitting script and the generated tables use them.
 pub const CLASS_NAMES: [&str; PROSE_CLASSES] = [
     "word",
+    "commonWord",
     "identWord",
     "letter",
     "midLetter",
@@ -241,6 +247,37 @@ struct Scanner {
     word_after_space: bool,
     /// Whether the current punctuation run began right after a space or a tab.
     mark_after_space: bool,
+    common: CommonWords,
+}
+
+/// The common words of one scan (`Class::CommonWord`) and their letters, taken off the letter classes at
+/// the end (a word is counted as a word, and its letters as letters, before its end is known).
+struct CommonWords {
+    table: &'static [u64; WORD_SLOTS],
+    words: usize,
+    letters: usize,
+    mid_letters: usize,
+    upper: usize,
+}
+
+impl CommonWords {
+    /// Counts the word that starts after a space at `text[at]` if it is a common word.
+    fn count(&mut self, text: &str, at: usize) {
+        if let Some(len) = word_end(text, at) {
+            self.count_letters(text.as_bytes(), at, len);
+        }
+    }
+
+    /// Counts the `len` letters at `bytes[at]`, a whole word after a space, if they are a common word.
+    #[inline]
+    fn count_letters(&mut self, bytes: &[u8], at: usize, len: usize) {
+        if (1..=8).contains(&len) && is_common_word(self.table, bytes, at, len) {
+            self.words += 1;
+            self.letters += len;
+            self.mid_letters += mid_letters(len);
+            self.upper += bytes[at..at + len].iter().filter(|b| b.is_ascii_uppercase()).count();
+        }
+    }
 }
 
 impl Scanner {
@@ -271,6 +308,9 @@ impl Scanner {
                     self.word_after_space = matches!(prev, Prev::None | Prev::Space | Prev::Newline);
                     self.run = 0;
                     n[if self.word_after_space { Word } else { IdentWord } as usize] += 1;
+                    if self.word_after_space {
+                        self.common.count(text, i);
+                    }
                 }
                 let start = i;
                 let (mut upper, mut humps) = (0usize, 0usize);
@@ -382,7 +422,7 @@ impl Scanner {
     /// above 8 bits of history, the run of that kind that ended right before (as long as it matters: at
     /// most 8), so that "the byte before", "the 5th letter of a word" and the like are shifts and masks;
     /// `count_ones` counts them. The cost is the same for 16 bytes as for 48: the wider, the faster.
-    fn chunk(&mut self, kinds: &[u64; 8], width: u32) {
+    fn chunk(&mut self, text: &str, at: usize, kinds: &[u64; 8], width: u32) {
         use Class::*;
         let cur: u64 = ((1 << width) - 1) << 8; // this chunk's bits, above the history
         let last: u64 = 1 << (width - 1); // the chunk's last byte, before the history is added
@@ -410,6 +450,19 @@ impl Scanner {
         n[Letter as usize] += ones(letter);
         n[Word as usize] += ones(starts_after_space);
         n[IdentWord as usize] += ones(starts & !starts_after_space);
+        // Common words among the words after a space: a word that ends inside the chunk ends before a
+        // byte that ends any word (plain ASCII, not a letter); one that reaches the chunk's end is read on.
+        let mut words = starts_after_space;
+        while words != 0 {
+            let bit = words.trailing_zeros();
+            words &= words - 1;
+            let len = (!(xl >> bit)).trailing_zeros();
+            if bit + len < 8 + width {
+                self.common.count_letters(text.as_bytes(), at + bit as usize - 8, len as usize);
+            } else {
+                self.common.count(text, at + bit as usize - 8);
+            }
+        }
         // What most chunks lack (upper case, digits, double spaces, newlines) is skipped as a whole:
         // fewer counts, the same result.
         if upper != 0 {
@@ -548,6 +601,7 @@ impl Counts {
             run: 0,
             word_after_space: false,
             mark_after_space: false,
+            common: CommonWords { table: common_words(), words: 0, letters: 0, mid_letters: 0, upper: 0 },
         };
         let mut i = 0;
         while i < bytes.len() {
@@ -567,7 +621,7 @@ impl Counts {
                 width += 16;
             }
             if width > 0 {
-                s.chunk(&kinds, width);
+                s.chunk(text, i, &kinds, width);
                 i += width as usize;
             } else if odd != 0 {
                 // Not plain ASCII: one run or character at a time, past the piece's last odd byte
@@ -583,6 +637,13 @@ impl Counts {
         // A glued or spaced mark was counted as a run when it began: it is counted apart instead.
         let apart = [Class::PunctGlued, Class::PunctAfterSpace, Class::PunctSpaced].map(|c| s.n[c as usize]);
         s.n[Class::PunctRun as usize] = s.punct_runs - apart.iter().sum::<usize>();
+        // A common word was counted as a word and its letters when it began: it is counted apart instead.
+        let common = &s.common;
+        s.n[Class::CommonWord as usize] = common.words;
+        s.n[Class::Word as usize] -= common.words;
+        s.n[Class::Letter as usize] -= common.letters;
+        s.n[Class::MidLetter as usize] -= common.mid_letters;
+        s.n[Class::Upper as usize] -= common.upper;
         for (slot, count) in self.0.iter_mut().zip(s.n) {
             *slot = slot.saturating_add(u32::try_from(count).unwrap_or(u32::MAX));
         }
@@ -698,6 +759,82 @@ mod lanes_simd128 {
     }
 }
 
+/// The common words, one per line, in byte order: the 2 048 most frequent words of up to 8 letters
+/// after a space in the corpus's training conversations that are one token with a leading space in both
+/// o200k and cl100k, in lower case or capitalized. Written by `scripts/fit-profiles.mjs`.
+static COMMON_WORDS: &str = include_str!("common_words.txt");
+
+/// Slots of the common words' table: a power of two, twice the words, so that probes stay short.
+const WORD_SLOTS: usize = 4096;
+
+/// A word of up to 8 ASCII letters as a number: its bytes, little-endian (no letter is zero).
+fn word_key(word: &[u8]) -> u64 {
+    word.iter().rev().fold(0, |key, &b| key << 8 | u64::from(b))
+}
+
+fn word_slot(key: u64) -> usize {
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52) as usize % WORD_SLOTS
+}
+
+/// The common words as an open-addressed hash table of their keys (0: empty), built on first use.
+fn common_words() -> &'static [u64; WORD_SLOTS] {
+    static TABLE: std::sync::OnceLock<Box<[u64; WORD_SLOTS]>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut table = Box::new([0; WORD_SLOTS]);
+        for word in COMMON_WORDS.lines().filter(|w| (1..=8).contains(&w.len())) {
+            let key = word_key(word.as_bytes());
+            let mut slot = word_slot(key);
+            while table[slot] != 0 && table[slot] != key {
+                slot = (slot + 1) % WORD_SLOTS;
+            }
+            table[slot] = key;
+        }
+        table
+    })
+}
+
+/// The length of the word of ASCII letters at `text[at]` if the scanner ends the word there: at the end of the
+/// text, or at a byte that is not a letter, a control (skipped inside a word) or the start of an accented
+/// letter (which continues the word); `\r` always ends it (a line break, alone or before `\n`). `None`
+/// past 8 letters: no common word is longer.
+fn word_end(text: &str, at: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut end = at;
+    while end < bytes.len() && bytes[end].is_ascii_alphabetic() {
+        end += 1;
+        if end - at > 8 {
+            return None;
+        }
+    }
+    let ends_word = match bytes.get(end) {
+        None | Some(b'\r') => true,
+        Some(&b) if b < 0x80 => BYTE_KIND[usize::from(b)] != CONTROL,
+        Some(_) => text
+            .get(end..)
+            .and_then(|rest| rest.chars().next())
+            .is_some_and(|ch| non_ascii_class(u32::from(ch)) != Class::OtherLetter),
+    };
+    ends_word.then_some(end - at)
+}
+
+/// Whether the `len` (1 to 8) ASCII letters at `bytes[at]` are a common word.
+#[inline]
+fn is_common_word(table: &[u64; WORD_SLOTS], bytes: &[u8], at: usize, len: usize) -> bool {
+    let key = match bytes.get(at..at + 8) {
+        // Eight bytes read at once, those past the word masked off.
+        Some(eight) => u64::from_le_bytes(eight.try_into().unwrap_or_default()) & (u64::MAX >> (64 - 8 * len)),
+        None => word_key(&bytes[at..at + len]),
+    };
+    let mut slot = word_slot(key);
+    while table[slot] != 0 {
+        if table[slot] == key {
+            return true;
+        }
+        slot = (slot + 1) % WORD_SLOTS;
+    }
+    false
+}
+
 /// Two bitmaps over the ideographs of U+4E00–U+9FFF, one bit each: those o200k encodes as one token
 /// (about 2 500, the common ones), then those cl100k does (about 550, the most common; all also in the
 /// first). Written by `scripts/fit-profiles.mjs`; every profile weighs the three classes with its own costs.
@@ -718,7 +855,8 @@ mod tests {
     #[test]
     fn classes_are_counted() {
         let c = Counts::scan("Hello worldWide 12345 你好 カナ 한 🙂 é\n\n   x;; 。");
-        assert_eq!((c.get(Word), c.get(Letter), c.get(Hump), c.get(Upper)), (3, 15, 1, 2));
+        // `Hello` and `x` are common words (`common_words_are_counted_apart_with_their_letters`).
+        assert_eq!((c.get(Word), c.get(CommonWord), c.get(Letter), c.get(Hump), c.get(Upper)), (1, 2, 9, 1, 1));
         assert_eq!((c.get(Digit), c.get(SpacedDigit), c.get(DigitGroup)), (5, 1, 1));
         assert_eq!(
             (c.get(Han) + c.get(HanCommon) + c.get(HanRare), c.get(HanRun), c.get(Kana), c.get(KanaRun)),
@@ -730,7 +868,7 @@ mod tests {
         // `.` glues to `get`; `(_` is a run of two, which does not glue; `)` stands before a space.
         let c = Counts::scan("x.get(_id) == 1");
         assert_eq!((c.get(PunctGlued), c.get(PunctSpaced), c.get(PunctRun)), (1, 1, 2));
-        assert_eq!((c.get(Word), c.get(IdentWord)), (1, 2));
+        assert_eq!((c.get(CommonWord), c.get(IdentWord)), (1, 2));
         assert_eq!(Counts::scan("x;; y").get(PunctRun), 1);
         let c = Counts::scan("f(x):\n\n    y\n");
         assert_eq!((c.get(NewlineAfterPunct), c.get(NewlineRun), c.get(Newline)), (1, 1, 3));
@@ -783,8 +921,8 @@ mod tests {
         assert_eq!(Counts::scan("internationalization").get(LongLetter), 12);
         assert_eq!(Counts::scan("self.internationalization").get(LongIdentLetter), 12);
         assert_eq!(Counts::scan("internationalization").get(MidLetter), 4);
-        assert_eq!(Counts::scan("short words only").get(LongLetter), 0);
-        assert_eq!(Counts::scan("short words only").get(MidLetter), 2);
+        assert_eq!(Counts::scan("zorch blurbs quirk").get(LongLetter), 0);
+        assert_eq!(Counts::scan("zorch blurbs quirk").get(MidLetter), 4);
     }
 
     #[test]
@@ -793,6 +931,21 @@ mod tests {
         let c = Counts::scan("的龘");
         assert_eq!((c.get(Han), c.get(HanRare), c.get(HanRun)), (1, 1, 1));
         assert!((0x4E00..=0x9FFF).any(|cp| han_frequency(cp) == 1));
+    }
+
+    #[test]
+    fn common_words_are_counted_apart_with_their_letters() {
+        let c = Counts::scan("The file is zebra: theory");
+        assert_eq!((c.get(CommonWord), c.get(Word)), (3, 2), "The, file, is; zebra and theory are words");
+        assert_eq!((c.get(Letter), c.get(Upper), c.get(MidLetter)), (11, 0, 3));
+        // Only words after a space, whole, and ended where the scanner ends them.
+        assert_eq!(Counts::scan("9.the the1 the\r\n").get(CommonWord), 2);
+        assert_eq!(Counts::scan("the\u{1}x thé the’s").get(CommonWord), 1);
+        // The same across the fast path's chunks: a common word at every offset of a long text.
+        for pad in 0..64 {
+            let text = format!("{}{}", "9 ".repeat(pad), "the file ".repeat(20));
+            assert_eq!(Counts::scan(&text).get(CommonWord), 40, "offset {pad}");
+        }
     }
 
     #[test]
