@@ -271,12 +271,14 @@ impl CommonWords {
     /// Counts the `len` letters at `bytes[at]`, a whole word after a space, if they are a common word.
     #[inline]
     fn count_letters(&mut self, bytes: &[u8], at: usize, len: usize) {
-        if (1..=8).contains(&len) && is_common_word(self.table, bytes, at, len) {
-            self.words += 1;
-            self.letters += len;
-            self.mid_letters += mid_letters(len);
-            self.upper += bytes[at..at + len].iter().filter(|b| b.is_ascii_uppercase()).count();
+        if !(1..=8).contains(&len) {
+            return;
         }
+        let found = usize::from(is_common_word(self.table, bytes, at, len));
+        self.words += found;
+        self.letters += found * len;
+        self.mid_letters += found * mid_letters(len);
+        self.upper += found * usize::from(bytes[at].is_ascii_uppercase());
     }
 }
 
@@ -764,7 +766,7 @@ mod lanes_simd128 {
 /// o200k and cl100k, in lower case or capitalized. Written by `scripts/fit-profiles.mjs`.
 static COMMON_WORDS: &str = include_str!("common_words.txt");
 
-/// Slots of the common words' table: a power of two, twice the words, so that probes stay short.
+/// Slots of the common words' table: a power of two, twice the words (a cuckoo table fills at half).
 const WORD_SLOTS: usize = 4096;
 
 /// A word of up to 8 ASCII letters as a number: its bytes, little-endian (no letter is zero).
@@ -776,18 +778,26 @@ fn word_slot(key: u64) -> usize {
     (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52) as usize % WORD_SLOTS
 }
 
-/// The common words as an open-addressed hash table of their keys (0: empty), built on first use.
+/// The common words as a cuckoo hash table of their keys (0: empty), built on first use: each key sits in
+/// one of its two slots (`word_slot`, `word_slot2`), so that a lookup is two reads and no branch.
 fn common_words() -> &'static [u64; WORD_SLOTS] {
     static TABLE: std::sync::OnceLock<Box<[u64; WORD_SLOTS]>> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
         let mut table = Box::new([0; WORD_SLOTS]);
         for word in COMMON_WORDS.lines().filter(|w| (1..=8).contains(&w.len())) {
-            let key = word_key(word.as_bytes());
+            // Cuckoo insertion: every key sits in one of its two slots.
+            let mut key = word_key(word.as_bytes());
             let mut slot = word_slot(key);
-            while table[slot] != 0 && table[slot] != key {
-                slot = (slot + 1) % WORD_SLOTS;
+            for _ in 0..1000 {
+                if table[slot] == 0 || table[slot] == key {
+                    table[slot] = key;
+                    key = 0;
+                    break;
+                }
+                core::mem::swap(&mut table[slot], &mut key);
+                slot = if word_slot(key) == slot { word_slot2(key) } else { word_slot(key) };
             }
-            table[slot] = key;
+            assert!(key == 0, "cuckoo table full");
         }
         table
     })
@@ -825,14 +835,11 @@ fn is_common_word(table: &[u64; WORD_SLOTS], bytes: &[u8], at: usize, len: usize
         Some(eight) => u64::from_le_bytes(eight.try_into().unwrap_or_default()) & (u64::MAX >> (64 - 8 * len)),
         None => word_key(&bytes[at..at + len]),
     };
-    let mut slot = word_slot(key);
-    while table[slot] != 0 {
-        if table[slot] == key {
-            return true;
-        }
-        slot = (slot + 1) % WORD_SLOTS;
-    }
-    false
+    (table[word_slot(key)] == key) | (table[word_slot2(key)] == key)
+}
+
+fn word_slot2(key: u64) -> usize {
+    (key.wrapping_mul(0xC2B2_AE3D_27D4_EB4F) >> 52) as usize % WORD_SLOTS
 }
 
 /// Two bitmaps over the ideographs of U+4E00–U+9FFF, one bit each: those o200k encodes as one token
@@ -945,6 +952,14 @@ mod tests {
         for pad in 0..64 {
             let text = format!("{}{}", "9 ".repeat(pad), "the file ".repeat(20));
             assert_eq!(Counts::scan(&text).get(CommonWord), 40, "offset {pad}");
+        }
+    }
+
+    #[test]
+    fn every_listed_word_is_found_in_the_table() {
+        for word in COMMON_WORDS.lines() {
+            let text = format!("{word} ");
+            assert!(is_common_word(common_words(), text.as_bytes(), 0, word.len()), "{word}");
         }
     }
 
