@@ -278,6 +278,7 @@ impl CommonWords {
         self.words += found;
         self.letters += found * len;
         self.mid_letters += found * mid_letters(len);
+        // Only the first letter can be upper case: the list holds words in lower case or capitalized.
         self.upper += found * usize::from(bytes[at].is_ascii_uppercase());
     }
 }
@@ -770,37 +771,68 @@ static COMMON_WORDS: &str = include_str!("common_words.txt");
 const WORD_SLOTS: usize = 4096;
 
 /// A word of up to 8 ASCII letters as a number: its bytes, little-endian (no letter is zero).
-fn word_key(word: &[u8]) -> u64 {
-    word.iter().rev().fold(0, |key, &b| key << 8 | u64::from(b))
+const fn word_key(word: &[u8]) -> u64 {
+    let mut key = 0;
+    let mut i = word.len();
+    while i > 0 {
+        i -= 1;
+        key = key << 8 | word[i] as u64;
+    }
+    key
 }
 
-fn word_slot(key: u64) -> usize {
+const fn word_slot(key: u64) -> usize {
     (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52) as usize % WORD_SLOTS
 }
 
-/// The common words as a cuckoo hash table of their keys (0: empty), built on first use: each key sits in
-/// one of its two slots (`word_slot`, `word_slot2`), so that a lookup is two reads and no branch.
+const fn word_slot2(key: u64) -> usize {
+    (key.wrapping_mul(0xC2B2_AE3D_27D4_EB4F) >> 52) as usize % WORD_SLOTS
+}
+
+/// The common words as a cuckoo hash table of their keys (0: empty): each key sits in one of its two
+/// slots (`word_slot`, `word_slot2`), so that a lookup is two reads and no branch. Built on first use
+/// (stored built, the table would add 4 KiB of gzip to the package).
 fn common_words() -> &'static [u64; WORD_SLOTS] {
     static TABLE: std::sync::OnceLock<Box<[u64; WORD_SLOTS]>> = std::sync::OnceLock::new();
-    TABLE.get_or_init(|| {
-        let mut table = Box::new([0; WORD_SLOTS]);
-        for word in COMMON_WORDS.lines().filter(|w| (1..=8).contains(&w.len())) {
-            // Cuckoo insertion: every key sits in one of its two slots.
-            let mut key = word_key(word.as_bytes());
-            let mut slot = word_slot(key);
-            for _ in 0..1000 {
-                if table[slot] == 0 || table[slot] == key {
-                    table[slot] = key;
-                    key = 0;
-                    break;
-                }
-                core::mem::swap(&mut table[slot], &mut key);
-                slot = if word_slot(key) == slot { word_slot2(key) } else { word_slot(key) };
-            }
-            assert!(key == 0, "cuckoo table full");
+    TABLE.get_or_init(|| Box::new(cuckoo_table(COMMON_WORDS.as_bytes())))
+}
+
+/// The same table built by the compiler and thrown away: a word list that does not fit fails the build,
+/// never a scan.
+const _: () = {
+    cuckoo_table(COMMON_WORDS.as_bytes());
+};
+
+const fn cuckoo_table(list: &[u8]) -> [u64; WORD_SLOTS] {
+    let mut table = [0; WORD_SLOTS];
+    let mut start = 0;
+    while start < list.len() {
+        let mut end = start;
+        while end < list.len() && list[end] != b'\n' {
+            end += 1;
         }
-        table
-    })
+        let len = end - start;
+        assert!(len >= 1 && len <= 8, "a common word has 1 to 8 letters");
+        let (word, _) = list.split_at(end);
+        let (_, word) = word.split_at(start);
+        let mut key = word_key(word);
+        let mut slot = word_slot(key);
+        let mut kicks = 0;
+        // Cuckoo insertion: a key takes its slot and moves the one it finds there to that key's other slot.
+        while key != 0 {
+            assert!(kicks < 1000, "the common words do not fit the table: raise WORD_SLOTS");
+            let held = table[slot];
+            table[slot] = key;
+            if held == key {
+                break;
+            }
+            key = held;
+            slot = if word_slot(key) == slot { word_slot2(key) } else { word_slot(key) };
+            kicks += 1;
+        }
+        start = end + 1;
+    }
+    table
 }
 
 /// The length of the word of ASCII letters at `text[at]` if the scanner ends the word there: at the end of the
@@ -836,10 +868,6 @@ fn is_common_word(table: &[u64; WORD_SLOTS], bytes: &[u8], at: usize, len: usize
         None => word_key(&bytes[at..at + len]),
     };
     (table[word_slot(key)] == key) | (table[word_slot2(key)] == key)
-}
-
-fn word_slot2(key: u64) -> usize {
-    (key.wrapping_mul(0xC2B2_AE3D_27D4_EB4F) >> 52) as usize % WORD_SLOTS
 }
 
 /// Two bitmaps over the ideographs of U+4E00–U+9FFF, one bit each: those o200k encodes as one token
