@@ -130,4 +130,33 @@ proptest! {
         let expected = reference::of(&text);
         prop_assert_eq!(fast.0, expected, "{}", differences(&text, &fast, &expected));
     }
+
+    /// Common words and others in a row, controls put into some of them: the counts are the reference's,
+    /// and those of the same text without the controls (a control counts for nothing and ends no run).
+    #[test]
+    fn words_with_controls_inside_count_as_without(parts in prop::collection::vec((
+        prop::sample::select(vec!["the", "The", "quick", "file", "is", "zebra", "theory", "x", "internationalization"]),
+        prop::sample::select(vec![" ", "  ", "\n", ". ", "\r\n", "é ", "’ ", "\t"]),
+        prop::option::of((any::<prop::sample::Index>(), prop::sample::select(vec!['\u{1}', '\u{1b}', '\u{7f}']))),
+    ), 0..40)) {
+        let (mut text, mut clean) = (String::new(), String::new());
+        for (word, separator, control) in parts {
+            clean.push_str(word);
+            match control {
+                Some((at, control)) => {
+                    let at = at.index(word.len() + 1);
+                    text.push_str(&word[..at]);
+                    text.push(control);
+                    text.push_str(&word[at..]);
+                }
+                None => text.push_str(word),
+            }
+            text.push_str(separator);
+            clean.push_str(separator);
+        }
+        let fast = Counts::scan(&text);
+        let expected = reference::of(&text);
+        prop_assert_eq!(fast.0, expected, "{}", differences(&text, &fast, &expected));
+        prop_assert_eq!(fast, Counts::scan(&clean), "{:?}", text);
+    }
 }

@@ -263,23 +263,28 @@ struct CommonWords {
 impl CommonWords {
     /// Counts the word that starts after a space at `text[at]` if it is a common word.
     fn count(&mut self, text: &str, at: usize) {
-        if let Some(len) = word_end(text, at) {
-            self.count_letters(text.as_bytes(), at, len);
+        if let Some((key, len)) = word_at(text, at) {
+            self.add(key_is_common(self.table, key), len, text.as_bytes()[at]);
         }
     }
 
-    /// Counts the `len` letters at `bytes[at]`, a whole word after a space, if they are a common word.
+    /// Counts the `len` letters at `bytes[at]`, a whole word after a space with no control inside, if they
+    /// are a common word.
     #[inline]
     fn count_letters(&mut self, bytes: &[u8], at: usize, len: usize) {
-        if !(1..=8).contains(&len) {
-            return;
+        if (1..=8).contains(&len) {
+            self.add(is_common_word(self.table, bytes, at, len), len, bytes[at]);
         }
-        let found = usize::from(is_common_word(self.table, bytes, at, len));
+    }
+
+    #[inline]
+    fn add(&mut self, common: bool, len: usize, first: u8) {
+        let found = usize::from(common);
         self.words += found;
         self.letters += found * len;
         self.mid_letters += found * mid_letters(len);
         // Only the first letter can be upper case: the list holds words in lower case or capitalized.
-        self.upper += found * usize::from(bytes[at].is_ascii_uppercase());
+        self.upper += found * usize::from(first.is_ascii_uppercase());
     }
 }
 
@@ -835,28 +840,31 @@ const fn cuckoo_table(list: &[u8]) -> [u64; WORD_SLOTS] {
     table
 }
 
-/// The length of the word of ASCII letters at `text[at]` if the scanner ends the word there: at the end of the
-/// text, or at a byte that is not a letter, a control (skipped inside a word) or the start of an accented
-/// letter (which continues the word); `\r` always ends it (a line break, alone or before `\n`). `None`
-/// past 8 letters: no common word is longer.
-fn word_end(text: &str, at: usize) -> Option<usize> {
+/// The word of ASCII letters at `text[at]` as a key (`word_key`) and its number of letters, if it has at most
+/// 8 (no common word is longer). Controls inside it are skipped, as the scanner skips them; it ends where the
+/// scanner ends it: at the end of the text or at a byte that is not a letter or a control (`\r` always ends
+/// it: a line break, alone or before `\n`); `None` when an accented letter continues it.
+fn word_at(text: &str, at: usize) -> Option<(u64, usize)> {
     let bytes = text.as_bytes();
-    let mut end = at;
-    while end < bytes.len() && bytes[end].is_ascii_alphabetic() {
-        end += 1;
-        if end - at > 8 {
-            return None;
+    let (mut key, mut len) = (0, 0);
+    for (end, &b) in bytes.iter().enumerate().skip(at) {
+        match BYTE_KIND[usize::from(b)] {
+            LOWER | UPPER if len < 8 => {
+                key |= u64::from(b) << (8 * len);
+                len += 1;
+            }
+            LOWER | UPPER => return None,
+            CONTROL if b != b'\r' => {}
+            NON_ASCII => {
+                let next = text.get(end..).and_then(|rest| rest.chars().next());
+                return next
+                    .is_some_and(|ch| non_ascii_class(u32::from(ch)) != Class::OtherLetter)
+                    .then_some((key, len));
+            }
+            _ => break,
         }
     }
-    let ends_word = match bytes.get(end) {
-        None | Some(b'\r') => true,
-        Some(&b) if b < 0x80 => BYTE_KIND[usize::from(b)] != CONTROL,
-        Some(_) => text
-            .get(end..)
-            .and_then(|rest| rest.chars().next())
-            .is_some_and(|ch| non_ascii_class(u32::from(ch)) != Class::OtherLetter),
-    };
-    ends_word.then_some(end - at)
+    Some((key, len))
 }
 
 /// Whether the `len` (1 to 8) ASCII letters at `bytes[at]` are a common word.
@@ -867,6 +875,11 @@ fn is_common_word(table: &[u64; WORD_SLOTS], bytes: &[u8], at: usize, len: usize
         Some(eight) => u64::from_le_bytes(eight.try_into().unwrap_or_default()) & (u64::MAX >> (64 - 8 * len)),
         None => word_key(&bytes[at..at + len]),
     };
+    key_is_common(table, key)
+}
+
+#[inline]
+fn key_is_common(table: &[u64; WORD_SLOTS], key: u64) -> bool {
     (table[word_slot(key)] == key) | (table[word_slot2(key)] == key)
 }
 
@@ -976,6 +989,8 @@ mod tests {
         // Only words after a space, whole, and ended where the scanner ends them.
         assert_eq!(Counts::scan("9.the the1 the\r\n").get(CommonWord), 2);
         assert_eq!(Counts::scan("the\u{1}x thé the’s").get(CommonWord), 1);
+        // A control inside a word is skipped, as everywhere else.
+        assert_eq!(Counts::scan("t\u{1}he q\u{7f}uick"), Counts::scan("the quick"));
         // The same across the fast path's chunks: a common word at every offset of a long text.
         for pad in 0..64 {
             let text = format!("{}{}", "9 ".repeat(pad), "the file ".repeat(20));
