@@ -26,7 +26,7 @@ pub const O200K: [f32; 33] = [
     0.3973, // newline
     0.6073, // han
     1.0054, // hanCommon
-    2.975,  // hanRare
+    2.9749, // hanRare
     0.2836, // hanRun
     0.4773, // kana
     0.0392, // kanaRun
@@ -40,7 +40,7 @@ pub const O200K: [f32; 33] = [
 pub const CL100K: [f32; 33] = [
     1.7814, // word
     0.8409, // commonWord
-    1.3339, // identWord
+    1.334,  // identWord
     0.0,    // letter
     0.0,    // midLetter
     0.0023, // longLetter
@@ -49,13 +49,13 @@ pub const CL100K: [f32; 33] = [
     0.0,    // upper
     0.0,    // digit
     0.8948, // digitGroup
-    2.4128, // spacedDigit
+    2.4127, // spacedDigit
     0.0872, // punct
-    0.9847, // punctRun
+    0.9848, // punctRun
     0.0,    // punctGlued
-    0.2776, // punctAfterSpace
+    0.2775, // punctAfterSpace
     1.2258, // punctSpaced
-    0.3817, // spaceRun
+    0.3816, // spaceRun
     0.0,    // extraSpace
     0.93,   // newlineRun
     0.0,    // newlineAfterPunct
@@ -74,39 +74,39 @@ pub const CL100K: [f32; 33] = [
 ];
 
 pub const CLAUDE: [f32; 33] = [
-    1.8903, // word
-    0.8859, // commonWord
-    1.8903, // identWord
+    2.0072, // word
+    0.8458, // commonWord
+    1.5704, // identWord
     0.0,    // letter
     0.0,    // midLetter
-    0.2634, // longLetter
-    0.0,    // longIdentLetter
-    0.7862, // hump
+    0.0,    // longLetter
+    0.2215, // longIdentLetter
+    0.2439, // hump
     0.0,    // upper
-    0.4939, // digit
-    0.3909, // digitGroup
-    0.84,   // spacedDigit
-    0.0043, // punct
-    0.9147, // punctRun
-    0.1106, // punctGlued
-    0.1106, // punctAfterSpace
-    0.9147, // punctSpaced
-    0.0116, // spaceRun
-    0.0565, // extraSpace
-    0.8841, // newlineRun
-    0.8841, // newlineAfterPunct
-    0.2046, // newline
-    0.7492, // han
-    2.0507, // hanCommon
-    2.52,   // hanRare
-    0.1029, // hanRun
-    0.9139, // kana
+    0.5018, // digit
+    0.3834, // digitGroup
+    0.4871, // spacedDigit
+    0.1093, // punct
+    0.541,  // punctRun
+    0.4,    // punctGlued
+    0.5116, // punctAfterSpace
+    1.3831, // punctSpaced
+    0.4777, // spaceRun
+    0.0,    // extraSpace
+    0.7819, // newlineRun
+    0.1441, // newlineAfterPunct
+    0.2305, // newline
+    0.7482, // han
+    2.0171, // hanCommon
+    2.5257, // hanRare
+    0.1378, // hanRun
+    0.9081, // kana
     0.0,    // kanaRun
-    1.4252, // hangul
-    1.293,  // cjkPunct
-    3.1183, // emoji
-    0.9566, // otherLetter
-    0.9956, // other
+    1.4058, // hangul
+    1.2736, // cjkPunct
+    3.0487, // emoji
+    0.7944, // otherLetter
+    1.0089, // other
 ];
 
 pub const GEMINI: [f32; 33] = [
@@ -127,22 +127,22 @@ pub const GEMINI: [f32; 33] = [
     0.0,    // punctGlued
     0.0,    // punctAfterSpace
     0.7943, // punctSpaced
-    1.0213, // spaceRun
+    1.0212, // spaceRun
     0.0,    // extraSpace
-    0.4739, // newlineRun
-    0.4739, // newlineAfterPunct
+    0.474,  // newlineRun
+    0.474,  // newlineAfterPunct
     0.4615, // newline
     0.7054, // han
     1.1676, // hanCommon
-    3.4551, // hanRare
+    3.455,  // hanRare
     0.3293, // hanRun
-    0.5544, // kana
+    0.5543, // kana
     0.0456, // kanaRun
-    0.7586, // hangul
+    0.7585, // hangul
     0.7568, // cjkPunct
     2.1643, // emoji
     0.3637, // otherLetter
     1.0076, // other
 ];
 
-pub const GEMINI_PER_MESSAGE: f64 = 4.4699;
+pub const GEMINI_PER_MESSAGE: f64 = 4.47;
