@@ -6,6 +6,9 @@
 //   encoded text  the same for base64 of text: pieces of the corpus's conversations (pkg-tests/corpus,
 //            tau-bench and mini-swe-agent texts, in order) encoded.
 //   hex      the same for hexadecimal, lower and upper case.
+//   hex dash  a dash between hexadecimal digits (UUIDs: 8-4-4-4-12): 400 random UUIDs, lower and upper
+//            case, the mean of (tokens − 32 × hex cost) / 4 per UUID. A vocabulary seldom merges a dash with
+//            the digits around it, and the short groups merge less than a long hex string.
 //   runs     one character repeated: for each printable ASCII character and each tokenizer, how many
 //            characters one token covers in a run of 4 096 (BPE vocabularies hold runs of 2, 4, ... 64
 //            of a character as one token; digits go by three), and which runs of 1 to 32 of it, no
@@ -79,6 +82,20 @@ function runOf(count, ch) {
   return { longest, mask: mask >>> 0 };
 }
 
+/** Tokens per dash of a UUID beyond its 32 hexadecimal digits at `hex` tokens each (the higher of lower and upper case). */
+function hexDash(count, hex) {
+  const uuid = (upper) => {
+    const h = upper ? bytes(16).toString("hex").toUpperCase() : bytes(16).toString("hex");
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  };
+  const perDash = (upper) => {
+    let sum = 0;
+    for (let k = 0; k < 400; k++) sum += (count(uuid(upper)) - 32 * hex) / 4;
+    return sum / 400;
+  };
+  return Math.max(perDash(false), perDash(true));
+}
+
 const rates = {};
 const symbols = {};
 const runs = {};
@@ -94,7 +111,11 @@ for (const [name, count] of Object.entries(TOKENIZERS)) {
     pieces[name].push(mask);
   }
   symbols[name] = SYMBOLS.map((ch) => (count(ch) === 1 ? { one: 1, ...runOf(count, ch) } : { one: count(ch), longest: 1, mask: 1 }));
-  console.log(`${name}: encoded ${rates[name].encoded.toFixed(4)}, encoded text ${rates[name].encodedText.toFixed(4)}, hex ${rates[name].hex.toFixed(4)} tokens per character`);
+}
+// After the rates of every tokenizer, so that their samples are the same with or without this one.
+for (const [name, count] of Object.entries(TOKENIZERS)) {
+  rates[name].hexDash = hexDash(count, Math.round(rates[name].hex * 1e4) / 1e4);
+  console.log(`${name}: encoded ${rates[name].encoded.toFixed(4)}, encoded text ${rates[name].encodedText.toFixed(4)}, hex ${rates[name].hex.toFixed(4)} tokens per character, ${rates[name].hexDash.toFixed(4)} per dash between hex digits`);
 }
 
 const round = (x) => Math.round(x * 1e4) / 1e4;
@@ -115,6 +136,8 @@ writeFileSync(
 pub const ENCODED: [f32; 3] = [${["o200k", "cl100k", "claude"].map((n) => round(rates[n].encoded)).join(", ")}];
 pub const ENCODED_TEXT: [f32; 3] = [${["o200k", "cl100k", "claude"].map((n) => round(rates[n].encodedText)).join(", ")}];
 pub const HEX: [f32; 3] = [${["o200k", "cl100k", "claude"].map((n) => round(rates[n].hex)).join(", ")}];
+/// Tokens per dash between hexadecimal digits (a UUID's), for o200k, cl100k and claude.
+pub const HEX_DASH: [f32; 3] = [${["o200k", "cl100k", "claude"].map((n) => round(rates[n].hexDash)).join(", ")}];
 
 /// For o200k, cl100k and claude: how many characters one token covers in a run of one repeated character,
 /// for each printable ASCII character from the space (0x20) to \`~\` (0x7E).

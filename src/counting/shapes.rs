@@ -3,7 +3,7 @@
 //! they are far off: 30 KB of base64 about a third low, 100 000 `y` at 2 tokens instead of 25 000, 5 000
 //! dashes six times high, a progress bar half its tokens for cl100k. After the scan, text with few places where a word could start is looked through for such
 //! stretches; each is taken out of the scanner's classes and counted in its own (`Class::Encoded`,
-//! `EncodedText`, `Hex`, `RunO200k`, ...), whose costs are measured against the exact tokenizers
+//! `EncodedText`, `Hex`, `HexDash`, `RunO200k`, ...), whose costs are measured against the exact tokenizers
 //! (`shapes_table.rs`).
 
 use crate::counting::shapes_table::{RUN_LENGTH, RUN_PIECES, SYMBOL_RUNS};
@@ -178,7 +178,7 @@ fn recount(stretch: &str, class: Class, c: &mut Counts) {
         _ => 0,
     };
     c.0[class as usize] = c.0[class as usize].saturating_add((stretch.len() - dashes) as u32);
-    c.0[Class::PunctRun as usize] = c.0[Class::PunctRun as usize].saturating_add(dashes as u32);
+    c.0[Class::HexDash as usize] = c.0[Class::HexDash as usize].saturating_add(dashes as u32);
 }
 
 /// Counts the runs of one character in `text[from..to]` by how each vocabulary cuts them, instead of as
@@ -329,6 +329,9 @@ mod tests {
         );
         let hashes = ["da39a3ee5e6b4b0d3255bfef95601890afd80709"; 4].join("\n");
         assert_eq!(classes_of(&hashes).get(Hex), 160);
+        // A UUID's dashes are counted apart: a vocabulary seldom merges them with the digits around them.
+        let uuids = ["3f2b1c4d-9e8a-4b7c-a1d2-0f9e8d7c6b5a"; 4].join("\n");
+        assert_eq!((classes_of(&uuids).get(Hex), classes_of(&uuids).get(HexDash)), (128, 16));
         let prose = "The quick brown fox jumps over the lazy dog; ".repeat(20);
         assert_eq!(classes_of(&prose), Counts::scan(&prose));
     }

@@ -97,6 +97,8 @@ pub enum Class {
     EncodedText,
     /// Hexadecimal digits of hashes, ids and dumps.
     Hex,
+    /// Dashes between hexadecimal digits (a UUID's `8-4-4-4-12`).
+    HexDash,
     /// Tokens of runs of one repeated character, as o200k, cl100k and claude cut them.
     RunO200k,
     RunCl100k,
