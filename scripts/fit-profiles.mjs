@@ -103,11 +103,11 @@ const SUPPLEMENT = [
 //           20 variants of these settings (`"--variants=textRows 1; underWeight 6; underShare 0.04; loss l1"`),
 //           4 misses, 0.878, against 9, 1.195 for the ties chosen before that class (below); with identWord
 //           tied to word, the rarer words that remain in `word` gave identifiers their cost (1.89 tokens) and
-//           minified JSON came out 37% high. Before the common words: spacedDigit apart, first of the 40 variants (`"--variants=textRows
-//           1; underWeight 6&loss l1"`), 4 misses, 1.064; next 5, 1.056 with all tied. The 80 with textRows
-//           2, underWeight 6 or textRows 1, underWeight 3 (l1) do no better: 5, 1.092 at best. The other
-//           split classes apart miss more (newlineAfterPunct 5, 1.108; with punctAfterSpace 6, 1.125; all
-//           three 6, 1.116); textRows 0, underWeight 3, l2: 7, 1.196.
+//           minified JSON came out 37% high. Before the common words: spacedDigit apart, first of the 40
+//           variants (`"--variants=textRows 1; underWeight 6&loss l1"`), 4 misses, 1.064; next 5, 1.056 with
+//           all tied. The 80 with textRows 2, underWeight 6 or textRows 1, underWeight 3 (l1) do no better:
+//           5, 1.092 at best. The other split classes apart miss more (newlineAfterPunct 5, 1.108; with
+//           punctAfterSpace 6, 1.125; all three 6, 1.116); textRows 0, underWeight 3, l2: 7, 1.196.
 // Tried in a prototype and dropped (cl100k / claude, one class apart, the others tied): the 5th–8th
 // letters of identifier pieces (7, 1.131 / 5, 1.071), space runs at a line start (8, 1.123 / 5, 1.052),
 // digits right after a letter (7, 1.151 / 6, 1.050), identifier pieces after `/` (cl100k only: 9, 1.180).
