@@ -170,19 +170,19 @@ pub fn add_text(counts: &mut [u32; CLASS_COUNT], text: &str) {
 }
 
 /// Whether `text` starts with a common word: its ASCII letters, at most 8, skipping controls other than a line
-/// break's, are one of the list's words, and what follows ends the word as the scanner ends it (nothing, `\r`,
-/// ASCII that is not a control, or a character that is not an accented letter, which would continue the word).
+/// break's, are one of the list's words, and what follows ends the word as the scanner ends it (nothing, ASCII
+/// that is not a letter or a skipped control, or a character that is not an accented letter, which would continue
+/// the word).
 fn is_common_word(text: &str) -> bool {
     static WORDS: std::sync::OnceLock<std::collections::HashSet<&'static str>> = std::sync::OnceLock::new();
     let words = WORDS.get_or_init(|| include_str!("../counting/scanner/common_words.txt").lines().collect());
     let skipped = |c: char| c.is_ascii_control() && !matches!(c, '\t' | '\n' | '\r');
     let word: String =
         text.chars().take_while(|&c| c.is_ascii_alphabetic() || skipped(c)).filter(char::is_ascii_alphabetic).collect();
-    let ends = match text.chars().find(|&c| !c.is_ascii_alphabetic() && !skipped(c)) {
-        None | Some('\r') => true,
-        Some(c) if c.is_ascii() => true,
-        Some(c) => !matches!(u32::from(c), 0xC0..=0x24F | 0x370..=0x52F),
-    };
+    let ends = text
+        .chars()
+        .find(|&c| !c.is_ascii_alphabetic() && !skipped(c))
+        .is_none_or(|c| c.is_ascii() || !matches!(u32::from(c), 0xC0..=0x24F | 0x370..=0x52F));
     word.len() <= 8 && ends && words.contains(word.as_str())
 }
 
