@@ -96,6 +96,7 @@ function hexDash(count, hex) {
   return Math.max(perDash(false), perDash(true));
 }
 
+const round = (x) => Math.round(x * 1e4) / 1e4;
 const rates = {};
 const symbols = {};
 const runs = {};
@@ -114,11 +115,10 @@ for (const [name, count] of Object.entries(TOKENIZERS)) {
 }
 // After the rates of every tokenizer, so that their samples are the same with or without this one.
 for (const [name, count] of Object.entries(TOKENIZERS)) {
-  rates[name].hexDash = hexDash(count, Math.round(rates[name].hex * 1e4) / 1e4);
+  rates[name].hexDash = hexDash(count, round(rates[name].hex));
   console.log(`${name}: encoded ${rates[name].encoded.toFixed(4)}, encoded text ${rates[name].encodedText.toFixed(4)}, hex ${rates[name].hex.toFixed(4)} tokens per character, ${rates[name].hexDash.toFixed(4)} per dash between hex digits`);
 }
 
-const round = (x) => Math.round(x * 1e4) / 1e4;
 const table = (name) => `    [${runs[name].join(", ")}],`;
 const hex32 = (n) => `0x${n.toString(16)}`;
 const pieceTable = (name) => `    [${pieces[name].map(hex32).join(", ")}],`;
