@@ -1,7 +1,7 @@
 // The asynchronous exports, `compact`, `openai_summarizer` and `anthropic_summarizer`, shared by every
 // entry (browser, Node ESM, Node CommonJS, workerd). Everything they decide is decided in Rust, in
-// `__`-prefixed exports of the glue (src/wasm/compact.rs, src/wasm/summarizer.rs); this file only calls
-// the host's `summarize`, which may be any function, and awaits it.
+// `__`-prefixed exports of the glue (src/wasm/compact.rs, src/wasm/summarizer.rs); this file only awaits:
+// the host's `summarize`, which may be any function, and the built-in clients' `fetch`.
 // scripts/build.mjs ships this file as dist/async.js and, for `require`, inlines it into the CommonJS
 // entry (dropping the `export` keyword below), so it must keep to one exported function and no imports.
 
@@ -68,14 +68,54 @@ export function asyncExports(glue) {
   }
 
   /**
-   * `summarize(prompt)` for one endpoint protocol ("openai" or "anthropic"), checked when it is made. The
-   * request is sent and its answer read in Rust, with gloo-net (src/wasm/summarizer.rs).
+   * `summarize(prompt)` for one endpoint protocol ("openai" or "anthropic"), checked when it is made. What
+   * to send and what the answer or a failure means is decided in Rust (src/wasm/summarizer.rs); this sends
+   * it with the global `fetch`, so that it runs wherever the host runs.
    */
   function summarizer(api, options) {
     const client = glue.__summarizer_new(api, options);
     return async function summarize(prompt) {
-      return glue.__summarize(client, prompt);
+      const { url, headers, body, timeoutMs } = glue.__summary_request(client, prompt);
+      // AbortSignal.timeout rather than a timer of our own: nothing to clear, and no timer is left pending
+      // in a Worker after the request is done. The body is read inside the same timeout: a server that
+      // sends headers and then stalls still fails.
+      const signal = AbortSignal.timeout(timeoutMs);
+      const unreachable = (thrown, cause = describe(thrown)) => {
+        const error = glue.__summary_unreachable(client, thrown?.name === "TimeoutError" || signal.aborted, cause);
+        if (thrown !== undefined) error.cause = thrown;
+        return error;
+      };
+      let response, text;
+      try {
+        response = await fetch(url, { method: "POST", headers, body, signal });
+      } catch (thrown) {
+        throw unreachable(thrown);
+      }
+      // A polyfilled fetch may resolve to anything.
+      if (!(response instanceof Response)) throw unreachable(undefined, "fetch() resolved to something other than a Response");
+      try {
+        text = await response.text();
+      } catch (thrown) {
+        throw unreachable(thrown);
+      }
+      return glue.__summary_answer(client, response.status, response.statusText, text);
     };
+  }
+
+  /**
+   * What was thrown, as text: an Error's "Name: message" and its causes ("TypeError: fetch failed (Error:
+   * connect ECONNREFUSED 127.0.0.1:2)"), or the value itself.
+   */
+  function describe(thrown, depth = 0) {
+    if (!(thrown instanceof Error)) {
+      try {
+        return String(thrown);
+      } catch {
+        return Object.prototype.toString.call(thrown); // an object with no way to be text
+      }
+    }
+    const cause = thrown.cause === undefined || depth >= 3 ? "" : ` (${describe(thrown.cause, depth + 1)})`;
+    return `${thrown.name}: ${thrown.message}${cause}`;
   }
 
   return {

@@ -301,7 +301,12 @@ pub fn request(config: &ClientConfig, prompt: &Prompt) -> HttpRequest {
             )
         }
     };
-    headers.extend(config.headers.iter().cloned());
+    for (name, value) in &config.headers {
+        // The host's header replaces the protocol's of the same name (names are case-insensitive), as
+        // `Headers.set` would: one value each, never two joined.
+        headers.retain(|(held, _)| !held.eq_ignore_ascii_case(name));
+        headers.push((name.clone(), value.clone()));
+    }
     HttpRequest { url: config.endpoint.clone(), headers, body }
 }
 
@@ -537,6 +542,14 @@ mod tests {
             { "role": "system", "content": "sys" }, { "role": "user", "content": "conv" } ] })
         );
         assert!(!request(&openai(None), &prompt()).headers.iter().any(|(k, _)| k == "authorization"));
+    }
+
+    #[test]
+    fn a_host_header_replaces_the_protocols_of_the_same_name() {
+        let mut config = openai(Some("sk-secret"));
+        config.headers = vec![("Authorization".into(), "Token t".into()), ("Content-Type".into(), "text/json".into())];
+        let names: Vec<String> = request(&config, &prompt()).headers.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+        assert_eq!(names, ["Authorization: Token t", "Content-Type: text/json"]);
     }
 
     #[test]
