@@ -9,6 +9,10 @@
 //   hex dash  a dash between hexadecimal digits (UUIDs: 8-4-4-4-12): 400 random UUIDs, lower and upper
 //            case, the mean of (tokens − 32 × hex cost) / 4 per UUID. A vocabulary seldom merges a dash with
 //            the digits around it, and the short groups merge less than a long hex string.
+//   JSON marks  a run of JSON's punctuation alone (`{"`, `":"`, `","`, `"},{"`: only `"{}[]:,`, two or more)
+//            between the keys and values of minified JSON: tau-bench's tool outputs (JSON objects, pkg-tests/
+//            corpus) written again without spaces; the mean tokens of such a run, tokenized alone (a
+//            vocabulary seldom merges it with the letters and digits beside it).
 //   runs     one character repeated: for each printable ASCII character and each tokenizer, how many
 //            characters one token covers in a run of 4 096 (BPE vocabularies hold runs of 2, 4, ... 64
 //            of a character as one token; digits go by three), and which runs of 1 to 32 of it, no
@@ -82,6 +86,30 @@ function runOf(count, ch) {
   return { longest, mask: mask >>> 0 };
 }
 
+// Minified JSON: tau-bench's tool outputs without their spaces.
+const minifiedJson = readCorpus("tau-bench-airline.jsonl")
+  .slice(0, 40)
+  .flatMap((c) => c.messages.filter((m) => m.role === "tool"))
+  .flatMap((m) => {
+    try {
+      return [JSON.stringify(JSON.parse(m.content))];
+    } catch {
+      return []; // an error message, not JSON
+    }
+  });
+// The runs of ASCII punctuation made of JSON's marks only, as src/counting/shapes.rs finds them.
+const jsonMarkRuns = minifiedJson.flatMap((t) => t.match(/[!-/:-@[-`{-~]{2,}/g) ?? []).filter((r) => /^["{}[\]:,]+$/.test(r));
+
+const jsonMarkTimes = new Map();
+for (const r of jsonMarkRuns) jsonMarkTimes.set(r, (jsonMarkTimes.get(r) ?? 0) + 1);
+
+/** Mean tokens of a run of JSON marks (each distinct run counted once: a claude count takes 50 ms). */
+function jsonMarks(count) {
+  let sum = 0;
+  for (const [run, times] of jsonMarkTimes) sum += count(run) * times;
+  return sum / jsonMarkRuns.length;
+}
+
 /** Tokens per dash of a UUID beyond its 32 hexadecimal digits at `hex` tokens each (the higher of lower and upper case). */
 function hexDash(count, hex) {
   const uuid = (upper) => {
@@ -116,7 +144,8 @@ for (const [name, count] of Object.entries(TOKENIZERS)) {
 // After the rates of every tokenizer, so that their samples are the same with or without this one.
 for (const [name, count] of Object.entries(TOKENIZERS)) {
   rates[name].hexDash = hexDash(count, round(rates[name].hex));
-  console.log(`${name}: encoded ${rates[name].encoded.toFixed(4)}, encoded text ${rates[name].encodedText.toFixed(4)}, hex ${rates[name].hex.toFixed(4)} tokens per character, ${rates[name].hexDash.toFixed(4)} per dash between hex digits`);
+  rates[name].jsonMarks = jsonMarks(count);
+  console.log(`${name}: encoded ${rates[name].encoded.toFixed(4)}, encoded text ${rates[name].encodedText.toFixed(4)}, hex ${rates[name].hex.toFixed(4)} tokens per character, ${rates[name].hexDash.toFixed(4)} per dash between hex digits, ${rates[name].jsonMarks.toFixed(4)} per run of JSON marks (${jsonMarkRuns.length} runs)`);
 }
 
 const table = (name) => `    [${runs[name].join(", ")}],`;
@@ -138,6 +167,8 @@ pub const ENCODED_TEXT: [f32; 3] = [${["o200k", "cl100k", "claude"].map((n) => r
 pub const HEX: [f32; 3] = [${["o200k", "cl100k", "claude"].map((n) => round(rates[n].hex)).join(", ")}];
 /// Tokens per dash between hexadecimal digits (a UUID's), for o200k, cl100k and claude.
 pub const HEX_DASH: [f32; 3] = [${["o200k", "cl100k", "claude"].map((n) => round(rates[n].hexDash)).join(", ")}];
+/// Tokens per run of JSON marks in minified JSON (\`":"\`, \`","\`, \`"},{"\`), for o200k, cl100k and claude.
+pub const JSON_MARKS: [f32; 3] = [${["o200k", "cl100k", "claude"].map((n) => round(rates[n].jsonMarks)).join(", ")}];
 
 /// For o200k, cl100k and claude: how many characters one token covers in a run of one repeated character,
 /// for each printable ASCII character from the space (0x20) to \`~\` (0x7E).

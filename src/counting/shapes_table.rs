@@ -7,6 +7,8 @@ pub const ENCODED_TEXT: [f32; 3] = [0.6472, 0.695, 0.6204];
 pub const HEX: [f32; 3] = [0.5608, 0.5719, 0.5794];
 /// Tokens per dash between hexadecimal digits (a UUID's), for o200k, cl100k and claude.
 pub const HEX_DASH: [f32; 3] = [1.183, 1.0986, 1.341];
+/// Tokens per run of JSON marks in minified JSON (`":"`, `","`, `"},{"`), for o200k, cl100k and claude.
+pub const JSON_MARKS: [f32; 3] = [1.0776, 1.0435, 1.0594];
 
 /// For o200k, cl100k and claude: how many characters one token covers in a run of one repeated character,
 /// for each printable ASCII character from the space (0x20) to `~` (0x7E).

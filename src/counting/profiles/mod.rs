@@ -7,7 +7,7 @@ mod fitted;
 
 use crate::counting::memo;
 use crate::counting::shapes::classes_of;
-use crate::counting::shapes_table::{ENCODED, ENCODED_TEXT, HEX, HEX_DASH};
+use crate::counting::shapes_table::{ENCODED, ENCODED_TEXT, HEX, HEX_DASH, JSON_MARKS};
 use crate::error::{Error, Result};
 use crate::reading::image::ImageSize;
 use ctxfold_scanner::{Class, Counts, CLASS_COUNT, PROSE_CLASSES};
@@ -196,6 +196,7 @@ const fn with_shapes(fitted: [f32; PROSE_CLASSES], measured: usize, scale: f32) 
     costs[Class::EncodedText as usize] = ENCODED_TEXT[measured] * scale;
     costs[Class::Hex as usize] = HEX[measured] * scale;
     costs[Class::HexDash as usize] = HEX_DASH[measured] * scale;
+    costs[Class::JsonMarks as usize] = JSON_MARKS[measured] * scale;
     // Each run class holds the tokens of one vocabulary: only the measured one counts.
     costs[Class::RunO200k as usize + measured] = scale;
     costs

@@ -99,6 +99,9 @@ pub enum Class {
     Hex,
     /// Dashes between hexadecimal digits (a UUID's `8-4-4-4-12`).
     HexDash,
+    /// Runs of JSON's marks between the keys and values of minified JSON (`":"`, `","`, `"},{"`): each
+    /// mostly one token, where the scanner's punctuation costs weigh the marks of code.
+    JsonMarks,
     /// Tokens of runs of one repeated character, as o200k, cl100k and claude cut them.
     RunO200k,
     RunCl100k,
