@@ -48,8 +48,20 @@ fn may_hold_shapes(c: &Counts, len: usize) -> bool {
 /// Bytes of the base64 alphabets (standard and URL-safe, with padding).
 #[inline(always)] // called for every byte of a text that may hold shapes; a call each at `opt-level = "z"`
 fn is_encoded_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_')
+    ENCODED_BYTES[usize::from(b)]
 }
+
+/// `is_encoded_byte` as a table: one load per byte instead of five comparisons.
+static ENCODED_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        table[b] = byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'/' | b'=' | b'-' | b'_');
+        b += 1;
+    }
+    table
+};
 
 /// Finds the stretches that are not prose in `text` and counts them apart in `c`: base64 and
 /// hexadecimal first, then runs of one character in the rest.
