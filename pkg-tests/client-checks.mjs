@@ -88,6 +88,10 @@ export function checkClient(runtime, produce) {
       assert.equal(value(cases["the module still works afterwards"], "estimate after"), true);
     });
 
+    check("a fetch polyfill's own response (not a Response of this realm) is read like one", (cases) => {
+      assert.equal(value(cases["a fetch polyfill's own response"], "polyfilled response"), "from the polyfill");
+    });
+
     check("bad configuration and a bad prompt are INVALID_OPTION / INVALID_INPUT with the path", (cases) => {
       const config = failure(cases["openai: bad configuration"], "bad configuration");
       assert.deepEqual([config.code, config.path], ["INVALID_OPTION", "options.baseUrl"]);

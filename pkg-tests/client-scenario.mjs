@@ -35,6 +35,9 @@ export async function runClientScenario(api, server, messages) {
   // A polyfilled fetch that misbehaves must give an error, not abort the module (a panic in the wasm would).
   await run("a fetch that resolves to a non-Response", () => withFetch(async () => ({ status: 200 }), () => openai("ok")(PROMPT)));
   await run("a fetch that rejects with a string", () => withFetch(() => Promise.reject("offline"), () => openai("ok")(PROMPT)));
+  // A polyfill's own response (or another realm's) is read like a Response.
+  const polyfilled = { status: 200, statusText: "OK", text: async () => JSON.stringify({ choices: [{ message: { content: "from the polyfill" } }] }) };
+  await run("a fetch polyfill's own response", () => withFetch(async () => polyfilled, () => openai("ok")(PROMPT)));
   await run("the module still works afterwards", () => api.estimate(messages).total > 0);
   await run("openai: a reasoning model gets max_completion_tokens and the extra body fields", () =>
     openai("openai", { model: "o3-mini", body: { reasoning_effort: "low" } })(PROMPT));

@@ -91,8 +91,11 @@ export function asyncExports(glue) {
       } catch (thrown) {
         throw unreachable(thrown);
       }
-      // A polyfilled fetch may resolve to anything.
-      if (!(response instanceof Response)) throw unreachable(undefined, "fetch() resolved to something other than a Response");
+      // A polyfilled fetch may resolve to anything. Not `instanceof Response`: a polyfill's responses, and
+      // those of another realm (an iframe's fetch), are responses too.
+      if (typeof response?.status !== "number" || typeof response.text !== "function") {
+        throw unreachable(undefined, "fetch() resolved to something other than a Response");
+      }
       try {
         text = await response.text();
       } catch (thrown) {
