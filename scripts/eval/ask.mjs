@@ -5,11 +5,17 @@ const SYSTEM = "You answer questions about a conversation transcript. Use only w
 /** Enough for a short answer (an id, a path, a number); a model that explains first is cut, not waited for. */
 export const ANSWER_TOKENS = 64;
 
+/**
+ * How the question ends: the eval's, and a second wording of the same request (`--retest`), which asks the same
+ * thing of the same history to measure how far the model agrees with itself.
+ */
+export const WORDINGS = [" Answer briefly.", " Reply with the answer alone."];
+
 /** The request's messages. The transcript comes first, so asking several questions about it repeats one prefix. */
-export function askMessages(transcriptText, question) {
+export function askMessages(transcriptText, question, wording = 0) {
   return [
     { role: "system", content: SYSTEM },
-    { role: "user", content: `${transcriptText}\n\n---\nAnswer from the conversation above only. ${question} Answer briefly.` },
+    { role: "user", content: `${transcriptText}\n\n---\nAnswer from the conversation above only. ${question}${WORDINGS[wording]}` },
   ];
 }
 

@@ -25,6 +25,9 @@ export function totals(conversations) {
       cond, knownByOriginal.length ? round(knownByOriginal.filter((q) => correct(q, cond)).length / knownByOriginal.length) : null,
     ]),
   );
+  // With --retest: of the same, the share the model answers again from the original itself, asked in other words.
+  const retested = knownByOriginal.filter((q) => q.answers.retest !== undefined);
+  const selfAgreement = retested.length ? round(retested.filter((q) => correct(q, "retest")).length / retested.length) : null;
   const jobs = { total: 0, llm: 0, refused: 0, failed: 0, revised: 0 };
   const summaryMs = [];
   const audit = { checked: 0, kept: 0, missing: 0, cut: 0, constraintsMissing: 0 };
@@ -56,6 +59,7 @@ export function totals(conversations) {
     asked: askedCount,
     present,
     retention,
+    selfAgreement,
     // Percentage points of all questions: ctxfold's answers minus truncation's.
     leadOverTruncation: questions.length ? round((100 * (answered.ctxfold - answered.truncation)) / questions.length, 1) : null,
     tokensAfterShare: ratio,

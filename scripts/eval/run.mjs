@@ -16,6 +16,9 @@
 //                 (cache.mjs): comparing settings then costs only the requests that changed
 //   --transcripts DIR   write every history as the model reads it, one file per conversation and condition
 //                       (`<id>.<condition>.txt`): where to look when an answer in the history was not given
+//   --retest   ask each question of the original history a second time, worded differently at its end
+//              (`WORDINGS` in ask.mjs): the share of the original's answers the model gives again is how far
+//              any history can be expected to match the original's, this model's noise
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -57,11 +60,11 @@ function parseFlags(argv) {
     const arg = argv[i];
     if (!arg.startsWith("--")) throw new Error(`unexpected argument ${arg}`);
     const name = arg.slice(2);
-    if (["quick", "resume", "probe"].includes(name)) flags[name] = true;
+    if (["quick", "resume", "probe", "retest"].includes(name)) flags[name] = true;
     else if (i + 1 < argv.length) flags[name] = argv[++i];
     else throw new Error(`${arg} needs a value`);
   }
-  const known = ["base-url", "model", "api-key", "context-size", "per-group", "seed", "questions", "groups", "quick", "out", "resume", "summaries", "options", "probe", "cache", "transcripts"];
+  const known = ["base-url", "model", "api-key", "context-size", "per-group", "seed", "questions", "groups", "quick", "out", "resume", "summaries", "options", "probe", "cache", "transcripts", "retest"];
   for (const name of Object.keys(flags)) if (!known.includes(name)) throw new Error(`unknown flag --${name}; known: ${known.map((k) => `--${k}`).join(" ")}`);
   const number = (name, fallback) => {
     if (flags[name] === undefined) return fallback;
@@ -85,6 +88,7 @@ function parseFlags(argv) {
     quick: Boolean(flags.quick),
     resume: Boolean(flags.resume),
     probe: Boolean(flags.probe),
+    retest: Boolean(flags.retest),
     // Two per group and five questions each: about half an hour on two CPU cores with the local model.
     perGroup: number("per-group", flags.quick ? 1 : 2),
     seed: number("seed", 1),
@@ -146,7 +150,7 @@ async function compacted(messages, options, endpoint) {
 }
 
 /** Every question against every condition's history; the questions of one history in a row (one shared prefix). */
-async function askAll(conversation, histories, endpoint, transcriptsDir) {
+async function askAll(conversation, histories, endpoint, { transcripts: transcriptsDir, retest }) {
   const answers = conversation.questions.map(() => ({}));
   const present = conversation.questions.map(() => ({}));
   if (transcriptsDir) mkdirSync(transcriptsDir, { recursive: true });
@@ -168,13 +172,17 @@ async function askAll(conversation, histories, endpoint, transcriptsDir) {
         answers[i][cond] = { na: true, reason: "longer than the model's context" };
         continue;
       }
-      try {
-        const messages = askMessages(text, q.question);
-        const { text: answer, ms } = await endpoint.cache("answer", messages, () => complete(endpoint, messages));
-        answers[i][cond] = { text: answer, correct: matches(answer, q.answer), ms };
-      } catch (error) {
-        answers[i][cond] = error instanceof Overflow ? { na: true, reason: "refused by the endpoint as too long" } : { correct: false, error: String(error.message ?? error) };
-      }
+      const ask = async (wording) => {
+        try {
+          const messages = askMessages(text, q.question, wording);
+          const { text: answer, ms } = await endpoint.cache("answer", messages, () => complete(endpoint, messages));
+          return { text: answer, correct: matches(answer, q.answer), ms };
+        } catch (error) {
+          return error instanceof Overflow ? { na: true, reason: "refused by the endpoint as too long" } : { correct: false, error: String(error.message ?? error) };
+        }
+      };
+      answers[i][cond] = await ask(0);
+      if (retest && cond === "original") answers[i].retest = await ask(1);
     }
   }
   return { answers, present };
@@ -194,7 +202,7 @@ async function runConversation(conversation, baseEndpoint, flags) {
   const opencode = await compacted(conversation.messages, { preset: "opencode", contextWindow: conversation.contextWindow, force: true, ...PLAIN }, endpoint);
   const truncation = truncateTo(conversation.messages, ctxfold.summary.tokens);
   const histories = { original: conversation.messages, ctxfold: ctxfold.messages, plain: plain.messages, truncation: truncation.messages, opencode: opencode.messages };
-  const { answers, present } = await askAll(conversation, histories, endpoint, flags.transcripts);
+  const { answers, present } = await askAll(conversation, histories, endpoint, flags);
   const valid = Object.fromEntries(CONDITIONS.map((c) => [c, validate(histories[c]).valid]));
   return {
     id: conversation.id, group: conversation.group, kind: conversation.kind, lang: conversation.lang,
@@ -225,7 +233,7 @@ function resumable(flags) {
     return new Map();
   }
   const same = !report.complete && report.seed === flags.seed && report.perGroup === flags.perGroup &&
-    report.questionsPerConversation === flags.questions && Boolean(report.probe) === flags.probe &&
+    report.questionsPerConversation === flags.questions && Boolean(report.probe) === flags.probe && Boolean(report.retest) === flags.retest &&
     (!flags.model || report.model === flags.model);
   const map = new Map(same ? report.conversations.map((c) => [c.id, c]) : []);
   map.runtimeSeconds = same ? report.runtimeSeconds : 0;
@@ -255,7 +263,7 @@ export async function main(argv) {
   // Written after every conversation: a long run that is stopped still leaves what it measured.
   const write = (complete) => {
     const report = {
-      model: endpoint.model, local: endpoint.local, contextSize: endpoint.contextSize, summaries: flags.summaries, options: flags.options, probe: flags.probe,
+      model: endpoint.model, local: endpoint.local, contextSize: endpoint.contextSize, summaries: flags.summaries, options: flags.options, probe: flags.probe, retest: flags.retest,
       seed: flags.seed, perGroup: flags.perGroup, questionsPerConversation: flags.questions, quick: flags.quick, complete,
       cache: flags.cache && { dir: flags.cache, ...endpoint.cache.counts },
       runtimeSeconds: runtimeBefore + Math.round((Date.now() - started) / 1000), skipped, ...summarize(results), conversations: results,
@@ -282,6 +290,9 @@ export async function main(argv) {
   const cached = report.cache ? `; ${report.cache.hits} answers from the cache, ${report.cache.misses} asked` : "";
   console.log(`model ${report.model} (context ${report.contextSize}), ${results.length} conversations, ${report.runtimeSeconds} s${cached}\n`);
   console.log(table(totals));
+  if (report.overall.selfAgreement !== null) {
+    console.log(`\nretest: of the questions the model answers from the original history, it answers ${Math.round(report.overall.selfAgreement * 100)}% again when asked in other words (the retention this model's own noise allows)`);
+  }
   // Where the model's summary did not stand, and why: the table only counts them.
   for (const c of endpoint.standIn ? [] : results) {
     for (const cond of COMPACTED) {
