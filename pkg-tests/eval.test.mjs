@@ -1,4 +1,4 @@
-// `npm run eval -- --quick` end to end against the local model (scripts/local-model.mjs): the run completes and
+// `npm run eval -- --quick --retest` end to end against the local model (scripts/local-model.mjs): the run completes and
 // its report is whole. No quality threshold: what the model answers is measured, not asserted.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -16,7 +16,7 @@ test("the quick eval runs against the local model and writes a whole report", ()
   try {
     const out = join(scratch, "report.json");
     const cache = join(scratch, "cache");
-    const run = (file) => spawnSync(process.execPath, [join(root, "scripts", "eval", "run.mjs"), "--quick", "--cache", cache, "--out", file], { cwd: root, encoding: "utf8" });
+    const run = (file) => spawnSync(process.execPath, [join(root, "scripts", "eval", "run.mjs"), "--quick", "--retest", "--cache", cache, "--out", file], { cwd: root, encoding: "utf8" });
     const r = run(out);
     assert.equal(r.status, 0, r.stderr || r.stdout);
     const report = JSON.parse(readFileSync(out, "utf8"));
@@ -40,9 +40,14 @@ test("the quick eval runs against the local model and writes a whole report", ()
           const a = q.answers[cond];
           assert.ok(a && (a.na || typeof a.text === "string" || a.error), `${c.id}: ${cond} answer ${JSON.stringify(a)}`);
         }
+        // --retest: the original's question asked again in other words, wherever the original was asked.
+        const again = q.answers.retest;
+        if (!q.answers.original.na) assert.ok(again && (typeof again.text === "string" || again.error), `${c.id}: retest ${JSON.stringify(again)}`);
       }
     }
     assert.equal(report.overall.questions, report.conversations.reduce((n, c) => n + c.questions.length, 0));
+    const { selfAgreement } = report.overall;
+    assert.ok(report.retest && (selfAgreement === null || (selfAgreement >= 0 && selfAgreement <= 1)), `selfAgreement ${selfAgreement}`);
     assert.match(r.stdout, /overall/);
 
     // Again with the cache: the model is asked nothing, and every summary and answer is the one stored.
