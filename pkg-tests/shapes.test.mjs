@@ -1,23 +1,17 @@
 // Text that is not prose (base64, hexadecimal, runs of one character, progress bars, box drawing), through
 // the installed package: its estimate stays within 10% of the exact o200k, cl100k and claude counts, where read as
-// prose it was up to 100% low and box drawing four times high. The shapes are the benchmark's (bench/shapes.mjs); minified JSON and JavaScript, which the
-// README gives as outside 10% for some tokenizers, are measured there, not asserted here.
+// prose it was up to 100% low and box drawing four times high. The shapes and the exact counts are the benchmark's
+// (bench/shapes.mjs, `exactCounters`); minified JSON and JavaScript, which the README gives as outside 10% for
+// some tokenizers, are measured there, not asserted here.
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
+import { exactCounters } from "../scripts/corpus-texts.mjs";
 import { shapes } from "./bench/shapes.mjs";
 import { fixture } from "./fixture.mjs";
 
-const require = createRequire(import.meta.url);
-const claude = require("@anthropic-ai/tokenizer").getTokenizer();
-const EXACT = {
-  o200k: require("gpt-tokenizer/encoding/o200k_base").countTokens,
-  cl100k: require("gpt-tokenizer/encoding/cl100k_base").countTokens,
-  // As the benchmark counts it (its tokenizer normalizes first).
-  claude: (text) => claude.encode(text.normalize("NFKC"), "all").length,
-};
+const EXACT = await exactCounters();
 const MODELLED = [
   "base64 (one line)", "base64 (76-column lines)", "data URL in JSON", "hex blob", "UUIDs, one per line",
   "100 000 × y", "5 000 dashes", "3 000 × =", "4 000 spaces", "progress bar (\\r)", "box drawing",

@@ -3,6 +3,22 @@
 // arguments, exactly the message view of src/reading/format/openai_chat.rs), and the ground-truth count.
 import { readCorpus } from "../pkg-tests/corpus.mjs";
 
+/**
+ * The exact counts the estimates are measured against, by profile: gpt-tokenizer's o200k_base and cl100k_base,
+ * and `@anthropic-ai/tokenizer` for claude, counted as its `countTokens` counts (NFKC first, special tokens
+ * read as text) but with one tokenizer for every text: `countTokens` builds a new one per call, about 50 ms.
+ */
+export async function exactCounters() {
+  const o200k = await import("gpt-tokenizer/encoding/o200k_base");
+  const cl100k = await import("gpt-tokenizer/encoding/cl100k_base");
+  const claude = (await import("@anthropic-ai/tokenizer")).getTokenizer();
+  return {
+    o200k: (t) => o200k.countTokens(t),
+    cl100k: (t) => cl100k.countTokens(t),
+    claude: (t) => claude.encode(t.normalize("NFKC"), "all").length,
+  };
+}
+
 /** Corpus groups (one per file), in the order reports list them. */
 export const GROUPS = [
   "tau-bench-airline", "mini-swe-agent-tools", "mini-swe-agent-text", "swe-agent", "toolbench",

@@ -23,7 +23,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { calibratedTotal } from "./calibrated-total.mjs";
-import { GROUPS, errorStats, messagePieces, pct, readGroup, truthCount } from "./corpus-texts.mjs";
+import { GROUPS, errorStats, exactCounters, messagePieces, pct, readGroup, truthCount } from "./corpus-texts.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const cacheDir = join(root, "target", "fit-cache");
@@ -207,20 +207,6 @@ async function writeCommonWords(training) {
   writeFileSync(join(root, "src", "counting", "scanner", "common_words.txt"), words.sort().join("\n") + "\n");
 }
 
-async function tokenizers() {
-  const o200k = await import("gpt-tokenizer/encoding/o200k_base");
-  const cl100k = await import("gpt-tokenizer/encoding/cl100k_base");
-  const claude = await import("@anthropic-ai/tokenizer");
-  // countTokens() builds a new tokenizer per call; one instance, used as countTokens uses it, is the
-  // same count hundreds of times faster.
-  const claudeTokenizer = claude.getTokenizer();
-  return {
-    o200k: (t) => o200k.countTokens(t),
-    cl100k: (t) => cl100k.countTokens(t),
-    claude: (t) => claudeTokenizer.encode(t.normalize("NFKC"), "all").length,
-  };
-}
-
 /** Real counts of every text, cached per tokenizer and corpus. */
 function realCounts(name, count, texts, stamp) {
   const file = join(cacheDir, `${name}-${stamp}.json`);
@@ -334,7 +320,7 @@ function loadCorpus() {
  */
 async function prepare() {
   await writeCommonHan();
-  const tok = await tokenizers();
+  const tok = await exactCounters();
   const convs = loadCorpus();
   const textIndex = new Map();
   const texts = [];

@@ -23,19 +23,14 @@
 //            (`SYMBOLS`: box drawing's lines, corners and joints, blocks and shades);
 //            a symbol a vocabulary cuts into two or three tokens costs that many per character.
 //
-// Against gpt-tokenizer's o200k_base and cl100k_base and @anthropic-ai/tokenizer, as fit-profiles.mjs.
+// Against the exact counts of `exactCounters` (scripts/corpus-texts.mjs), as fit-profiles.mjs.
 // Deterministic: the random bytes come from a fixed linear congruential generator.
 import { writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { readCorpus } from "../pkg-tests/corpus.mjs";
+import { exactCounters } from "./corpus-texts.mjs";
 
-const require = createRequire(import.meta.url);
-const TOKENIZERS = {
-  o200k: ((e) => (t) => e(t).length)(require("gpt-tokenizer/encoding/o200k_base").encode),
-  cl100k: ((e) => (t) => e(t).length)(require("gpt-tokenizer/encoding/cl100k_base").encode),
-  claude: require("@anthropic-ai/tokenizer").countTokens,
-};
+const TOKENIZERS = await exactCounters();
 const out = fileURLToPath(new URL("../src/counting/shapes_table.rs", import.meta.url));
 
 let seed = 7;
@@ -100,15 +95,8 @@ const minifiedJson = readCorpus("tau-bench-airline.jsonl")
 // The runs of ASCII punctuation made of JSON's marks only, as src/counting/shapes.rs finds them.
 const jsonMarkRuns = minifiedJson.flatMap((t) => t.match(/[!-/:-@[-`{-~]{2,}/g) ?? []).filter((r) => /^["{}[\]:,]+$/.test(r));
 
-const jsonMarkTimes = new Map();
-for (const r of jsonMarkRuns) jsonMarkTimes.set(r, (jsonMarkTimes.get(r) ?? 0) + 1);
-
-/** Mean tokens of a run of JSON marks (each distinct run counted once: a claude count takes 50 ms). */
-function jsonMarks(count) {
-  let sum = 0;
-  for (const [run, times] of jsonMarkTimes) sum += count(run) * times;
-  return sum / jsonMarkRuns.length;
-}
+/** Mean tokens of a run of JSON marks. */
+const jsonMarks = (count) => jsonMarkRuns.reduce((sum, r) => sum + count(r), 0) / jsonMarkRuns.length;
 
 /** Tokens per dash of a UUID beyond its 32 hexadecimal digits at `hex` tokens each (the higher of lower and upper case). */
 function hexDash(count, hex) {

@@ -4,7 +4,7 @@
 // boundary (reading the caller's message arrays) is inside every ctxfold measurement.
 import { cpus } from "node:os";
 import { performance } from "node:perf_hooks";
-import { GROUPS, contentText, errorStats, messageTexts, pct, readGroup, truthCount } from "../../scripts/corpus-texts.mjs";
+import { GROUPS, contentText, errorStats, exactCounters, messageTexts, pct, readGroup, truthCount } from "../../scripts/corpus-texts.mjs";
 
 const { estimate } = await import("../../dist/node.mjs");
 
@@ -121,14 +121,7 @@ for (const r of rows) {
 }
 
 // ---- accuracy per group and profile, against the cookbook count ----
-const truthTokenizers = {
-  o200k: exact["gpt-tokenizer"],
-  cl100k: (await import("gpt-tokenizer/encoding/cl100k_base")).countTokens,
-};
-{
-  const claude = (await import("@anthropic-ai/tokenizer")).getTokenizer();
-  truthTokenizers.claude = (t) => claude.encode(t.normalize("NFKC"), "all").length;
-}
+const truthTokenizers = await exactCounters();
 console.log("\naccuracy: |error| median / p90, share of conversations under-estimated by >5% (targets: 3% / 8% / 5%)");
 console.log("held-out: every third conversation of each group (k % 3 == 2), which scripts/fit-profiles.mjs never fits on; train: the rest");
 console.log(`  ${"group".padEnd(31)} ${Object.keys(truthTokenizers).map((p) => p.padEnd(24)).join(" ")} ${"chars/4 (o200k)".padEnd(24)}`);

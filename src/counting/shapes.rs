@@ -190,8 +190,13 @@ fn recount(stretch: &str, class: Class, c: &mut Counts) {
         Class::Hex => stretch.bytes().filter(|&b| b == b'-').count(),
         _ => 0,
     };
-    c.0[class as usize] = c.0[class as usize].saturating_add((stretch.len() - dashes) as u32);
-    c.0[Class::HexDash as usize] = c.0[Class::HexDash as usize].saturating_add(dashes as u32);
+    add(c, class, stretch.len() - dashes);
+    add(c, Class::HexDash, dashes);
+}
+
+/// Adds `n` to `class` in `c`.
+fn add(c: &mut Counts, class: Class, n: usize) {
+    c.0[class as usize] = c.0[class as usize].saturating_add(n.min(u32::MAX as usize) as u32);
 }
 
 /// Counts the runs of one character in `text[from..to]` by how each vocabulary cuts them, instead of as
@@ -207,9 +212,10 @@ fn runs(text: &str, from: usize, to: usize, c: &mut Counts) {
         let b = bytes[i];
         if b.is_ascii_punctuation() {
             let end = i + bytes[i..to].iter().take_while(|b| b.is_ascii_punctuation()).count();
-            if !(end - i >= MIN_MARK_RUN && marks(text, i, end, c)) && is_json_marks(&bytes[i..end]) {
+            let in_pieces = end - i >= MIN_MARK_RUN && marks(text, i, end, c);
+            if !in_pieces && is_json_marks(&bytes[i..end]) {
                 c.subtract(&Counts::scan(&text[i..end]));
-                c.0[Class::JsonMarks as usize] = c.0[Class::JsonMarks as usize].saturating_add(1);
+                add(c, Class::JsonMarks, 1);
             }
             i = end;
         } else if b.is_ascii() {
@@ -312,7 +318,7 @@ fn add_run(one: [u8; 3], longest: [u16; 3], pieces: [u32; 3], n: usize, c: &mut 
         }
         // A character of two or three tokens has no longer pieces: each costs that many.
         tokens *= usize::from(one[t]);
-        c.0[class as usize] = c.0[class as usize].saturating_add(tokens as u32);
+        add(c, class, tokens);
     }
 }
 
