@@ -1,7 +1,11 @@
-//! For scripts/fit-profiles.mjs: reads one JSON string per line on stdin and prints the scanner's class
-//! counts of each (space-separated, in `Class` order), so the fit uses exactly the scanner that ships. The
-//! classes of text that is not prose are measured apart (scripts/fit-shapes.mjs), not fitted.
-use ctxfold::counting::scanner::{Counts, CLASS_NAMES, PROSE_CLASSES};
+//! For scripts/fit-profiles.mjs: reads one JSON string per line on stdin and prints, for each, the class
+//! counts the package weighs (space-separated, in `Class` order: the scanner's classes after the text that
+//! is not prose was taken out of them), then that text's own tokens for o200k, cl100k and claude. Those
+//! shapes are measured apart (scripts/fit-shapes.mjs), not fitted: the fit takes their tokens off the real
+//! counts and fits the scanner's classes on the rest, exactly as the package adds them up.
+use ctxfold::counting::profiles::{CL100K, CLAUDE, O200K};
+use ctxfold::counting::scanner::{CLASS_NAMES, PROSE_CLASSES};
+use ctxfold::counting::shapes::classes_of;
 use std::io::{BufRead, BufWriter, Write};
 
 fn main() {
@@ -14,7 +18,10 @@ fn main() {
     for line in stdin.lock().lines() {
         let line = line.expect("stdin");
         let text: String = serde_json::from_str(&line).expect("one JSON string per line");
-        let counts = Counts::scan(&text).0[..PROSE_CLASSES].iter().map(|n| n.to_string()).collect::<Vec<_>>();
-        writeln!(out, "{}", counts.join(" ")).expect("stdout");
+        let mut counts = classes_of(&text);
+        let mut fields: Vec<String> = counts.0[..PROSE_CLASSES].iter().map(|n| n.to_string()).collect();
+        counts.0[..PROSE_CLASSES].fill(0);
+        fields.extend([O200K, CL100K, CLAUDE].iter().map(|p| format!("{:.4}", p.weigh(&counts))));
+        writeln!(out, "{}", fields.join(" ")).expect("stdout");
     }
 }

@@ -2,147 +2,147 @@
 // Costs per class, in the order of `ctxfold_scanner::Class`.
 
 pub const O200K: [f32; 33] = [
-    1.0682, // word
-    0.9163, // commonWord
-    1.0682, // identWord
+    1.0351, // word
+    0.9075, // commonWord
+    1.0351, // identWord
     0.0,    // letter
-    0.1365, // midLetter
-    0.0334, // longLetter
-    0.1344, // longIdentLetter
+    0.1434, // midLetter
+    0.0948, // longLetter
+    0.1617, // longIdentLetter
     0.0,    // hump
-    0.0293, // upper
-    0.0358, // digit
-    1.2362, // digitGroup
-    1.2362, // spacedDigit
-    0.1335, // punct
-    1.1097, // punctRun
-    0.0,    // punctGlued
-    0.0,    // punctAfterSpace
-    0.6839, // punctSpaced
-    0.8793, // spaceRun
+    0.0488, // upper
+    0.0,    // digit
+    1.008,  // digitGroup
+    2.016,  // spacedDigit
+    0.1108, // punct
+    1.2304, // punctRun
+    0.0207, // punctGlued
+    0.0207, // punctAfterSpace
+    0.7225, // punctSpaced
+    0.6564, // spaceRun
     0.0,    // extraSpace
-    0.4081, // newlineRun
-    0.4081, // newlineAfterPunct
-    0.3973, // newline
-    0.6073, // han
-    1.0054, // hanCommon
-    2.9749, // hanRare
-    0.2836, // hanRun
-    0.4773, // kana
-    0.0392, // kanaRun
-    0.6531, // hangul
-    0.6517, // cjkPunct
-    1.8636, // emoji
-    0.3132, // otherLetter
-    0.8676, // other
+    0.9505, // newlineRun
+    0.9505, // newlineAfterPunct
+    0.0,    // newline
+    0.5953, // han
+    1.0182, // hanCommon
+    2.8512, // hanRare
+    0.3534, // hanRun
+    0.479,  // kana
+    0.0192, // kanaRun
+    0.6523, // hangul
+    0.6965, // cjkPunct
+    1.8108, // emoji
+    0.3127, // otherLetter
+    1.2521, // other
 ];
 
 pub const CL100K: [f32; 33] = [
-    1.7814, // word
-    0.8409, // commonWord
-    1.334,  // identWord
+    1.7719, // word
+    0.8484, // commonWord
+    1.2977, // identWord
     0.0,    // letter
     0.0,    // midLetter
-    0.0023, // longLetter
-    0.3747, // longIdentLetter
+    0.0118, // longLetter
+    0.377,  // longIdentLetter
     0.0,    // hump
     0.0,    // upper
     0.0,    // digit
-    0.8948, // digitGroup
-    2.4127, // spacedDigit
-    0.0872, // punct
-    0.9848, // punctRun
+    1.0,    // digitGroup
+    2.0,    // spacedDigit
+    0.0896, // punct
+    1.0056, // punctRun
     0.0,    // punctGlued
-    0.2775, // punctAfterSpace
-    1.2258, // punctSpaced
-    0.3816, // spaceRun
+    0.3172, // punctAfterSpace
+    1.1716, // punctSpaced
+    0.5405, // spaceRun
     0.0,    // extraSpace
-    0.93,   // newlineRun
+    0.9853, // newlineRun
     0.0,    // newlineAfterPunct
     0.0,    // newline
-    0.8122, // han
-    2.3145, // hanCommon
-    2.8944, // hanRare
-    0.0187, // hanRun
-    0.7626, // kana
+    0.8138, // han
+    2.3178, // hanCommon
+    2.8469, // hanRare
+    0.0,    // hanRun
+    0.7653, // kana
     0.0,    // kanaRun
-    1.0505, // hangul
-    1.0208, // cjkPunct
-    2.4309, // emoji
-    0.5233, // otherLetter
-    0.828,  // other
+    1.0512, // hangul
+    0.9923, // cjkPunct
+    2.3719, // emoji
+    0.5242, // otherLetter
+    1.171,  // other
 ];
 
 pub const CLAUDE: [f32; 33] = [
-    2.0072, // word
-    0.8458, // commonWord
-    1.5704, // identWord
+    2.0152, // word
+    0.8438, // commonWord
+    1.5806, // identWord
     0.0,    // letter
     0.0,    // midLetter
     0.0,    // longLetter
-    0.2215, // longIdentLetter
-    0.2439, // hump
+    0.1591, // longIdentLetter
+    0.3488, // hump
     0.0,    // upper
-    0.5018, // digit
-    0.3834, // digitGroup
-    0.4871, // spacedDigit
-    0.1093, // punct
-    0.541,  // punctRun
-    0.4,    // punctGlued
-    0.5116, // punctAfterSpace
-    1.3831, // punctSpaced
-    0.4777, // spaceRun
-    0.0,    // extraSpace
-    0.7819, // newlineRun
-    0.1441, // newlineAfterPunct
-    0.2305, // newline
-    0.7482, // han
-    2.0171, // hanCommon
-    2.5257, // hanRare
-    0.1378, // hanRun
-    0.9081, // kana
+    0.5288, // digit
+    0.3441, // digitGroup
+    0.4239, // spacedDigit
+    0.1033, // punct
+    0.5688, // punctRun
+    0.3823, // punctGlued
+    0.4859, // punctAfterSpace
+    1.372,  // punctSpaced
+    0.4675, // spaceRun
+    0.0008, // extraSpace
+    0.7365, // newlineRun
+    0.1012, // newlineAfterPunct
+    0.3108, // newline
+    0.7494, // han
+    2.0175, // hanCommon
+    2.4846, // hanRare
+    0.11,   // hanRun
+    0.9115, // kana
     0.0,    // kanaRun
-    1.4058, // hangul
-    1.2736, // cjkPunct
-    3.0487, // emoji
-    0.7944, // otherLetter
-    1.0089, // other
+    1.4057, // hangul
+    1.2818, // cjkPunct
+    2.957,  // emoji
+    0.8126, // otherLetter
+    1.3902, // other
 ];
 
 pub const GEMINI: [f32; 33] = [
-    1.2406, // word
-    1.0642, // commonWord
-    1.2406, // identWord
+    1.1915, // word
+    1.0447, // commonWord
+    1.1915, // identWord
     0.0,    // letter
-    0.1585, // midLetter
-    0.0388, // longLetter
-    0.1561, // longIdentLetter
+    0.1651, // midLetter
+    0.1091, // longLetter
+    0.1861, // longIdentLetter
     0.0,    // hump
-    0.034,  // upper
-    0.0416, // digit
-    1.4357, // digitGroup
-    1.4357, // spacedDigit
-    0.1551, // punct
-    1.2888, // punctRun
-    0.0,    // punctGlued
-    0.0,    // punctAfterSpace
-    0.7943, // punctSpaced
-    1.0212, // spaceRun
+    0.0561, // upper
+    0.0,    // digit
+    1.1604, // digitGroup
+    2.3208, // spacedDigit
+    0.1275, // punct
+    1.4164, // punctRun
+    0.0239, // punctGlued
+    0.0239, // punctAfterSpace
+    0.8317, // punctSpaced
+    0.7556, // spaceRun
     0.0,    // extraSpace
-    0.474,  // newlineRun
-    0.474,  // newlineAfterPunct
-    0.4615, // newline
-    0.7054, // han
-    1.1676, // hanCommon
-    3.455,  // hanRare
-    0.3293, // hanRun
-    0.5543, // kana
-    0.0456, // kanaRun
-    0.7585, // hangul
-    0.7568, // cjkPunct
-    2.1643, // emoji
-    0.3637, // otherLetter
-    1.0076, // other
+    1.0942, // newlineRun
+    1.0942, // newlineAfterPunct
+    0.0,    // newline
+    0.6853, // han
+    1.1722, // hanCommon
+    3.2823, // hanRare
+    0.4068, // hanRun
+    0.5514, // kana
+    0.0221, // kanaRun
+    0.7509, // hangul
+    0.8018, // cjkPunct
+    2.0845, // emoji
+    0.3599, // otherLetter
+    1.4413, // other
 ];
 
-pub const GEMINI_PER_MESSAGE: f64 = 4.47;
+pub const GEMINI_PER_MESSAGE: f64 = 3.7419;
