@@ -1,8 +1,8 @@
 //! What chats name besides code: titles (《活着》), the name a user gives ("my name is Ana Lopez"),
-//! Latin-script terms in CJK prose (esp32, Typescript), numbers in CJK prose, and the id of the record a
-//! tool returned (a booking's ZFA04Y at the start of its JSON). The audit's other readers look for
-//! code, paths and numbers with units, and pass these over; a summary that loses them loses what the
-//! conversation was about (which film, whose booking, which board).
+//! Latin-script terms and names in CJK prose (esp32, Typescript, The Shore Hotel), numbers in CJK prose,
+//! and the id of the record a tool returned (a booking's ZFA04Y at the start of its JSON). The audit's
+//! other readers look for code, paths and numbers with units, and pass these over; a summary that loses
+//! them loses what the conversation was about (which film, whose booking, which hotel, which board).
 
 use crate::text::{floor_boundary, is_cjk};
 
@@ -64,34 +64,65 @@ pub fn given_names(text: &str) -> Vec<&str> {
 }
 
 /// The Latin-script terms of CJK prose: words of three or more letters, digits, `+` or `#` starting
-/// with a letter, joined by `.` or `-` (esp32, Arduino, C++, Node.js), with CJK right before or after
-/// them (one space allowed): in an English sentence of a mixed message every word would be one.
+/// with a letter, joined by `.`, `-` or `'` (esp32, Arduino, C++, Node.js), with CJK right before or after
+/// them (one space or dash allowed): in an English sentence of a mixed message every word would be one.
+/// A name of several words (The Shore Hotel, Academy Sports + Outdoors, Shutters on the Beach) is one
+/// term when it stands beside CJK as a whole: in a list of hotels or shops each entry's name is the fact,
+/// and its words apart are none (a summary that keeps "Hotel" keeps nothing).
 pub fn latin_terms(text: &str) -> Vec<&str> {
     if !text.chars().any(is_cjk) {
         return Vec::new();
     }
-    let cjk_before = |at: usize| {
-        let before = &text[..at];
-        before.strip_suffix(' ').unwrap_or(before).chars().next_back().is_some_and(is_cjk)
-    };
-    let cjk_after = |at: usize| {
-        let after = &text[at..];
-        after.strip_prefix(' ').unwrap_or(after).chars().next().is_some_and(is_cjk)
-    };
+    let words = latin_words(text);
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < words.len() {
+        // The words from `k` that a name can join: one space, or ` & ` or ` + `, between each two.
+        let mut last = k;
+        while last + 1 < words.len() && matches!(&text[words[last].1..words[last + 1].0], " " | " & " | " + ") {
+            last += 1;
+        }
+        let (start, end) = (words[k].0, words[last].1);
+        let name = &text[start..end];
+        // Its words capitalized, but short lower-case ones inside it (of, the, on, by, and).
+        let capital = |at: usize| text.as_bytes()[at].is_ascii_uppercase();
+        let mut is_name = last > k && name.len() <= MAX_NAME_CHARS && last - k < MAX_NAME_WORDS;
+        is_name &= capital(start) && capital(words[last].0);
+        for &(s, e) in words.get(k + 1..last).unwrap_or_default() {
+            is_name &= capital(s) || e - s <= 3;
+        }
+        if is_name && beside_cjk(text, start, end) {
+            out.push(name);
+        } else {
+            for &(s, e) in &words[k..=last] {
+                if e - s >= 3 && beside_cjk(text, s, e) {
+                    out.push(&text[s..e]);
+                }
+            }
+        }
+        k = last + 1;
+    }
+    out
+}
+
+/// Longest name of several words taken as one term (words).
+const MAX_NAME_WORDS: usize = 6;
+
+/// Where the Latin words of `text` are (start and end): each starting with a letter not glued to a
+/// word, path or number before it, and not followed by `_` or `/` (a piece of a path or identifier).
+fn latin_words(text: &str) -> Vec<(usize, usize)> {
     let part = |c: char| c.is_ascii_alphanumeric() || c == '+' || c == '#';
-    let glued = |c: char| c.is_ascii_alphanumeric() || "_./-".contains(c);
+    let glued = |c: char| c.is_ascii_alphanumeric() || "_./-'".contains(c);
     let mut out = Vec::new();
     let mut start = None;
     for (at, c) in text.char_indices().chain(std::iter::once((text.len(), ' '))) {
-        let inside = at < text.len() && (part(c) || (start.is_some() && (c == '.' || c == '-')));
+        let inside = at < text.len() && (part(c) || (start.is_some() && matches!(c, '.' | '-' | '\'')));
         match (inside, start) {
             (true, None) if c.is_ascii_alphabetic() && !text[..at].ends_with(glued) => start = Some(at),
             (false, Some(s)) => {
-                let term = text[s..at].trim_end_matches(['.', '-']);
-                let end = s + term.len();
-                let sized = term.len() >= 3 && term.len() <= MAX_NAME_CHARS;
-                if sized && !text[end..].starts_with(['_', '/']) && (cjk_before(s) || cjk_after(end)) {
-                    out.push(term);
+                let end = s + text[s..at].trim_end_matches(['.', '-', '\'']).len();
+                if !text[end..].starts_with(['_', '/']) {
+                    out.push((s, end));
                 }
                 start = None;
             }
@@ -99,6 +130,21 @@ pub fn latin_terms(text: &str) -> Vec<&str> {
         }
     }
     out
+}
+
+/// Whether `text[start..end]` has CJK, or the brackets and commas of CJK prose, right before or after
+/// it, spaces and dashes between allowed (`（The Red Collection）`, `The Shore Hotel - 圣莫尼卡`).
+fn beside_cjk(text: &str, start: usize, end: usize) -> bool {
+    let cjk = |c: char| {
+        is_cjk(c)
+            || matches!(
+                c,
+                '（' | '）' | '【' | '】' | '「' | '」' | '『' | '』' | '《' | '》' | '、' | '，' | '＆' | '＋'
+            )
+    };
+    let before = text[..start].trim_end_matches([' ', '-']).chars().next_back();
+    let after = text[end..].trim_start_matches([' ', '-']).chars().next();
+    before.is_some_and(cjk) || after.is_some_and(cjk)
 }
 
 /// The numbers of two or more digits in CJK prose (a year, a score, an episode), which carry no Latin
@@ -187,6 +233,26 @@ mod tests {
         assert!(latin_terms("Plain English has no such terms.").is_empty());
         assert!(latin_terms("文件在/usr/lib和x_y里，ok").is_empty());
         assert_eq!(latin_terms("My name is Ana. 我用 Python 写"), ["Python"]);
+    }
+
+    #[test]
+    fn names_of_several_words_beside_cjk_are_one_term() {
+        let list = "1. The Shore Hotel - 圣莫尼卡\n2. 迪克体育用品（Dick's Sporting Goods）\n3. 学院（Academy Sports + Outdoors）\n\
+                    4. Shutters on the Beach - 圣莫尼卡\n5. Outdoor＆Bike - 在德国";
+        assert_eq!(
+            latin_terms(list),
+            [
+                "The Shore Hotel",
+                "Dick's Sporting Goods",
+                "Academy Sports + Outdoors",
+                "Shutters on the Beach",
+                "Outdoor",
+                "Bike"
+            ]
+        );
+        // Not names: a sentence (lower-case words), one too long; their words beside CJK still count.
+        assert!(latin_terms("注：this list may vary。").is_empty());
+        assert_eq!(latin_terms("我用 Python scripts 写"), ["Python", "scripts"]);
     }
 
     #[test]
