@@ -861,14 +861,19 @@ fn contains_word(text: &str, word: &str) -> bool {
         .any(|(at, _)| !is_word(text[..at].chars().next_back()) && !is_word(text[at + word.len()..].chars().next()))
 }
 
+/// Whether `text` holds the number `key` whole: not the end of a longer number before it, nor, when the key
+/// ends in a digit, the start of one after it (a number with its unit can be followed by the next one, as
+/// in a date: 1999年12月).
 fn contains_number(text: &str, key: &str) -> bool {
     let starts_digit = key.starts_with(|c: char| c.is_ascii_digit());
+    let ends_digit = key.ends_with(|c: char| c.is_ascii_digit());
     text.match_indices(key).any(|(at, _)| {
         let before = text[..at].chars().next_back();
         let after = text[at + key.len()..].chars().next();
         let glued_before = starts_digit && before.is_some_and(|c| c.is_ascii_digit() || c == '.' || c == ',');
-        let glued_after = after.is_some_and(|c| c.is_ascii_digit())
-            || (after == Some('.') && text[at + key.len() + 1..].starts_with(|c: char| c.is_ascii_digit()));
+        let glued_after = ends_digit
+            && (after.is_some_and(|c| c.is_ascii_digit())
+                || (after == Some('.') && text[at + key.len() + 1..].starts_with(|c: char| c.is_ascii_digit())));
         !glued_before && !glued_after
     })
 }
@@ -1094,6 +1099,9 @@ mod tests {
             SummaryView::new("versions 14.0.6, 1.24.3").keeps(&fact(Kind::Number, "1.24.3")),
             "a list is not one number"
         );
+        let date = SummaryView::new("嗯，1999年12月25日上映的。");
+        assert!(date.keeps(&fact(Kind::Number, "1999年")), "a number with its unit, the next one after it");
+        assert!(!date.keeps(&fact(Kind::Number, "1999年1")));
         assert!(!view.keeps(&fact(Kind::Identifier, "parse_config")), "identifiers match whole");
         assert!(view.keeps(&fact(Kind::Identifier, "parse_config_v2")));
         assert!(!view.keeps(&fact(Kind::Identifier, "Parse_config_v2")), "identifiers keep their case");
