@@ -13,10 +13,11 @@
 // training part (fit on three folds, measure on the fourth, pool the four); `--validate` prints that
 // validation for the chosen settings. Gemini's table is o200k's scaled, so an o200k setting is also
 // scored by gemini's target: per fold, gemini's scale is fitted on the training folds' reports and the
-// fourth fold's requests are estimated calibrated on their first three reports, as the benchmark does. The class counts come from the package itself
-// (scripts/class_counts.rs), so the fit sees exactly what ships: text that is not prose (base64, hex, runs,
-// minified JSON's marks) is costed apart as measured by scripts/fit-shapes.mjs, its tokens are taken off the
-// real counts, and the scanner's classes are fitted on the rest. Real token counts are cached in
+// fourth fold's requests are estimated calibrated on their first three reports, as the benchmark does.
+// The class counts come from the package itself (scripts/class_counts.rs), so the fit sees exactly what
+// ships: text that is not prose (base64, hex, runs, minified JSON's marks) is costed apart as measured by
+// scripts/fit-shapes.mjs, its tokens are taken off the real counts, and the scanner's classes are fitted
+// on the rest. Real token counts are cached in
 // target/fit-cache/ (the slow part); pass --fresh to recount. After adding a class to the scanner, add a
 // line for it to each table of src/counting/profiles/fitted.rs (any cost) so that the crate builds, then refit.
 import { execFileSync } from "node:child_process";
@@ -79,9 +80,9 @@ const SUPPLEMENT = [
 // the number of targets missed (median ≤ 3%, p90 ≤ 8%, share under by >5% ≤ 5%, per group), then the
 // mean over groups of the worst ratio to a target; for o200k, gemini's calibrated target is scored as a
 // ninth group (see `validate`). Validation, 4 folds (misses, mean ratio):
-//   o200k   identWord and the three split classes tied (spacedDigit now fixed, with the other digit classes: see
-//           OPENAI_DIGITS; the figures in this paragraph are of the fits before that), textRows 0, underWeight 3,
-//           underShare 0.08, l2. Validation
+//   o200k   identWord and the split classes tied, but spacedDigit, whose cost is fixed with the other digit
+//           classes (OPENAI_DIGITS; the figures in this paragraph are of fits that tied it to digitGroup),
+//           textRows 0, underWeight 3, underShare 0.08, l2. Validation
 //           prefers newlineAfterPunct apart (1 miss, 0.884: swe-agent median 3.4%; gemini 1.7% / 4.7% /
 //           4.9% under by >5%) to these settings (2, 0.899: swe-agent 4.4%; gemini 2.7% / 6.1% / 5.3%)
 //           and to all three apart (1, 0.898, but gemini 6.4% under), best of the 60 l2 variants with

@@ -64,16 +64,17 @@ pub fn given_names(text: &str) -> Vec<&str> {
 }
 
 /// The Latin-script terms of CJK prose: words of three or more letters, digits, `+` or `#` starting
-/// with a letter, joined by `.`, `-` or `'` (esp32, Arduino, C++, Node.js), with CJK right before or after
-/// them (one space or dash allowed): in an English sentence of a mixed message every word would be one.
-/// A name of several words (The Shore Hotel, Academy Sports + Outdoors, Shutters on the Beach) is one
-/// term when it stands beside CJK as a whole: in a list of hotels or shops each entry's name is the fact,
-/// and its words apart are none (a summary that keeps "Hotel" keeps nothing).
+/// with a letter, joined by `.`, `-` or `'` (esp32, Arduino, C++, Node.js), with CJK right before or
+/// after them (spaces and dashes between allowed): in an English sentence of a mixed message every word
+/// would be one. A name of several words (The Shore Hotel, Academy Sports + Outdoors, Shutters on the
+/// Beach) is one term when it stands beside CJK as a whole: in a list of hotels or shops each entry's name
+/// is the fact, and its words apart are none (a summary that keeps "Hotel" keeps nothing).
 pub fn latin_terms(text: &str) -> Vec<&str> {
     if !text.chars().any(is_cjk) {
         return Vec::new();
     }
     let words = latin_words(text);
+    let capital = |at: usize| text.as_bytes()[at].is_ascii_uppercase();
     let mut out = Vec::new();
     let mut k = 0;
     while k < words.len() {
@@ -85,7 +86,6 @@ pub fn latin_terms(text: &str) -> Vec<&str> {
         let (start, end) = (words[k].0, words[last].1);
         let name = &text[start..end];
         // Its words capitalized, but short lower-case ones inside it (of, the, on, by, and).
-        let capital = |at: usize| text.as_bytes()[at].is_ascii_uppercase();
         let mut is_name = last > k && name.len() <= MAX_NAME_CHARS && last - k < MAX_NAME_WORDS;
         is_name &= capital(start) && capital(words[last].0);
         for &(s, e) in words.get(k + 1..last).unwrap_or_default() {
@@ -95,7 +95,7 @@ pub fn latin_terms(text: &str) -> Vec<&str> {
             out.push(name);
         } else {
             for &(s, e) in &words[k..=last] {
-                if e - s >= 3 && beside_cjk(text, s, e) {
+                if (3..=MAX_NAME_CHARS).contains(&(e - s)) && beside_cjk(text, s, e) {
                     out.push(&text[s..e]);
                 }
             }
@@ -253,6 +253,7 @@ mod tests {
         // Not names: a sentence (lower-case words), one too long; their words beside CJK still count.
         assert!(latin_terms("注：this list may vary。").is_empty());
         assert_eq!(latin_terms("我用 Python scripts 写"), ["Python", "scripts"]);
+        assert_eq!(latin_terms("1. The Grand Old Royal Palace Garden Hotel - 圣莫尼卡"), ["Hotel"]);
     }
 
     #[test]
