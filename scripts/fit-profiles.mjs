@@ -320,6 +320,7 @@ function estimatePieces(messages, counts, shape, beta, perMessage) {
 
 /** The columns of `classCounts`' shapes: the tokenizers the shapes were measured with. */
 const SHAPE_COLUMNS = ["o200k", "cl100k", "claude"];
+const O200K_SHAPES = SHAPE_COLUMNS.indexOf("o200k");
 
 // ---- the corpus as fitting rows ----
 
@@ -377,7 +378,7 @@ async function prepare() {
       const x = [...c.prefix[c.prefix.length - 1]];
       for (const id of ids) counts[id].forEach((v, i) => (x[i] += v));
       c.prefix.push(x);
-      c.shapePrefix.push(c.shapePrefix[c.shapePrefix.length - 1] + ids.reduce((s, id) => s + shapes[id][0], 0));
+      c.shapePrefix.push(c.shapePrefix[c.shapePrefix.length - 1] + ids.reduce((s, id) => s + shapes[id][O200K_SHAPES], 0));
     }
     c.x = c.prefix[c.prefix.length - 1];
     c.allIds = c.textIds.flat();
@@ -448,7 +449,10 @@ function fitTable(data, profile, settings, fit) {
       for (const id of c.allIds) weights.set(id, (weights.get(id) ?? 0) + 1 / (y * y * groupSizes[c.group]));
     }
     // Less the half token the estimator's rounding adds to each piece, as for the conversations.
-    for (const [id, w] of weights) if (real[id] - shape[id] > 0) rows.push({ x: tied(counts[id]), y: real[id] - shape[id] - known(counts[id]) - 0.5, w: w * settings.textRows });
+    for (const [id, w] of weights) {
+      const y = real[id] - shape[id] - known(counts[id]) - 0.5;
+      if (y > 0) rows.push({ x: tied(counts[id]), y, w: w * settings.textRows });
+    }
   }
   for (const id of supplementIds) rows.push({ x: tied(counts[id]), y: real[id] - shape[id] - known(counts[id]), w: 1 / (real[id] ** 2 * SUPPLEMENT.length) });
   let beta = fitAsymmetric(rows, p, settings.underWeight, settings.loss === "l1");
