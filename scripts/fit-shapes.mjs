@@ -6,6 +6,12 @@
 //   encoded text  the same for base64 of text: pieces of the corpus's conversations (pkg-tests/corpus,
 //            tau-bench and mini-swe-agent texts, in order) encoded.
 //   hex      the same for hexadecimal, lower and upper case.
+//   numbers  long numbers, random decimal digits and random binary ones (`0` and `1` only), 16 to 3 000
+//            digits, 4 samples per length, from a generator of their own (the other shapes' samples stay
+//            as they were): the tokens of decimal ones fitted as a cost per group of three digits plus a
+//            cost per digit (least squares, neither below 0), then binary ones' cost per digit with that
+//            group cost. o200k and cl100k cut any run of digits into groups of three, a token each (1 and
+//            0); claude holds a decimal digit in about 0.42 tokens and a binary one in 0.28 (0 and those).
 //   hex dash  a dash between hexadecimal digits (UUIDs: 8-4-4-4-12): 400 random UUIDs, lower and upper
 //            case, the mean of (tokens − 32 × hex cost) / 4 per UUID. A vocabulary seldom merges a dash with
 //            the digits around it, and the short groups merge less than a long hex string.
@@ -59,11 +65,31 @@ const textBytes = (n) => {
   return Buffer.from(corpusText.slice(textAt - n, textAt));
 };
 
+let digitSeed = 11;
+const digits = (n, base) =>
+  Array.from({ length: n }, () => ((digitSeed = (digitSeed * 1103515245 + 12345) % 2147483648), Math.floor((digitSeed / 2147483648) * base))).join("");
+
 const SHAPES = {
   encoded: [(n) => bytes(n).toString("base64").slice(0, n), (n) => bytes(n).toString("base64url").slice(0, n)],
   encodedText: [(n) => textBytes(n).toString("base64").slice(0, n)],
   hex: [(n) => bytes(n).toString("hex").slice(0, n), (n) => bytes(n).toString("hex").toUpperCase().slice(0, n)],
 };
+
+/** Tokens of long numbers: `{ group, digit, binaryDigit }` (see the header). */
+function numberCosts(count) {
+  const lengths = [16, 17, 18, 19, 20, 24, 32, 40, 100, 300, 1000, 3000];
+  const samples = (base) => lengths.flatMap((n) => [0, 1, 2, 3].map(() => [Math.ceil(n / 3), n, count(digits(n, base))]));
+  const decimal = samples(10);
+  const sum = (f) => decimal.reduce((s, p) => s + f(p), 0);
+  const through0 = (points, x) => points.reduce((s, p) => s + x(p) * p[2], 0) / points.reduce((s, p) => s + x(p) ** 2, 0);
+  const [gg, gd, dd, gy, dy] = [sum(([g]) => g * g), sum(([g, d]) => g * d), sum(([, d]) => d * d), sum(([g, , y]) => g * y), sum(([, d, y]) => d * y)];
+  let group = (gy * dd - dy * gd) / (gg * dd - gd * gd);
+  let digit = (dy * gg - gy * gd) / (gg * dd - gd * gd);
+  if (group < 0) [group, digit] = [0, through0(decimal, ([, d]) => d)];
+  if (digit < 0) [group, digit] = [through0(decimal, ([g]) => g), 0];
+  const binary = samples(2).map(([g, d, y]) => [g, d, y - group * g]);
+  return { group, digit, binaryDigit: Math.max(0, through0(binary, ([, d]) => d)) };
+}
 
 // Symbols outside ASCII that tables and progress bars are drawn with: box drawing's light, heavy, double and
 // rounded lines, corners and joints, and the blocks and shades of progress bars. Not the ellipsis, dots or
@@ -113,6 +139,8 @@ function hexDash(count, hex) {
 }
 
 const round = (x) => Math.round(x * 1e4) / 1e4;
+/** `x` rounded, as a Rust float literal (`1.0`, not `1`). */
+const literal = (x) => (Number.isInteger(round(x)) ? round(x).toFixed(1) : String(round(x)));
 const rates = {};
 const symbols = {};
 const runs = {};
@@ -133,7 +161,8 @@ for (const [name, count] of Object.entries(TOKENIZERS)) {
 for (const [name, count] of Object.entries(TOKENIZERS)) {
   rates[name].hexDash = hexDash(count, round(rates[name].hex));
   rates[name].jsonMarks = jsonMarks(count);
-  console.log(`${name}: encoded ${rates[name].encoded.toFixed(4)}, encoded text ${rates[name].encodedText.toFixed(4)}, hex ${rates[name].hex.toFixed(4)} tokens per character, ${rates[name].hexDash.toFixed(4)} per dash between hex digits, ${rates[name].jsonMarks.toFixed(4)} per run of JSON marks (${jsonMarkRuns.length} runs)`);
+  rates[name].numbers = numberCosts(count);
+  console.log(`${name}: encoded ${rates[name].encoded.toFixed(4)}, encoded text ${rates[name].encodedText.toFixed(4)}, hex ${rates[name].hex.toFixed(4)} tokens per character, ${rates[name].hexDash.toFixed(4)} per dash between hex digits, ${rates[name].jsonMarks.toFixed(4)} per run of JSON marks (${jsonMarkRuns.length} runs); long numbers ${rates[name].numbers.group.toFixed(4)} per group of three digits, ${rates[name].numbers.digit.toFixed(4)} per decimal digit, ${rates[name].numbers.binaryDigit.toFixed(4)} per binary digit`);
 }
 
 const table = (name) => `    [${runs[name].join(", ")}],`;
@@ -153,6 +182,11 @@ writeFileSync(
 pub const ENCODED: [f32; 3] = [${["o200k", "cl100k", "claude"].map((n) => round(rates[n].encoded)).join(", ")}];
 pub const ENCODED_TEXT: [f32; 3] = [${["o200k", "cl100k", "claude"].map((n) => round(rates[n].encodedText)).join(", ")}];
 pub const HEX: [f32; 3] = [${["o200k", "cl100k", "claude"].map((n) => round(rates[n].hex)).join(", ")}];
+/// Tokens of long numbers for o200k, cl100k and claude: per group of three digits, and per digit of
+/// decimal and of binary ones.
+pub const NUMBER_GROUP: [f32; 3] = [${["o200k", "cl100k", "claude"].map((n) => literal(rates[n].numbers.group)).join(", ")}];
+pub const NUMBER_DIGIT: [f32; 3] = [${["o200k", "cl100k", "claude"].map((n) => literal(rates[n].numbers.digit)).join(", ")}];
+pub const BINARY_DIGIT: [f32; 3] = [${["o200k", "cl100k", "claude"].map((n) => literal(rates[n].numbers.binaryDigit)).join(", ")}];
 /// Tokens per dash between hexadecimal digits (a UUID's), for o200k, cl100k and claude.
 pub const HEX_DASH: [f32; 3] = [${["o200k", "cl100k", "claude"].map((n) => round(rates[n].hexDash)).join(", ")}];
 /// Tokens per run of JSON marks in minified JSON (\`":"\`, \`","\`, \`"},{"\`), for o200k, cl100k and claude.

@@ -29,5 +29,8 @@ export function shapes() {
     "minified JSON": JSON.stringify(Array.from({ length: 300 }, (_, i) => ({ id: i, name: `item${i}`, price: Math.round(random() * 10000) / 100, tags: ["a", "b"], ok: random() > 0.5 }))),
     "minified JS": Array.from({ length: 200 }, (_, i) => `function f${i}(a,b){return a+b*${i}}var x${i}=f${i}(${i},2);if(x${i}>10){console.log("v",x${i})}`).join(";"),
     "box drawing": ("┌" + "─".repeat(60) + "┐\n│" + " ".repeat(60) + "│\n└" + "─".repeat(60) + "┘\n").repeat(20),
+    // After the others, so that their random bytes stay what they were.
+    "bit strings": Array.from({ length: 6 }, () => Array.from(bytes(193), (b) => b.toString(2).padStart(8, "0")).join("")).join("\n"),
+    "19-digit ids, one per line": Array.from({ length: 400 }, () => `${1 + Math.floor(random() * 9)}${Array.from(bytes(18), (b) => b % 10).join("")}`).join("\n"),
   };
 }

@@ -1,11 +1,13 @@
-//! Text that is not prose: base64, hexadecimal, runs of one character and box drawing, as tool outputs
-//! carry them (encoded images and files, hashes and ids, separators, progress bars, tables). Read as prose
-//! they are far off: 30 KB of base64 about a third low, 100 000 `y` at 2 tokens instead of 25 000, 5 000
-//! dashes six times high, a progress bar half its tokens for cl100k. After the scan, text with few places where a word could start is looked through for such
-//! stretches; each is taken out of the scanner's classes and counted in its own (`Class::Encoded`,
-//! `EncodedText`, `Hex`, `HexDash`, `RunO200k`, ...), whose costs are measured against the exact tokenizers
-//! (`shapes_table.rs`). So are minified JSON's runs of marks (`":"`, `","`, `"},{"`): each mostly one
-//! token, where the scanner's costs, fitted on the longer runs of code, made minified JSON 7–26% high.
+//! Text that is not prose: base64, hexadecimal, long numbers, runs of one character and box drawing, as
+//! tool outputs carry them (encoded images and files, hashes and ids, bit strings, separators, progress
+//! bars, tables). Read as prose they are far off: 30 KB of base64 about a third low, 100 000 `y` at 2
+//! tokens instead of 25 000, 5 000 dashes six times high, a progress bar half its tokens for cl100k, a bit
+//! string twice its tokens for claude. After the scan, text with few places where a word could start is
+//! looked through for such stretches; each is taken out of the scanner's classes and counted in its own
+//! (`Class::Encoded`, `EncodedText`, `Hex`, `HexDash`, `Number`, `NumberDigit`, `RunO200k`, ...), whose costs
+//! are measured against the exact tokenizers (`shapes_table.rs`). So are minified JSON's runs of marks
+//! (`":"`, `","`, `"},{"`): each mostly one token, where the scanner's costs, fitted on the longer runs of
+//! code, made minified JSON 7–26% high.
 
 use crate::counting::shapes_table::{RUN_LENGTH, RUN_PIECES, SYMBOL_RUNS};
 use ctxfold_scanner::{Class, Counts};
@@ -15,6 +17,9 @@ use std::ops::Range;
 const MIN_ENCODED: usize = 32;
 /// Hexadecimal stretches shorter than this are left to the scanner (`deadbeef`, short hashes).
 const MIN_HEX: usize = 16;
+/// Numbers shorter than this are left to the scanner (amounts, dates, phone numbers, 13-digit timestamps):
+/// the short numbers of prose are what its digit costs were fitted on.
+const MIN_NUMBER: usize = 16;
 /// Runs of one letter, digit or space shorter than this are left to the scanner (indentation, `aaa`).
 const MIN_RUN: usize = 64;
 /// A run of one mark this long (`########`, `........` in a progress bar, `--------` in a table's
@@ -73,11 +78,14 @@ fn reshape(text: &str, c: &mut Counts) {
     while i < bytes.len() {
         let alphabet = is_encoded_byte(bytes[i]);
         let end = i + bytes[i..].iter().take_while(|&&b| is_encoded_byte(b) == alphabet).count();
-        // `stretch_class` finds nothing shorter than `MIN_HEX` (nor `MIN_ENCODED`, which is longer).
-        if alphabet && end - i >= MIN_HEX {
-            if let Some(class) = stretch_class(&bytes[i..end]) {
-                recount(&text[i..end], class, c);
-                encoded.push(i..end);
+        // `stretch_class` finds nothing shorter than `MIN_HEX` and `MIN_NUMBER` (nor `MIN_ENCODED`, longer).
+        if alphabet && end - i >= MIN_HEX.min(MIN_NUMBER) {
+            match stretch_class(&bytes[i..end]) {
+                Some(class) => {
+                    recount(&text[i..end], class, c);
+                    encoded.push(i..end);
+                }
+                None => numbers(text, i, end, c, &mut encoded),
             }
         }
         i = end;
@@ -139,6 +147,25 @@ fn stretch_class(s: &[u8]) -> Option<Class> {
         return None;
     }
     Some(if encodes_text(s) { Class::EncodedText } else { Class::Encoded })
+}
+
+/// Counts the long numbers of `text[from..to]` apart, by their groups of three digits and their digits,
+/// and adds them to `found`: runs of `MIN_NUMBER` digits or more, wherever they are (`0110…///PROCESS-DONE`, `id_20240101123456789`): the vocabularies cut digits from the letters and
+/// marks beside them.
+fn numbers(text: &str, from: usize, to: usize, c: &mut Counts, found: &mut Vec<Range<usize>>) {
+    let bytes = text.as_bytes();
+    let mut i = from;
+    while i < to {
+        let n = bytes[i..to].iter().take_while(|b| b.is_ascii_digit()).count();
+        if n >= MIN_NUMBER {
+            let binary = bytes[i..i + n].iter().all(|&b| b <= b'1');
+            c.subtract(&Counts::scan(&text[i..i + n]));
+            add(c, Class::Number, n.div_ceil(3));
+            add(c, if binary { Class::BinaryDigit } else { Class::NumberDigit }, n);
+            found.push(i..i + n);
+        }
+        i += n.max(1);
+    }
 }
 
 /// Whether base64 `s` repeats itself: of its first 64 groups of four characters (three bytes encoded),
@@ -344,6 +371,22 @@ mod tests {
         for word in ["ThisIsAVeryLongCamelCaseIdentifierName2", "internationalization_and_localization", "deadbeef"] {
             assert_eq!(stretch_class(word.as_bytes()), None, "{word}");
         }
+    }
+
+    #[test]
+    fn long_numbers_are_told_from_short_ones_and_bits_from_digits() {
+        // Runs of eight alike are usual in bits; marks glued after them (`///`) are the base64 alphabet's.
+        let bits = "0110100001100101011011000110110001101111000000001111111100100000";
+        let c = classes_of(&format!("flag: {bits}///PROCESS-DONE\n"));
+        assert_eq!((c.get(Number), c.get(BinaryDigit), c.get(Digit), c.get(DigitGroup)), (22, 64, 0, 0));
+        assert_eq!(c.get(SpacedDigit), 1, "the space before it is still a token of its own");
+        let c = classes_of("pi=31415926535897932384;  t=1700000000000;  id=x14159265358979323846y;");
+        assert_eq!(
+            (c.get(Number), c.get(NumberDigit), c.get(BinaryDigit)),
+            (7 + 7, 40, 0),
+            "a timestamp is the scanner's"
+        );
+        assert_eq!(c.get(Digit), 13);
     }
 
     #[test]

@@ -5,6 +5,11 @@
 pub const ENCODED: [f32; 3] = [0.6844, 0.7261, 0.709];
 pub const ENCODED_TEXT: [f32; 3] = [0.6472, 0.695, 0.6204];
 pub const HEX: [f32; 3] = [0.5608, 0.5719, 0.5794];
+/// Tokens of long numbers for o200k, cl100k and claude: per group of three digits, and per digit of
+/// decimal and of binary ones.
+pub const NUMBER_GROUP: [f32; 3] = [1.0, 1.0, 0.0];
+pub const NUMBER_DIGIT: [f32; 3] = [0.0, 0.0, 0.4204];
+pub const BINARY_DIGIT: [f32; 3] = [0.0, 0.0, 0.2837];
 /// Tokens per dash between hexadecimal digits (a UUID's), for o200k, cl100k and claude.
 pub const HEX_DASH: [f32; 3] = [1.183, 1.0986, 1.341];
 /// Tokens per run of JSON marks in minified JSON (`":"`, `","`, `"},{"`), for o200k, cl100k and claude.

@@ -3,8 +3,7 @@
 //! version and must count exactly what this one counts (src/tests/scanner.rs checks both on the corpus
 //! and on generated text). A change to a class is made here and there alike.
 
-use ctxfold::counting::scanner::han_frequency;
-use ctxfold::counting::scanner::{Class, CLASS_COUNT};
+use ctxfold::counting::scanner::{han_class, Class, CLASS_COUNT};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Prev {
@@ -140,7 +139,7 @@ pub fn add_text(counts: &mut [u32; CLASS_COUNT], text: &str) {
         let Some(ch) = text[i..].chars().next() else { break };
         i += ch.len_utf8();
         let class = match ch as u32 {
-            cp @ 0x4E00..=0x9FFF => [HanRare, HanCommon, Han][han_frequency(cp)],
+            cp @ 0x4E00..=0x9FFF => han_class(cp),
             0x3400..=0x4DBF | 0xF900..=0xFAFF | 0x20000..=0x3134F => HanRare,
             0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => Kana,
             0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7AF => Hangul,
@@ -151,7 +150,7 @@ pub fn add_text(counts: &mut [u32; CLASS_COUNT], text: &str) {
         };
         bump(counts, class);
         prev = match class {
-            Han | HanCommon | HanRare => {
+            Han | HanCommon | HanCommonClaude | HanRare => {
                 if prev != Prev::Han {
                     bump(counts, HanRun);
                 }

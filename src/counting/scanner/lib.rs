@@ -70,10 +70,12 @@ pub enum Class {
     /// breaks of code cost next to nothing.
     NewlineAfterPunct,
     Newline,
-    /// The most common CJK ideographs: one token even in cl100k (`han_frequency`).
+    /// The most common CJK ideographs: one token even in cl100k (`han_class`).
     Han,
-    /// Common CJK ideographs: one token in o200k, not in cl100k.
+    /// Common CJK ideographs: one token in o200k, not in cl100k nor claude.
     HanCommon,
+    /// Common CJK ideographs that claude holds whole too: one token in o200k and claude, not in cl100k.
+    HanCommonClaude,
     /// Other CJK ideographs: rarer, two or three tokens each in most vocabularies.
     HanRare,
     /// Runs of CJK ideographs: common pairs merge into one token.
@@ -99,6 +101,13 @@ pub enum Class {
     Hex,
     /// Dashes between hexadecimal digits (a UUID's `8-4-4-4-12`).
     HexDash,
+    /// Groups of three digits of long numbers, decimal or binary (ids, digits of π, bit strings): o200k
+    /// and cl100k cut any run of digits so, a token each.
+    Number,
+    /// Digits of long decimal numbers, which claude costs by the digit.
+    NumberDigit,
+    /// Digits of long strings of `0` and `1`, which claude holds in fewer tokens than other digits.
+    BinaryDigit,
     /// Runs of JSON's marks between the keys and values of minified JSON (`":"`, `","`, `"},{"`): each
     /// mostly one token, where the scanner's punctuation costs weigh the marks of code.
     JsonMarks,
@@ -138,6 +147,7 @@ pub const CLASS_NAMES: [&str; PROSE_CLASSES] = [
     "newline",
     "han",
     "hanCommon",
+    "hanCommonClaude",
     "hanRare",
     "hanRun",
     "kana",
@@ -223,7 +233,7 @@ fn digit_groups(run: usize) -> usize {
 fn non_ascii_class(cp: u32) -> Class {
     use Class::*;
     match cp {
-        0x4E00..=0x9FFF => [HanRare, HanCommon, Han][han_frequency(cp)],
+        0x4E00..=0x9FFF => han_class(cp),
         0x3400..=0x4DBF | 0xF900..=0xFAFF | 0x20000..=0x3134F => HanRare,
         0x3040..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => Kana,
         0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7AF => Hangul,
@@ -410,7 +420,7 @@ impl Scanner {
                     let class = non_ascii_class(u32::from(ch));
                     n[class as usize] += 1;
                     prev = match class {
-                        Han | HanCommon | HanRare => {
+                        Han | HanCommon | HanCommonClaude | HanRare => {
                             n[HanRun as usize] += usize::from(prev != Prev::Han);
                             Prev::Han
                         }
@@ -888,16 +898,17 @@ fn key_is_common(table: &[u64; WORD_SLOTS], key: u64) -> bool {
     (table[word_slot(key)] == key) | (table[word_slot2(key)] == key)
 }
 
-/// Two bitmaps over the ideographs of U+4E00–U+9FFF, one bit each: those o200k encodes as one token
-/// (about 2 500, the common ones), then those cl100k does (about 550, the most common; all also in the
-/// first). Written by `scripts/fit-profiles.mjs`; every profile weighs the three classes with its own costs.
-static HAN_BITMAPS: &[u8; 5248] = include_bytes!("common_han.bin");
+/// A code of two bits per ideograph of U+4E00–U+9FFF, four to a byte, low bits first: 0 rare (two or three
+/// tokens in every vocabulary), 1 common (one token in o200k: about 2 500 with the next), 2 the most common
+/// (one token in cl100k too: about 550), 3 common and one token in claude too. Written by
+/// `scripts/fit-profiles.mjs`; every profile weighs the classes with its own costs.
+static HAN_CODES: &[u8; 5248] = include_bytes!("common_han.bin");
 
-/// How common ideograph `cp` (in U+4E00–U+9FFF) is: 2 most common, 1 common, 0 rare.
-pub fn han_frequency(cp: u32) -> usize {
+/// The class of ideograph `cp` (in U+4E00–U+9FFF), by the vocabularies that hold it whole.
+pub fn han_class(cp: u32) -> Class {
     let i = cp.wrapping_sub(0x4E00) as usize;
-    let bit = |table: usize| HAN_BITMAPS.get(table * 2624 + (i >> 3)).is_some_and(|b| b & (1 << (i & 7)) != 0);
-    usize::from(bit(0)) + usize::from(bit(1))
+    let code = HAN_CODES.get(i >> 2).map_or(0, |b| b >> (2 * (i & 3)) & 3);
+    [Class::HanRare, Class::HanCommon, Class::Han, Class::HanCommonClaude][usize::from(code)]
 }
 
 #[cfg(test)]
@@ -912,7 +923,12 @@ mod tests {
         assert_eq!((c.get(Word), c.get(CommonWord), c.get(Letter), c.get(Hump), c.get(Upper)), (1, 2, 9, 1, 1));
         assert_eq!((c.get(Digit), c.get(SpacedDigit), c.get(DigitGroup)), (5, 1, 1));
         assert_eq!(
-            (c.get(Han) + c.get(HanCommon) + c.get(HanRare), c.get(HanRun), c.get(Kana), c.get(KanaRun)),
+            (
+                c.get(Han) + c.get(HanCommon) + c.get(HanCommonClaude) + c.get(HanRare),
+                c.get(HanRun),
+                c.get(Kana),
+                c.get(KanaRun)
+            ),
             (2, 1, 2, 1)
         );
         assert_eq!((c.get(Hangul), c.get(Emoji), c.get(OtherLetter)), (1, 1, 1));
@@ -983,7 +999,10 @@ mod tests {
         // 的 (the most common character) is one token everywhere; 龘 is not.
         let c = Counts::scan("的龘");
         assert_eq!((c.get(Han), c.get(HanRare), c.get(HanRun)), (1, 1, 1));
-        assert!((0x4E00..=0x9FFF).any(|cp| han_frequency(cp) == 1));
+        assert!((0x4E00..=0x9FFF).any(|cp| han_class(cp) == HanCommon));
+        // 丹 and 乐 are one token in o200k, two in cl100k; claude holds 乐 whole, not 丹.
+        let c = Counts::scan("丹乐");
+        assert_eq!((c.get(HanCommon), c.get(HanCommonClaude), c.get(HanRun)), (1, 1, 1));
     }
 
     #[test]
