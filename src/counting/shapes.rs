@@ -180,8 +180,16 @@ fn repeats_itself(s: &[u8]) -> bool {
     distinct * 2 <= quads.len()
 }
 
-/// Whether base64 `s` encodes text: its first 48 bytes decode to printable ASCII, tabs and line breaks.
+/// Whether base64 `s` encodes text: its first 48 bytes decode to printable ASCII, tabs and line breaks,
+/// read from its start or from one of the next three bytes. A stretch may start before its first group
+/// of four: base64 in an escaped string (`…ZC4g\nVGhl…`) starts each line's stretch with the `n` of
+/// `\n`.
 fn encodes_text(s: &[u8]) -> bool {
+    (0..4).any(|skip| s.get(skip..).is_some_and(decodes_to_text))
+}
+
+/// Whether base64 `s`, read from its start, decodes to printable text (`encodes_text`).
+fn decodes_to_text(s: &[u8]) -> bool {
     let value = |b: u8| match b {
         b'A'..=b'Z' => Some(b - b'A'),
         b'a'..=b'z' => Some(b - b'a' + 26),
@@ -363,6 +371,7 @@ mod tests {
         // "Evil Corp, we have delivered on our promise as expected. " in base64.
         let text = "RXZpbCBDb3JwLCB3ZSBoYXZlIGRlbGl2ZXJlZCBvbiBvdXIgcHJvbWlzZSBhcyBleHBlY3RlZC4g";
         assert_eq!(stretch_class(text.as_bytes()), Some(EncodedText));
+        assert_eq!(stretch_class(format!("n{text}").as_bytes()), Some(EncodedText), "after an escaped `\\n`");
         // A pattern encoded ("01" repeated) repeats every four characters.
         assert_eq!(stretch_class("MDEwMTAx".repeat(20).as_bytes()), None);
         assert_eq!(stretch_class(format!("{random}{}", "A".repeat(8)).as_bytes()), None, "a run is not random");

@@ -52,7 +52,7 @@ pub const CL100K: [f32; 34] = [
     1.0,    // digitGroup
     2.0,    // spacedDigit
     0.0892, // punct
-    1.0069, // punctRun
+    1.007,  // punctRun
     0.0,    // punctGlued
     0.3158, // punctAfterSpace
     1.172,  // punctSpaced
@@ -62,8 +62,8 @@ pub const CL100K: [f32; 34] = [
     0.0,    // newlineAfterPunct
     0.0,    // newline
     0.8246, // han
-    2.3514, // hanCommon
-    2.1793, // hanCommonClaude
+    2.3515, // hanCommon
+    2.1792, // hanCommonClaude
     2.8372, // hanRare
     0.0,    // hanRun
     0.7654, // kana
@@ -78,38 +78,38 @@ pub const CL100K: [f32; 34] = [
 pub const CLAUDE: [f32; 34] = [
     1.8367, // word
     0.8487, // commonWord
-    1.3784, // identWord
+    1.3787, // identWord
     0.0,    // letter
     0.0,    // midLetter
     0.0,    // longLetter
-    0.365,  // longIdentLetter
+    0.3649, // longIdentLetter
     0.0475, // hump
     0.0,    // upper
-    0.5298, // digit
-    0.1731, // digitGroup
-    0.2913, // spacedDigit
-    0.059,  // punct
-    0.8775, // punctRun
-    0.771,  // punctGlued
-    0.391,  // punctAfterSpace
-    1.6116, // punctSpaced
-    0.4888, // spaceRun
+    0.5299, // digit
+    0.1728, // digitGroup
+    0.2909, // spacedDigit
+    0.0589, // punct
+    0.8777, // punctRun
+    0.7707, // punctGlued
+    0.3906, // punctAfterSpace
+    1.6119, // punctSpaced
+    0.4885, // spaceRun
     0.0,    // extraSpace
-    1.0874, // newlineRun
+    1.0878, // newlineRun
     0.0,    // newlineAfterPunct
     0.0,    // newline
-    0.7941, // han
-    2.4182, // hanCommon
-    0.991,  // hanCommonClaude
-    2.4368, // hanRare
+    0.7942, // han
+    2.4183, // hanCommon
+    0.9906, // hanCommonClaude
+    2.4364, // hanRare
     0.0,    // hanRun
     0.9056, // kana
     0.0,    // kanaRun
     1.3139, // hangul
-    1.2134, // cjkPunct
+    1.2133, // cjkPunct
     2.9604, // emoji
     0.747,  // otherLetter
-    1.3838, // other
+    1.3837, // other
 ];
 
 pub const GEMINI: [f32; 34] = [
@@ -127,8 +127,8 @@ pub const GEMINI: [f32; 34] = [
     2.3208, // spacedDigit
     0.1275, // punct
     1.4164, // punctRun
-    0.0239, // punctGlued
-    0.0239, // punctAfterSpace
+    0.0238, // punctGlued
+    0.0238, // punctAfterSpace
     0.8317, // punctSpaced
     0.7556, // spaceRun
     0.0,    // extraSpace
@@ -138,7 +138,7 @@ pub const GEMINI: [f32; 34] = [
     0.6853, // han
     1.1722, // hanCommon
     1.1722, // hanCommonClaude
-    3.2823, // hanRare
+    3.2822, // hanRare
     0.4068, // hanRun
     0.5514, // kana
     0.0221, // kanaRun
@@ -149,4 +149,4 @@ pub const GEMINI: [f32; 34] = [
     1.4413, // other
 ];
 
-pub const GEMINI_PER_MESSAGE: f64 = 3.7419;
+pub const GEMINI_PER_MESSAGE: f64 = 3.7421;
