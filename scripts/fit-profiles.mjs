@@ -110,9 +110,10 @@ const SUPPLEMENT = [
 //           (`hanCommonClaude`) and long numbers costed apart (`Number`), first of the 24 variants with every
 //           class apart (`"--variants=tied none; fixed none;"`), 2 misses, 0.824 (toolbench's share under, 4
 //           runs; medicalgpt-zh p90 8.8%), against 4, 0.840 for the settings chosen before (l1, textRows 1,
-//           underWeight 6) with the same classes; every l1 variant misses 3 or more. On the held-out third: medicalgpt-zh
-//           4.4% / 12.1% → 3.1% / 8.7%, swe-agent 6.8% / 23.4% → 4.5% / 6.6%, chitchat-en 3.3% → 2.7%; the
-//           generated shapes' hex dump 30% → 16% high, git log 37% → 22%, minified JSON 31% → 22%.
+//           underWeight 6) with the same classes; every l1 variant misses 3 or more. On the held-out third:
+//           medicalgpt-zh 4.4% / 12.1% → 3.1% / 8.7%, swe-agent 6.8% / 23.4% → 4.5% / 6.6%, chitchat-en
+//           3.3% → 2.7%; the generated shapes' hex dump 30% → 16% high, git log 37% → 22%, minified JSON
+//           31% → 22%.
 //           claude's digits fixed at what its vocabulary does (0.15 a digit, 0.8 a group, 0.85 after a
 //           space: one token for 1–3 digits, two for 4–5, 0.42 a digit beyond) instead of fitted: 2 misses,
 //           0.854; fitted, they pay for other classes (0.53 a digit), and stay so.

@@ -10,8 +10,9 @@
 //            digits, 4 samples per length, from a generator of their own (the other shapes' samples stay
 //            as they were): the tokens of decimal ones fitted as a cost per group of three digits plus a
 //            cost per digit (least squares, neither below 0), then binary ones' cost per digit with that
-//            group cost. o200k and cl100k cut any run of digits into groups of three, a token each (1 and
-//            0); claude holds a decimal digit in about 0.42 tokens and a binary one in 0.28 (0 and those).
+//            group cost. o200k and cl100k cut any run of digits into groups of three, a token each (their
+//            digits cost nothing more); claude holds a decimal digit in about 0.42 tokens and a binary one
+//            in 0.28 (its groups cost nothing more).
 //   hex dash  a dash between hexadecimal digits (UUIDs: 8-4-4-4-12): 400 random UUIDs, lower and upper
 //            case, the mean of (tokens − 32 × hex cost) / 4 per UUID. A vocabulary seldom merges a dash with
 //            the digits around it, and the short groups merge less than a long hex string.
@@ -66,8 +67,15 @@ const textBytes = (n) => {
 };
 
 let digitSeed = 11;
-const digits = (n, base) =>
-  Array.from({ length: n }, () => ((digitSeed = (digitSeed * 1103515245 + 12345) % 2147483648), Math.floor((digitSeed / 2147483648) * base))).join("");
+/** `n` random digits in `base` (10 or 2), from a generator of their own. */
+function digits(n, base) {
+  let s = "";
+  for (let k = 0; k < n; k++) {
+    digitSeed = (digitSeed * 1103515245 + 12345) % 2147483648;
+    s += Math.floor((digitSeed / 2147483648) * base);
+  }
+  return s;
+}
 
 const SHAPES = {
   encoded: [(n) => bytes(n).toString("base64").slice(0, n), (n) => bytes(n).toString("base64url").slice(0, n)],

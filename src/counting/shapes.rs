@@ -78,7 +78,7 @@ fn reshape(text: &str, c: &mut Counts) {
     while i < bytes.len() {
         let alphabet = is_encoded_byte(bytes[i]);
         let end = i + bytes[i..].iter().take_while(|&&b| is_encoded_byte(b) == alphabet).count();
-        // `stretch_class` finds nothing shorter than `MIN_HEX` and `MIN_NUMBER` (nor `MIN_ENCODED`, longer).
+        // Shorter than `MIN_HEX` and `MIN_NUMBER` (`MIN_ENCODED` is longer), a stretch is prose.
         if alphabet && end - i >= MIN_HEX.min(MIN_NUMBER) {
             match stretch_class(&bytes[i..end]) {
                 Some(class) => {
@@ -150,7 +150,8 @@ fn stretch_class(s: &[u8]) -> Option<Class> {
 }
 
 /// Counts the long numbers of `text[from..to]` apart, by their groups of three digits and their digits,
-/// and adds them to `found`: runs of `MIN_NUMBER` digits or more, wherever they are (`0110…///PROCESS-DONE`, `id_20240101123456789`): the vocabularies cut digits from the letters and
+/// and adds them to `found`: runs of `MIN_NUMBER` digits or more, wherever they are in the stretch
+/// (`0110…///PROCESS-DONE`, `id_20240101123456789`): the vocabularies cut digits from the letters and
 /// marks beside them.
 fn numbers(text: &str, from: usize, to: usize, c: &mut Counts, found: &mut Vec<Range<usize>>) {
     let bytes = text.as_bytes();
