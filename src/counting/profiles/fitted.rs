@@ -19,7 +19,7 @@ pub const O200K: [f32; 34] = [
     0.0207, // punctGlued
     0.0207, // punctAfterSpace
     0.7225, // punctSpaced
-    0.6564, // spaceRun
+    0.6563, // spaceRun
     0.0,    // extraSpace
     0.9505, // newlineRun
     0.9505, // newlineAfterPunct
@@ -56,7 +56,7 @@ pub const CL100K: [f32; 34] = [
     0.0,    // punctGlued
     0.3158, // punctAfterSpace
     1.172,  // punctSpaced
-    0.5389, // spaceRun
+    0.5388, // spaceRun
     0.0,    // extraSpace
     0.9873, // newlineRun
     0.0,    // newlineAfterPunct
@@ -77,36 +77,36 @@ pub const CL100K: [f32; 34] = [
 
 pub const CLAUDE: [f32; 34] = [
     1.8367, // word
-    0.8487, // commonWord
-    1.3787, // identWord
+    0.8486, // commonWord
+    1.3781, // identWord
     0.0,    // letter
     0.0,    // midLetter
     0.0,    // longLetter
-    0.3649, // longIdentLetter
-    0.0475, // hump
+    0.365,  // longIdentLetter
+    0.0472, // hump
     0.0,    // upper
-    0.5299, // digit
-    0.1728, // digitGroup
-    0.2909, // spacedDigit
-    0.0589, // punct
-    0.8777, // punctRun
-    0.7707, // punctGlued
-    0.3906, // punctAfterSpace
-    1.6119, // punctSpaced
-    0.4885, // spaceRun
+    0.53,   // digit
+    0.1722, // digitGroup
+    0.2908, // spacedDigit
+    0.059,  // punct
+    0.8779, // punctRun
+    0.771,  // punctGlued
+    0.391,  // punctAfterSpace
+    1.6121, // punctSpaced
+    0.4889, // spaceRun
     0.0,    // extraSpace
-    1.0878, // newlineRun
+    1.0879, // newlineRun
     0.0,    // newlineAfterPunct
     0.0,    // newline
     0.7942, // han
     2.4183, // hanCommon
-    0.9906, // hanCommonClaude
+    0.9905, // hanCommonClaude
     2.4364, // hanRare
     0.0,    // hanRun
     0.9056, // kana
     0.0,    // kanaRun
     1.3139, // hangul
-    1.2133, // cjkPunct
+    1.2135, // cjkPunct
     2.9604, // emoji
     0.747,  // otherLetter
     1.3837, // other
@@ -124,20 +124,20 @@ pub const GEMINI: [f32; 34] = [
     0.0561, // upper
     0.0,    // digit
     1.1604, // digitGroup
-    2.3208, // spacedDigit
+    2.3207, // spacedDigit
     0.1275, // punct
     1.4164, // punctRun
     0.0238, // punctGlued
     0.0238, // punctAfterSpace
     0.8317, // punctSpaced
-    0.7556, // spaceRun
+    0.7555, // spaceRun
     0.0,    // extraSpace
     1.0942, // newlineRun
     1.0942, // newlineAfterPunct
     0.0,    // newline
     0.6853, // han
-    1.1722, // hanCommon
-    1.1722, // hanCommonClaude
+    1.1721, // hanCommon
+    1.1721, // hanCommonClaude
     3.2822, // hanRare
     0.4068, // hanRun
     0.5514, // kana
@@ -149,4 +149,4 @@ pub const GEMINI: [f32; 34] = [
     1.4413, // other
 ];
 
-pub const GEMINI_PER_MESSAGE: f64 = 3.7421;
+pub const GEMINI_PER_MESSAGE: f64 = 3.7423;
