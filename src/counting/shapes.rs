@@ -2,12 +2,12 @@
 //! tool outputs carry them (encoded images and files, hashes and ids, bit strings, separators, progress
 //! bars, tables). Read as prose they are far off: 30 KB of base64 about a third low, 100 000 `y` at 2
 //! tokens instead of 25 000, 5 000 dashes six times high, a progress bar half its tokens for cl100k, a bit
-//! string twice its tokens for claude. After the scan, text with few places where a word could start is
-//! looked through for such stretches; each is taken out of the scanner's classes and counted in its own
-//! (`Class::Encoded`, `EncodedText`, `Hex`, `HexDash`, `Number`, `NumberDigit`, `RunO200k`, ...), whose costs
-//! are measured against the exact tokenizers (`shapes_table.rs`). So are minified JSON's runs of marks
-//! (`":"`, `","`, `"},{"`): each mostly one token, where the scanner's costs, fitted on the longer runs of
-//! code, made minified JSON 7–26% high.
+//! string twice its tokens for claude. After the scan, text with few places where a word could start, or
+//! where letters and digits alternate, is looked through for such stretches; each is taken out of the
+//! scanner's classes and counted in its own (`Class::Encoded`, `EncodedText`, `Hex`, `HexDash`, `Number`,
+//! `NumberDigit`, `RunO200k`, ...), whose costs are measured against the exact tokenizers
+//! (`shapes_table.rs`). So are minified JSON's runs of marks (`":"`, `","`, `"},{"`): each mostly one token,
+//! where the scanner's costs, fitted on the longer runs of code, made minified JSON 7–26% high.
 
 use crate::counting::shapes_table::{RUN_LENGTH, RUN_PIECES, SYMBOL_RUNS};
 use ctxfold_scanner::{Class, Counts};
