@@ -10,7 +10,7 @@
 //! where the scanner's costs, fitted on the longer runs of code, made minified JSON 7–26% high.
 
 use crate::counting::shapes_table::{RUN_LENGTH, RUN_PIECES, SYMBOL_RUNS};
-use ctxfold_scanner::{Class, Counts};
+use ctxfold_scanner::{digit_groups, Class, Counts};
 use std::ops::Range;
 
 /// Stretches of the base64 alphabet shorter than this are words and ids, left to the scanner.
@@ -167,9 +167,8 @@ fn numbers(text: &str, from: usize, to: usize, c: &mut Counts, found: &mut Vec<R
         // One digit repeated (`000…`) is a run, which `runs` cuts as the vocabularies do.
         if n >= MIN_NUMBER && !(n >= MIN_RUN && same_bytes(&bytes[i..i + n]) == n) {
             let binary = bytes[i..i + n].iter().all(|&b| b <= b'1');
-            c.subtract(&Counts::scan(&text[i..i + n]));
-            add(c, Class::Number, n.div_ceil(3));
-            add(c, if binary { Class::BinaryDigit } else { Class::NumberDigit }, n);
+            recount(&text[i..i + n], if binary { Class::BinaryDigit } else { Class::NumberDigit }, c);
+            add(c, Class::Number, digit_groups(n));
             found.push(i..i + n);
         }
         i += n.max(1);

@@ -225,7 +225,7 @@ fn mid_letters(run: usize) -> usize {
 }
 
 /// How many of the digits 1..=`run` of a digit run start a group of three (`DigitGroup`).
-fn digit_groups(run: usize) -> usize {
+pub fn digit_groups(run: usize) -> usize {
     run.div_ceil(3)
 }
 
