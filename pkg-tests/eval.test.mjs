@@ -81,3 +81,41 @@ test("without a model, ctxfold's history still holds answers that a summary keep
     rmSync(scratch, { recursive: true, force: true });
   }
 });
+
+test("a question whose quoted words hold another value elsewhere is ambiguous, and is not asked", async () => {
+  const { ambiguous } = await import("../scripts/eval/questions.mjs");
+  const listing = [
+    "Here are the options:\n   - Flight Numbers: HAT069 (JFK to SEA) & HAT011 (SEA to SFO)\n     - Price: $123\n" +
+      "   - Flight Numbers: HAT069 (JFK to SEA) & HAT274 (SEA to SFO)\n     - Price: $321",
+    "Your refund of $2,787 is on its way.\nLooks like a rounding issue here: https://example.com/x.py#L14",
+  ];
+  // Two lines that differ only in the blank's value: either answer would be right.
+  assert.equal(ambiguous("- Flight Numbers: HAT069 (JFK to SEA) & ____ (SEA to SFO)", "HAT011", listing), true);
+  // A line of its own, a value with marks in it, a blank that ends the quote, the line before joined by " / ".
+  assert.equal(ambiguous("- Flight Numbers: HAT069 (JFK to SEA) & HAT011 (SEA to ____)", "SFO", listing), false);
+  assert.equal(ambiguous("Your refund of $____ is on its way.", "2,787", listing), false);
+  assert.equal(ambiguous("Looks like a rounding issue here: ____", "https://example.com/x.py#L14", listing), false);
+  assert.equal(ambiguous("Here are the options: / - Flight Numbers: HAT069 (JFK to SEA) & ____ (SEA to SFO)", "HAT011", listing), false);
+  assert.equal(ambiguous("- Price: $____", "123", listing), true);
+
+  // The selection asks none: every question of a no-model run is checked against its conversation.
+  const scratch = mkdtempSync(join(tmpdir(), "ctxfold-eval-"));
+  try {
+    const out = join(scratch, "report.json");
+    const args = [join(root, "scripts", "eval", "run.mjs"), "--summaries", "minimal", "--groups", "tau-bench-airline", "--per-group", "4", "--out", out];
+    const r = spawnSync(process.execPath, args, { cwd: root, encoding: "utf8" });
+    assert.equal(r.status, 0, r.stderr || r.stdout);
+    const { readCorpus } = await import("./corpus.mjs");
+    const { fullText } = await import("../scripts/eval/messages.mjs");
+    const corpus = new Map(readCorpus("tau-bench-airline.jsonl").map((c) => [c.id, c.messages]));
+    const { conversations } = JSON.parse(readFileSync(out, "utf8"));
+    for (const c of conversations) {
+      for (const q of c.questions) {
+        const quoted = q.question.match(/wrote: "([\s\S]*)" What is the missing/)[1];
+        assert.equal(ambiguous(quoted, q.answer, corpus.get(c.id).map(fullText)), false, `${c.id}: ${q.question}`);
+      }
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});

@@ -136,6 +136,25 @@ function sourceOf(messages, index, needle, names) {
 const blank = (text, answer) => text.replace(answerPattern(answer), BLANK);
 
 /**
+ * Whether the blanked `context` is also written somewhere in `texts` with something other than `answer` in its
+ * blank: a listing's lines that differ only in their id ("- Flight Numbers: HAT069 (JFK to SEA) & ____") ask
+ * about one of several values and no history can tell which. Whitespace matches any whitespace, and the " / "
+ * that joins a short line to the one before it matches the line break it stands for.
+ */
+export function ambiguous(context, answer, texts) {
+  const parts = context.split(BLANK).map((p) => escape(p).replace(/ \/ /g, "\0").replace(/\s+/g, "\\s+").replace(/\0/g, "\\s+(?:/\\s+)?"));
+  // A blank between words takes as little as reaches them; one that ends the context, all up to a space (or,
+  // for a value of several words, the line's end).
+  const last = parts.length === 2 && parts[1] === "";
+  const fill = `(${/\s/.test(answer) ? "[^\\n]" : "\\S"}+${last ? "" : "?"})`;
+  // The first blank captures; the others must hold the same text.
+  const pattern = new RegExp(parts.map((p, k) => (k === 0 ? p : (k === 1 ? fill : "\\1") + p)).join(""), "gu");
+  // What a blank takes may hold more than the value (a mark after it, the words before a blank that starts the
+  // window): holding the answer, it is the same.
+  return texts.some((text) => [...text.matchAll(pattern)].some((m) => !matches(m[1] ?? answer, answer)));
+}
+
+/**
  * Up to `max` questions `[{ kind, from, message, question, answer }]` from `facts`, deterministic: per kind, the
  * user's and assistant's words first, then facts mentioned in more messages, then those of messages with fewer
  * facts, then earlier ones; kinds taken in turn, at most `PER_MESSAGE` from one message. `accept(answer)` may pass
@@ -146,6 +165,7 @@ export function questionsFor(messages, plan, facts, max = 8, accept = () => true
   const inRange = new Set(summarized);
   const keptText = messages.filter((_, i) => !inRange.has(i)).map(fullText).join("\n");
   const rangeTexts = summarized.map((i) => fullText(messages[i]));
+  const allTexts = messages.map(fullText);
   const names = toolNames(messages);
   const candidates = [];
   for (const fact of facts) {
@@ -160,7 +180,7 @@ export function questionsFor(messages, plan, facts, max = 8, accept = () => true
     if (!source) continue;
     const context = contextAround(source.text, source.text.includes(fact.text) ? fact.text : answer);
     if (!context) continue;
-    if (!blank(context, answer).includes(BLANK)) continue;
+    if (!blank(context, answer).includes(BLANK) || ambiguous(blank(context, answer), answer, allTexts)) continue;
     // Blanked everywhere, the description of the source included (a call's arguments may hold the answer).
     const question = blank(`In the conversation, ${source.who} wrote: "${context}" What is the missing ${WHAT[fact.kind] ?? "text"} (${BLANK})?`, answer);
     if (matches(question, answer)) continue;
