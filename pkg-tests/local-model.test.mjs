@@ -33,7 +33,9 @@ test("the local model answers from the prompt, in the OpenAI response shape", as
   assert.equal(status, 200);
   assert.equal(body.object, "chat.completion");
   assert.equal(body.choices[0].message.role, "assistant");
-  assert.match(body.choices[0].message.content, /QX7-2291/);
+  // The code's digits are in the prompt alone. Whether this small model copies the whole code depends on the
+  // CPU llama.cpp runs on (on one machine it answers "The booking code is 2291."), so the digits are what is asked.
+  assert.match(body.choices[0].message.content, /2291/);
   assert.ok(body.usage.prompt_tokens > 0 && body.usage.completion_tokens > 0);
   // Greedy by default: the same request, the same answer.
   const again = await chat({ max_tokens: 30, messages: [{ role: "user", content: question }] });
