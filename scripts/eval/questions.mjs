@@ -180,10 +180,12 @@ export function questionsFor(messages, plan, facts, max = 8, accept = () => true
     if (!source) continue;
     const context = contextAround(source.text, source.text.includes(fact.text) ? fact.text : answer);
     if (!context) continue;
-    if (!blank(context, answer).includes(BLANK) || ambiguous(blank(context, answer), answer, allTexts)) continue;
+    const quoted = blank(context, answer);
+    if (!quoted.includes(BLANK)) continue;
     // Blanked everywhere, the description of the source included (a call's arguments may hold the answer).
     const question = blank(`In the conversation, ${source.who} wrote: "${context}" What is the missing ${WHAT[fact.kind] ?? "text"} (${BLANK})?`, answer);
-    if (matches(question, answer)) continue;
+    // Last, the one check that reads the whole conversation.
+    if (matches(question, answer) || ambiguous(quoted, answer, allTexts)) continue;
     const mentions = rangeTexts.filter((t) => t.includes(answer)).length;
     candidates.push({ kind: fact.kind, from: fact.from, message: fact.message, rank: source.rank, mentions, question, answer });
   }
