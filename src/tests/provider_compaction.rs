@@ -116,7 +116,12 @@ fn readable_content_is_text_and_encrypted_content_is_costed_by_its_length() {
         w["messages"][3]["content"][0] = json!({ "type": "text", "text": block["content"] });
         tokens(&w, json!({}))
     };
-    assert_eq!(tokens(&a, json!({})), as_text, "a readable summary costs what the same text costs");
+    // The same text, but for the line break that joins two text blocks (the summary is read apart).
+    let summary = tokens(&a, json!({}));
+    assert!(
+        summary <= as_text && summary + 1 >= as_text,
+        "a readable summary costs what the same text costs: {summary} and {as_text}"
+    );
     let mut failed = a.clone();
     failed["messages"][3]["content"][0]["content"] = Value::Null;
     assert!(tokens(&failed, json!({})) < tokens(&a, json!({})), "a failed compaction (null content) costs its framing");

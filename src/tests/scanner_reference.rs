@@ -53,6 +53,16 @@ pub fn add_text(counts: &mut [u32; CLASS_COUNT], text: &str) {
                         word_after_space = matches!(prev, Prev::None | Prev::Space | Prev::Newline);
                         run = 1;
                         common = word_after_space && is_common_word(&text[i - 1..]);
+                        // Outside a sentence: not right after a lower-case letter and one space or tab.
+                        let mut before = bytes[..i - 1]
+                            .iter()
+                            .rev()
+                            .filter(|&&b| !(b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r') || b == 0x7f));
+                        let in_sentence = before.next().is_some_and(|&b| b == b' ' || b == b'\t')
+                            && before.next().is_some_and(u8::is_ascii_lowercase);
+                        if word_after_space && !common && !in_sentence {
+                            bump(counts, LooseWord);
+                        }
                         bump(
                             counts,
                             if common {

@@ -91,6 +91,12 @@ pub enum Class {
     OtherLetter,
     /// Anything else that is not ASCII (other scripts, symbols, box drawing, joiners).
     Other,
+    /// Words counted in `Word` that do not follow a lower-case letter and one space or tab: at a line's start,
+    /// after a mark and a space, after a column's padding. Counted here besides `Word`, as what such a word
+    /// costs more: inside a sentence a rarer word is mostly one token, where it heads a line, a list item or
+    /// a field it is more often a name, a heading or a code (in the corpus 1.06 to 1.37 tokens with its
+    /// space inside a sentence, 1.11 to 1.68 outside one).
+    LooseWord,
     // Text that is not prose, found after the scan (`ctxfold::counting::shapes`); their costs are
     // measured apart (`shapes_table.rs`), not fitted with the classes above.
     /// Characters of base64 (of binary data: images, archives, ciphertext).
@@ -118,8 +124,8 @@ pub enum Class {
 }
 
 pub const CLASS_COUNT: usize = Class::RunClaude as usize + 1;
-/// The classes the scanner counts, and `scripts/fit-profiles.mjs` fits: all up to `Other`.
-pub const PROSE_CLASSES: usize = Class::Other as usize + 1;
+/// The classes the scanner counts, and `scripts/fit-profiles.mjs` fits: all up to `LooseWord`.
+pub const PROSE_CLASSES: usize = Class::LooseWord as usize + 1;
 
 /// The names of the scanner's classes, in order, as the fitting script and the generated tables use them.
 pub const CLASS_NAMES: [&str; PROSE_CLASSES] = [
@@ -157,6 +163,7 @@ pub const CLASS_NAMES: [&str; PROSE_CLASSES] = [
     "emoji",
     "otherLetter",
     "other",
+    "looseWord",
 ];
 
 /// How many of each class some text holds. Counts add up: the counts of two texts are the sum
@@ -266,9 +273,12 @@ struct Scanner {
 }
 
 /// The common words of one scan (`Class::CommonWord`) and their letters, taken off the letter classes at
-/// the end (a word is counted as a word, and its letters as letters, before its end is known).
+/// the end (a word is counted as a word, and its letters as letters, before its end is known); and the
+/// other words after a space that stand outside a sentence (`Class::LooseWord`), told apart with them.
 struct CommonWords {
     table: &'static [u64; WORD_SLOTS],
+    /// Words after a space that are not common and stand outside a sentence (`Class::LooseWord`).
+    loose: usize,
     words: usize,
     letters: usize,
     mid_letters: usize,
@@ -276,25 +286,30 @@ struct CommonWords {
 }
 
 impl CommonWords {
-    /// Counts the word that starts after a space at `text[at]` if it is a common word.
-    fn count(&mut self, text: &str, at: usize) {
-        if let Some((key, len)) = word_at(text, at) {
-            self.add(key_is_common(self.table, key), len, text.as_bytes()[at]);
+    /// Counts the word that starts after a space at `text[at]` if it is a common word, and as `loose`
+    /// (`is_loose`) if not.
+    fn count(&mut self, text: &str, at: usize, loose: bool) {
+        match word_at(text, at) {
+            Some((key, len)) => self.add(key_is_common(self.table, key), len, text.as_bytes()[at], loose),
+            None => self.loose += usize::from(loose),
         }
     }
 
     /// Counts the `len` letters at `bytes[at]`, a whole word after a space with no control inside, if they
     /// are a common word.
     #[inline]
-    fn count_letters(&mut self, bytes: &[u8], at: usize, len: usize) {
+    fn count_letters(&mut self, bytes: &[u8], at: usize, len: usize, loose: bool) {
         if (1..=8).contains(&len) {
-            self.add(is_common_word(self.table, bytes, at, len), len, bytes[at]);
+            self.add(is_common_word(self.table, bytes, at, len), len, bytes[at], loose);
+        } else {
+            self.loose += usize::from(loose);
         }
     }
 
     #[inline]
-    fn add(&mut self, common: bool, len: usize, first: u8) {
+    fn add(&mut self, common: bool, len: usize, first: u8, loose: bool) {
         let found = usize::from(common);
+        self.loose += usize::from(!common & loose);
         self.words += found;
         self.letters += found * len;
         self.mid_letters += found * mid_letters(len);
@@ -332,7 +347,7 @@ impl Scanner {
                     self.run = 0;
                     n[if self.word_after_space { Word } else { IdentWord } as usize] += 1;
                     if self.word_after_space {
-                        self.common.count(text, i);
+                        self.common.count(text, i, is_loose(bytes, i));
                     }
                 }
                 let start = i;
@@ -473,6 +488,10 @@ impl Scanner {
         n[Letter as usize] += ones(letter);
         n[Word as usize] += ones(starts_after_space);
         n[IdentWord as usize] += ones(starts & !starts_after_space);
+        // A word inside a sentence follows a lower-case letter and a space or a tab: told by the bits for
+        // the words from the chunk's third byte on (a chunk holds no control), by the bytes before it for
+        // the others.
+        let in_sentence = (space << 9) & (lower << 10);
         // Common words among the words after a space: a word that ends inside the chunk ends before a
         // byte that ends any word (plain ASCII, not a letter); one that reaches the chunk's end is read on.
         let mut words = starts_after_space;
@@ -480,10 +499,12 @@ impl Scanner {
             let bit = words.trailing_zeros();
             words &= words - 1;
             let len = (!(xl >> bit)).trailing_zeros();
+            let start = at + bit as usize - 8;
+            let loose = if bit >= 10 { in_sentence >> bit & 1 == 0 } else { is_loose(text.as_bytes(), start) };
             if bit + len < 8 + width {
-                self.common.count_letters(text.as_bytes(), at + bit as usize - 8, len as usize);
+                self.common.count_letters(text.as_bytes(), start, len as usize, loose);
             } else {
-                self.common.count(text, at + bit as usize - 8);
+                self.common.count(text, start, loose);
             }
         }
         // What most chunks lack (upper case, digits, double spaces, newlines) is skipped as a whole:
@@ -624,7 +645,7 @@ impl Counts {
             run: 0,
             word_after_space: false,
             mark_after_space: false,
-            common: CommonWords { table: common_words(), words: 0, letters: 0, mid_letters: 0, upper: 0 },
+            common: CommonWords { table: common_words(), loose: 0, words: 0, letters: 0, mid_letters: 0, upper: 0 },
         };
         let mut i = 0;
         while i < bytes.len() {
@@ -663,6 +684,7 @@ impl Counts {
         // A common word was counted as a word and its letters when it began: it is counted apart instead.
         let common = &s.common;
         s.n[Class::CommonWord as usize] = common.words;
+        s.n[Class::LooseWord as usize] = common.loose;
         s.n[Class::Word as usize] -= common.words;
         s.n[Class::Letter as usize] -= common.letters;
         s.n[Class::MidLetter as usize] -= common.mid_letters;
@@ -855,6 +877,23 @@ const fn cuckoo_table(list: &[u8]) -> [u64; WORD_SLOTS] {
     table
 }
 
+/// Whether the word after a space at `bytes[at]` stands outside a sentence (`Class::LooseWord`): it does
+/// not follow a lower-case letter and one space or tab (controls skipped, as the scanner skips them).
+#[inline]
+fn is_loose(bytes: &[u8], at: usize) -> bool {
+    let skipped = |b: u8| BYTE_KIND[usize::from(b)] == CONTROL && b != b'\r';
+    let (two, one) = match at.checked_sub(2) {
+        Some(i) => (bytes[i], bytes[i + 1]),
+        None => return true,
+    };
+    if skipped(two) | skipped(one) {
+        let mut before = bytes[..at].iter().copied().rev().filter(|&b| !skipped(b));
+        return !(before.next().is_some_and(|b| b == b' ' || b == b'\t')
+            && before.next().is_some_and(|b| b.is_ascii_lowercase()));
+    }
+    !(((one == b' ') | (one == b'\t')) & two.is_ascii_lowercase())
+}
+
 /// The word of ASCII letters at `text[at]` as a key (`word_key`) and its number of letters, if it has at most
 /// 8 (no common word is longer). Controls inside it are skipped, as the scanner skips them; it ends where the
 /// scanner ends it: at the end of the text or at a byte that is not a letter or a control (`\r` always ends
@@ -1019,6 +1058,21 @@ mod tests {
         for pad in 0..64 {
             let text = format!("{}{}", "9 ".repeat(pad), "the file ".repeat(20));
             assert_eq!(Counts::scan(&text).get(CommonWord), 40, "offset {pad}");
+        }
+    }
+
+    #[test]
+    fn words_outside_a_sentence_are_counted_besides_words() {
+        // "zebra" follows "a " (inside a sentence); "Theory" heads a line, "quark" follows ": " and
+        // "gluon" a column's padding. Common words ("a", "is") are in neither class.
+        let c = Counts::scan("a zebra is\nTheory: quark  gluon");
+        assert_eq!((c.get(Word), c.get(LooseWord), c.get(CommonWord)), (4, 3, 2));
+        // The two bytes before the word decide (past controls), across the fast path's chunks too.
+        assert_eq!(Counts::scan("Zebra zebra").get(LooseWord), 1);
+        assert_eq!(Counts::scan("zebra\u{1} quark").get(LooseWord), 1);
+        for pad in 0..64 {
+            let text = format!("{}{}", "9 ".repeat(pad), "\nzebras quarks gluons".repeat(20));
+            assert_eq!(Counts::scan(&text).get(LooseWord), 20, "offset {pad}");
         }
     }
 
