@@ -101,8 +101,9 @@ const SUPPLEMENT = [
 //           the table without the class missed none: textRows 1, of the two tied on misses in validation, is
 //           chosen on held-out figures (said here so that they are read with that in mind). The addresses
 //           2.3% (1.5% with textRows 0); minified JS +11.6% → +6.9%, minified JSON +2.9% → -5.4%.
-//           Before `looseWord`: identWord and the split classes tied, but spacedDigit, whose cost is fixed with the other digit
-//           classes (OPENAI_DIGITS; the figures in this paragraph are of fits that tied it to digitGroup),
+//           Before `looseWord`: identWord and the split classes tied, but spacedDigit, whose cost is fixed
+//           with the other digit classes (OPENAI_DIGITS; the figures in this paragraph are of fits that tied
+//           it to digitGroup),
 //           textRows 0, underWeight 3, underShare 0.08, l2; hanCommonClaude tied to hanCommon (one token
 //           each in o200k). Validation
 //           prefers newlineAfterPunct apart (1 miss, 0.884: swe-agent median 3.4%; gemini 1.7% / 4.7% /
