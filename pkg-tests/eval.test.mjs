@@ -1,5 +1,6 @@
 // `npm run eval -- --quick --retest` end to end against the local model (scripts/local-model.mjs): the run completes and
-// its report is whole. No quality threshold: what the model answers is measured, not asserted.
+// its report is whole, and replays from its cache. No quality threshold: what the model answers is measured, not
+// asserted.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -58,6 +59,35 @@ test("the quick eval runs against the local model and writes a whole report", ()
     assert.deepEqual(second.cache, { dir: cache, hits: report.cache.hits + report.cache.misses, misses: 0 });
     const answers = (rep) => JSON.stringify(rep.conversations.map((c) => [c.conditions.ctxfold.text, c.questions.map((q) => q.answers)]));
     assert.equal(answers(second), answers(report));
+
+    // Replayed from the report and the cache, no model started: the same run. With a setting changed, a history the
+    // model never read is not asked about, and says so; the summaries are still the model's.
+    const replay = (file, ...extra) =>
+      spawnSync(process.execPath, [join(root, "scripts", "eval", "run.mjs"), "--replay", out, "--cache", cache, "--out", file, ...extra], { cwd: root, encoding: "utf8" });
+    const replayed = join(scratch, "replayed.json");
+    const r3 = replay(replayed);
+    assert.equal(r3.status, 0, r3.stderr || r3.stdout);
+    const third = JSON.parse(readFileSync(replayed, "utf8"));
+    assert.equal(third.replay, out);
+    assert.deepEqual(third.cache, { dir: cache, hits: second.cache.hits, misses: 0 });
+    assert.equal(answers(third), answers(report));
+    assert.deepEqual(third.overall, report.overall);
+    const changed = join(scratch, "changed.json");
+    const r4 = replay(changed, "--options", JSON.stringify({ keepFacts: false }));
+    assert.equal(r4.status, 0, r4.stderr || r4.stdout);
+    const fourth = JSON.parse(readFileSync(changed, "utf8"));
+    for (const [k, c] of fourth.conversations.entries()) {
+      for (const job of c.conditions.ctxfold.jobs) assert.equal(job.source, "llm", `${c.id}: the summary came from the cache`);
+      const before = report.conversations[k];
+      for (const [i, q] of c.questions.entries()) {
+        // An answer the model gave before about the same history (ctxfold's, or another condition's), else none.
+        const a = q.answers.ctxfold;
+        const given = Object.values(before.questions[i].answers).map((x) => JSON.stringify(x));
+        assert.ok(given.includes(JSON.stringify(a)) || (a.na && /not in the cache/.test(a.reason)), `${c.id}: ${JSON.stringify(a)}`);
+        assert.deepEqual(q.answers.original, before.questions[i].answers.original);
+      }
+    }
+    assert.ok(fourth.cache.misses > 0, "a changed history is not asked about");
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

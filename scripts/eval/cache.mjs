@@ -5,13 +5,16 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
+/** What a replay (`readOnly`) throws for a request the cache does not hold: nothing is asked. */
+export class NotCached extends Error {}
+
 /**
  * `(kind, request, compute) => Promise<{ text, ms, cached }>`: the stored answer to `request` (any JSON) when the
  * cache has it, else `compute()`'s (`{ text, ms }`), stored. `ms` is always the time the model took when it was
  * asked, so latencies stay what was measured. Only answers are stored: a failure is asked again next time. With
- * no `dir`, every call computes.
+ * no `dir`, every call computes; with `readOnly`, none does: a request not stored rejects with `NotCached`.
  */
-export function answerCache(dir, model) {
+export function answerCache(dir, model, { readOnly = false } = {}) {
   const counts = { hits: 0, misses: 0 };
   if (!dir) return Object.assign(async (_kind, _request, compute) => ({ ...(await compute()), cached: false }), { counts });
   mkdirSync(dir, { recursive: true });
@@ -23,6 +26,10 @@ export function answerCache(dir, model) {
       counts.hits++;
       return { text, ms, cached: true };
     } catch {
+      if (readOnly) {
+        counts.misses++;
+        throw new NotCached(`${kind} not in the cache`);
+      }
       const { text, ms } = await compute();
       counts.misses++;
       // Written whole, then renamed: a run stopped mid-write leaves no half entry.

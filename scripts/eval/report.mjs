@@ -18,6 +18,8 @@ export function totals(conversations) {
   const askedCount = Object.fromEntries(CONDITIONS.map((cond) => [cond, questions.filter((q) => asked(q, cond)).length]));
   // The answer still written in the history (whatever the model made of it).
   const present = Object.fromEntries(CONDITIONS.map((cond) => [cond, questions.filter((q) => q.present?.[cond]).length]));
+  // And beside the words its question quotes.
+  const inContext = Object.fromEntries(CONDITIONS.map((cond) => [cond, questions.filter((q) => q.inContext?.[cond]).length]));
   const knownByOriginal = questions.filter((q) => correct(q, "original"));
   // Of what the model could answer from the original history, the share it still answers from each shorter one.
   const retention = Object.fromEntries(
@@ -58,6 +60,7 @@ export function totals(conversations) {
     answered,
     asked: askedCount,
     present,
+    inContext,
     retention,
     selfAgreement,
     // Percentage points of all questions: ctxfold's answers minus truncation's.
@@ -84,7 +87,7 @@ const frac = (n, d) => `${n}/${d}`;
 
 /** One table: a row per group and one overall. */
 export function table({ groups, overall }) {
-  const head = ["group", "conv", "q", "original", "ctxfold", "plain", "truncation", "opencode", "retained", "lead", "in text c/p/t/o", "tokens c/p/t/o", "audit kept/miss", "revised", "refused", "fallback", "valid", "ask errors", "s/summary", "s/question"];
+  const head = ["group", "conv", "q", "original", "ctxfold", "plain", "truncation", "opencode", "retained", "lead", "in text c/p/t/o", "in context c/p/t/o", "tokens c/p/t/o", "audit kept/miss", "revised", "refused", "fallback", "valid", "ask errors", "s/summary", "s/question"];
   const row = (name, t) => [
     name, t.conversations, t.questions,
     frac(t.answered.original, t.asked.original), frac(t.answered.ctxfold, t.questions), frac(t.answered.plain, t.questions),
@@ -92,6 +95,7 @@ export function table({ groups, overall }) {
     frac(t.answered.opencode, t.questions), pct(t.retention.ctxfold),
     t.leadOverTruncation === null ? "–" : `${t.leadOverTruncation >= 0 ? "+" : ""}${t.leadOverTruncation} pts`,
     `${t.present.ctxfold}/${t.present.plain}/${t.present.truncation}/${t.present.opencode}`,
+    `${t.inContext.ctxfold}/${t.inContext.plain}/${t.inContext.truncation}/${t.inContext.opencode}`,
     `${pct(t.tokensAfterShare.ctxfold)}/${pct(t.tokensAfterShare.plain)}/${pct(t.tokensAfterShare.truncation)}/${pct(t.tokensAfterShare.opencode)}`,
     `${t.auditCtxfold.kept}/${t.auditCtxfold.missing}`,
     t.summaries.revised, t.summaries.refused, t.summaries.failed + t.summaries.refused,

@@ -16,6 +16,10 @@
 //                 (cache.mjs): comparing settings then costs only the requests that changed
 //   --transcripts DIR   write every history as the model reads it, one file per conversation and condition
 //                       (`<id>.<condition>.txt`): where to look when an answer in the history was not given
+//   --replay REPORT   no model: the run of REPORT (a model's; its model, flags and token ratios) again, with every
+//                     summary and answer taken from --cache; a request not there is not asked (a summary falls
+//                     back to the offline digest, a question is n/a). For a change to what ctxfold does after the
+//                     summary, the in-text and in-context columns in seconds; --options may change the settings
 //   --retest   ask each question of the original history a second time, worded differently at its end
 //              (`WORDINGS` in ask.mjs): the share of the original's answers the model gives again is how far
 //              any history can be expected to match the original's, this model's noise
@@ -25,9 +29,9 @@ import { fileURLToPath } from "node:url";
 import { compact, estimate, openai_summarizer, validate } from "ctxfold";
 import { ANSWER_TOKENS, Overflow, askMessages, complete, countTokens } from "./ask.mjs";
 import { truncateTo } from "./baselines.mjs";
-import { answerCache } from "./cache.mjs";
+import { NotCached, answerCache } from "./cache.mjs";
 import { pickGroups } from "./groups.mjs";
-import { matches } from "./match.mjs";
+import { inContext, matches } from "./match.mjs";
 import { textOf } from "./messages.mjs";
 import { openEndpoint } from "./model.mjs";
 import { COMPACTED, CONDITIONS, summarize, table } from "./report.mjs";
@@ -64,8 +68,13 @@ function parseFlags(argv) {
     else if (i + 1 < argv.length) flags[name] = argv[++i];
     else throw new Error(`${arg} needs a value`);
   }
-  const known = ["base-url", "model", "api-key", "context-size", "per-group", "seed", "questions", "groups", "quick", "out", "resume", "summaries", "options", "probe", "cache", "transcripts", "retest"];
+  const known = ["base-url", "model", "api-key", "context-size", "per-group", "seed", "questions", "groups", "quick", "out", "resume", "summaries", "options", "probe", "cache", "transcripts", "retest", "replay"];
   for (const name of Object.keys(flags)) if (!known.includes(name)) throw new Error(`unknown flag --${name}; known: ${known.map((k) => `--${k}`).join(" ")}`);
+  if (flags.replay) {
+    if (!flags.cache) throw new Error("--replay needs --cache: the summaries and answers come from there");
+    const fromReport = ["base-url", "model", "api-key", "context-size", "per-group", "seed", "questions", "groups", "quick", "resume", "summaries", "probe", "retest"];
+    for (const name of fromReport) if (name in flags) throw new Error(`--replay takes --${name} from the report it replays`);
+  }
   const number = (name, fallback) => {
     if (flags[name] === undefined) return fallback;
     const n = Number(flags[name]);
@@ -97,6 +106,8 @@ function parseFlags(argv) {
     out: resolve(flags.out ?? join(root, "target", "eval", "report.json")),
     cache: flags.cache && resolve(flags.cache),
     transcripts: flags.transcripts && resolve(flags.transcripts),
+    replay: flags.replay && resolve(flags.replay),
+    optionsGiven: flags.options !== undefined,
   };
 }
 
@@ -115,7 +126,7 @@ function standIn(kind) {
 
 /** `compact` through the endpoint (or the run's stand-in), with each summary call timed. */
 async function compacted(messages, options, endpoint) {
-  const client = endpoint.standIn ?? openai_summarizer({ baseUrl: endpoint.baseUrl, model: endpoint.model, apiKey: endpoint.apiKey, timeoutMs: SUMMARY_TIMEOUT_MS });
+  const client = endpoint.standIn ?? (endpoint.replayed ? null : openai_summarizer({ baseUrl: endpoint.baseUrl, model: endpoint.model, apiKey: endpoint.apiKey, timeoutMs: SUMMARY_TIMEOUT_MS }));
   const summaryMs = [];
   const summarize = async (prompt) => {
     const started = performance.now();
@@ -153,12 +164,17 @@ async function compacted(messages, options, endpoint) {
 async function askAll(conversation, histories, endpoint, { transcripts: transcriptsDir, retest }) {
   const answers = conversation.questions.map(() => ({}));
   const present = conversation.questions.map(() => ({}));
+  const placed = conversation.questions.map(() => ({}));
   if (transcriptsDir) mkdirSync(transcriptsDir, { recursive: true });
   for (const cond of CONDITIONS) {
     const text = transcript(histories[cond], conversation.messages);
     if (transcriptsDir) writeFileSync(join(transcriptsDir, `${conversation.id}.${cond}.txt`), text);
     // Whether the answer is still written in the history at all: what a perfect reader could answer.
-    for (const [i, q] of conversation.questions.entries()) present[i][cond] = matches(text, q.answer);
+    // And beside the words the question quotes: what a small model finds (see inContext).
+    for (const [i, q] of conversation.questions.entries()) {
+      present[i][cond] = matches(text, q.answer);
+      placed[i][cond] = present[i][cond] && inContext(text, q.answer, q.question);
+    }
     // Known not to fit: not sent (a slow local model would spend minutes reading it only to refuse). The longest
     // question is allowed for; the endpoint still refuses what this misjudges.
     const longest = Math.max(...conversation.questions.map((q) => q.question.length));
@@ -178,21 +194,25 @@ async function askAll(conversation, histories, endpoint, { transcripts: transcri
           const { text: answer, ms } = await endpoint.cache("answer", messages, () => complete(endpoint, messages));
           return { text: answer, correct: matches(answer, q.answer), ms };
         } catch (error) {
-          return error instanceof Overflow ? { na: true, reason: "refused by the endpoint as too long" } : { correct: false, error: String(error.message ?? error) };
+          if (error instanceof Overflow) return { na: true, reason: "refused by the endpoint as too long" };
+          if (error instanceof NotCached) return { na: true, reason: "not in the cache (a replay asks nothing)" };
+          return { correct: false, error: String(error.message ?? error) };
         }
       };
       answers[i][cond] = await ask(0);
       if (retest && cond === "original") answers[i].retest = await ask(1);
     }
   }
-  return { answers, present };
+  return { answers, present, placed };
 }
 
 async function runConversation(conversation, baseEndpoint, flags) {
   // The model's tokens per estimated token on this conversation's own text (its language and kind of content).
   const probe = askMessages(transcript(conversation.messages, conversation.messages), "");
-  const counted = baseEndpoint.standIn ? null : await countTokens(baseEndpoint, probe);
-  const tokenRatio = counted ? Math.min(4, Math.max(0.5, counted / estimate(probe).total)) : DEFAULT_TOKEN_RATIO;
+  // A replay takes the ratio its report measured (the summary requests were sized with it).
+  const replayed = baseEndpoint.replayed?.get(conversation.id);
+  const counted = baseEndpoint.standIn || baseEndpoint.replayed ? null : await countTokens(baseEndpoint, probe);
+  const tokenRatio = replayed?.tokenRatio ?? (counted ? Math.min(4, Math.max(0.5, counted / estimate(probe).total)) : DEFAULT_TOKEN_RATIO);
   const endpoint = { ...baseEndpoint, tokenRatio };
   const ctxfold = await compacted(conversation.messages, { ...conversation.options, ...flags.options }, endpoint);
   const plain = await compacted(conversation.messages, { ...conversation.options, ...flags.options, ...PLAIN }, endpoint);
@@ -202,12 +222,12 @@ async function runConversation(conversation, baseEndpoint, flags) {
   const opencode = await compacted(conversation.messages, { preset: "opencode", contextWindow: conversation.contextWindow, force: true, ...PLAIN }, endpoint);
   const truncation = truncateTo(conversation.messages, ctxfold.summary.tokens);
   const histories = { original: conversation.messages, ctxfold: ctxfold.messages, plain: plain.messages, truncation: truncation.messages, opencode: opencode.messages };
-  const { answers, present } = await askAll(conversation, histories, endpoint, flags);
+  const { answers, present, placed } = await askAll(conversation, histories, endpoint, flags);
   const valid = Object.fromEntries(CONDITIONS.map((c) => [c, validate(histories[c]).valid]));
   return {
     id: conversation.id, group: conversation.group, kind: conversation.kind, lang: conversation.lang,
     messages: conversation.messages.length, tokens: conversation.tokens, contextWindow: conversation.contextWindow,
-    tokenRatio: round2(tokenRatio), tokenRatioMeasured: counted !== null,
+    tokenRatio: round2(tokenRatio), tokenRatioMeasured: replayed ? replayed.tokenRatioMeasured : counted !== null,
     // The questions come from the plan made before the run; compact plans again and must pick the same range.
     samePlan: JSON.stringify(ctxfold.summary.summarize) === JSON.stringify(conversation.plan.summarize),
     conditions: {
@@ -217,7 +237,7 @@ async function runConversation(conversation, baseEndpoint, flags) {
       truncation: { tokens: truncation.tokens, dropped: truncation.dropped, valid: valid.truncation },
       opencode: { ...opencode.summary, valid: valid.opencode },
     },
-    questions: conversation.questions.map((q, i) => ({ ...q, present: present[i], answers: answers[i] })),
+    questions: conversation.questions.map((q, i) => ({ ...q, present: present[i], inContext: placed[i], answers: answers[i] })),
   };
 }
 
@@ -240,9 +260,26 @@ function resumable(flags) {
   return map;
 }
 
+/**
+ * The endpoint of a `--replay`: none, only the report's model name (the cache's key), window and conversations (by
+ * id, for their token ratios). Sets the report's flags on `flags`; `--options` given with it replace the report's.
+ */
+function replayEndpoint(flags) {
+  const report = JSON.parse(readFileSync(flags.replay, "utf8"));
+  if (report.summaries !== "model") throw new Error(`--replay: ${flags.replay} is of a run without a model`);
+  Object.assign(flags, {
+    seed: report.seed, perGroup: report.perGroup, questions: report.questionsPerConversation, probe: Boolean(report.probe),
+    retest: Boolean(report.retest), groups: [...new Set(report.conversations.map((c) => c.group))].join(","),
+    options: flags.optionsGiven ? flags.options : report.options ?? {},
+  });
+  const replayed = new Map(report.conversations.map((c) => [c.id, c]));
+  return { model: report.model, local: false, contextSize: report.contextSize, replayed, stop: async () => {} };
+}
+
 export async function main(argv) {
   const flags = parseFlags(argv);
   const started = Date.now();
+  const replay = flags.replay && replayEndpoint(flags);
   const selection = select(pickGroups(flags.groups), { perGroup: flags.perGroup, seed: flags.seed, maxQuestions: flags.questions, probe: flags.probe });
   const { skipped } = selection;
   // Round by round (each group's first conversation, then each one's second...): a run stopped early still
@@ -254,16 +291,16 @@ export async function main(argv) {
     .map(({ c }) => c);
   const previous = flags.resume ? resumable(flags) : new Map();
   console.error(`eval: ${chosen.length} conversations, ${chosen.reduce((n, c) => n + c.questions.length, 0)} questions (seed ${flags.seed})`);
-  const endpoint = flags.summaries === "model"
+  const endpoint = replay || (flags.summaries === "model"
     ? await openEndpoint(flags)
-    : { model: `(${flags.summaries} summaries, no model)`, local: false, contextSize: Infinity, standIn: standIn(flags.summaries), stop: async () => {} };
-  endpoint.cache = answerCache(flags.summaries === "model" && flags.cache, endpoint.model);
+    : { model: `(${flags.summaries} summaries, no model)`, local: false, contextSize: Infinity, standIn: standIn(flags.summaries), stop: async () => {} });
+  endpoint.cache = answerCache(flags.summaries === "model" && flags.cache, endpoint.model, { readOnly: Boolean(replay) });
   const results = [];
   const runtimeBefore = flags.resume && previous.size ? previous.runtimeSeconds ?? 0 : 0;
   // Written after every conversation: a long run that is stopped still leaves what it measured.
   const write = (complete) => {
     const report = {
-      model: endpoint.model, local: endpoint.local, contextSize: endpoint.contextSize, summaries: flags.summaries, options: flags.options, probe: flags.probe, retest: flags.retest,
+      model: endpoint.model, local: endpoint.local, replay: flags.replay, contextSize: endpoint.contextSize, summaries: flags.summaries, options: flags.options, probe: flags.probe, retest: flags.retest,
       seed: flags.seed, perGroup: flags.perGroup, questionsPerConversation: flags.questions, quick: flags.quick, complete,
       cache: flags.cache && { dir: flags.cache, ...endpoint.cache.counts },
       runtimeSeconds: runtimeBefore + Math.round((Date.now() - started) / 1000), skipped, ...summarize(results), conversations: results,
@@ -287,7 +324,9 @@ export async function main(argv) {
   }
   const report = write(true);
   const totals = { groups: report.groups, overall: report.overall };
-  const cached = report.cache ? `; ${report.cache.hits} answers from the cache, ${report.cache.misses} asked` : "";
+  const cached = !report.cache ? "" : replay
+    ? `; replayed: ${report.cache.hits} answers from the cache, ${report.cache.misses} not in it and not asked`
+    : `; ${report.cache.hits} answers from the cache, ${report.cache.misses} asked`;
   console.log(`model ${report.model} (context ${report.contextSize}), ${results.length} conversations, ${report.runtimeSeconds} s${cached}\n`);
   console.log(table(totals));
   if (report.overall.selfAgreement !== null) {
