@@ -111,8 +111,6 @@ function parseFlags(argv) {
   };
 }
 
-const round2 = (x) => Math.round(x * 100) / 100;
-
 /** An error as JSON: its code (ctxfold's and the clients') and message. */
 const errorJson = (e) => (e === undefined ? undefined : { code: e?.code ?? e?.name ?? "Error", status: e?.status, message: String(e?.message ?? e).slice(0, 300) });
 
@@ -227,7 +225,8 @@ async function runConversation(conversation, baseEndpoint, flags) {
   return {
     id: conversation.id, group: conversation.group, kind: conversation.kind, lang: conversation.lang,
     messages: conversation.messages.length, tokens: conversation.tokens, contextWindow: conversation.contextWindow,
-    tokenRatio: round2(tokenRatio), tokenRatioMeasured: replayed ? replayed.tokenRatioMeasured : counted !== null,
+    // Unrounded: a replay sizes the summary requests with it again.
+    tokenRatio, tokenRatioMeasured: replayed ? replayed.tokenRatioMeasured : counted !== null,
     // The questions come from the plan made before the run; compact plans again and must pick the same range.
     samePlan: JSON.stringify(ctxfold.summary.summarize) === JSON.stringify(conversation.plan.summarize),
     conditions: {
