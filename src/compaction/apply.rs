@@ -90,6 +90,11 @@ pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<App
 }
 
 pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<Applied> {
+    apply_with_margin(input, plan, summary, 0)
+}
+
+/// `apply_planned`, with the room that quotes and facts may take made `margin` tokens smaller.
+fn apply_with_margin(input: &Input, plan: &PlanRef, summary: &Value, margin: u64) -> Result<Applied> {
     if !plan.needed || (plan.jobs.is_empty() && plan.dropped.is_none()) {
         return Err(Error::new(
             Code::NothingToApply,
@@ -156,7 +161,7 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
     let mut room = 0.0;
     if plan.keep_user_text || plan.keep_facts {
         let (_, bare) = splice(plan, &conv, input.items, &per_range(plan, &cleaned));
-        room = ceiling.saturating_sub(kept_tokens + bare) as f64;
+        room = ceiling.saturating_sub(kept_tokens + bare + margin) as f64;
         ceiling = ceiling.max(kept_tokens + bare);
     }
     let facts = match plan.keep_facts {
@@ -196,14 +201,19 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
     }
     let (slots, summary_tokens) = splice(plan, &conv, input.items, &per_range(plan, &cleaned));
     let tokens_after = kept_tokens + summary_tokens;
-    if appended && (tokens_after >= tokens_before || tokens_after > ceiling) {
-        // The sections cost more in place than measured alone (rounding of each message's count): the
-        // facts go first, then the quotes, and the summary as given is judged alone.
+    let bound = ceiling.min(tokens_before.saturating_sub(1));
+    if appended && tokens_after > bound {
+        // The sections cost more in place than measured alone (rounding of each message's count): once
+        // again with that much less room, so a full list loses its last lines rather than all of them;
+        // then the facts go, then the quotes, and the summary as given is judged alone.
+        if margin == 0 {
+            return apply_with_margin(input, plan, summary, tokens_after - bound);
+        }
         let lighter = match plan.keep_facts {
             true => PlanRef { keep_facts: false, ..plan.clone() },
             false => PlanRef { keep_user_text: false, ..plan.clone() },
         };
-        return apply_planned(input, &lighter, summary);
+        return apply_with_margin(input, &lighter, summary, 0);
     }
     if tokens_after >= tokens_before {
         return Err(Error::new(Code::SummaryNotSmaller, "summary", format!(
