@@ -149,3 +149,20 @@ test("a question whose quoted words hold another value elsewhere is ambiguous, a
     rmSync(scratch, { recursive: true, force: true });
   }
 });
+
+test("an answer is in context beside two words its question quotes, bare without them", async () => {
+  const { inContext, matches } = await import("../scripts/eval/match.mjs");
+  const question = 'In the conversation, the tool wrote: "{"reservation_id": "____", "origin": "EWR", "destination": "DFW"}" What is the missing identifier (____)?';
+  assert.equal(inContext('{"reservation_id": "5BGGWZ", "origin": "EWR", ...', "5BGGWZ", question), true);
+  // The id written, but among others and without its record's words.
+  const bare = "Facts:\n- HSR97W\n- 5BGGWZ\n- HTR26G";
+  assert.equal(matches(bare, "5BGGWZ"), true);
+  assert.equal(inContext(bare, "5BGGWZ", question), false);
+  // Far from the words (over 100 characters away), or not written at all.
+  assert.equal(inContext(`reservation origin ${"x ".repeat(80)}5BGGWZ`, "5BGGWZ", question), false);
+  assert.equal(inContext("reservation origin EWR", "5BGGWZ", question), false);
+  // CJK text has no spaces: its words are pairs of characters.
+  const cloze = 'In the conversation, the assistant wrote: "她是1968年____月30日出生的" What is the missing number (____)?';
+  assert.equal(inContext("今敏，她是1968年11月30日出生的。", "11", cloze), true);
+  assert.equal(inContext("编号 11", "11", cloze), false);
+});
