@@ -230,6 +230,33 @@ pub fn cut_to_tokens(s: &str, max_tokens: f64, count: impl Fn(&str) -> f64) -> s
     }
 }
 
+/// Calls `each(start, end)` for every maximal run of characters of `text` that satisfy `keep`, in
+/// order (byte offsets). ASCII is read a byte at a time and only other characters are decoded: the
+/// fact finders run this over every summarized text, where `str::split` with a predicate decodes all.
+pub fn runs(text: &str, keep: impl Fn(char) -> bool, mut each: impl FnMut(usize, usize)) {
+    let bytes = text.as_bytes();
+    let mut start = None;
+    let mut at = 0;
+    while at < bytes.len() {
+        let (c, len) = match bytes[at] {
+            b if b < 0x80 => (char::from(b), 1),
+            _ => text[at..].chars().next().map_or((' ', 1), |c| (c, c.len_utf8())),
+        };
+        match (keep(c), start) {
+            (true, None) => start = Some(at),
+            (false, Some(s)) => {
+                each(s, at);
+                start = None;
+            }
+            _ => {}
+        }
+        at += len;
+    }
+    if let Some(s) = start {
+        each(s, bytes.len());
+    }
+}
+
 /// Whether `c` is a CJK ideograph or kana: the scripts written without spaces between words.
 pub fn is_cjk(c: char) -> bool {
     matches!(c, '\u{3040}'..='\u{30FF}' | '\u{3400}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}')
@@ -258,6 +285,16 @@ pub fn one_line(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn runs_are_the_pieces_a_split_gives() {
+        let text = "a  src/x.py,é ü\u{3000}日本 /tmp/ 𝔘x\u{a0}y ";
+        let sep = |c: char| c.is_whitespace() || c == ',';
+        let mut got = Vec::new();
+        runs(text, |c| !sep(c), |s, e| got.push(&text[s..e]));
+        let want: Vec<&str> = text.split(sep).filter(|w| !w.is_empty()).collect();
+        assert_eq!(got, want);
+    }
 
     #[test]
     fn texts_are_the_same_only_when_every_byte_is() {

@@ -406,22 +406,16 @@ fn names(text: &str, identifiers: bool, i: usize, found: &mut Found) {
 /// punctuation, with the character just before it and the text after it.
 fn tokens(text: &str) -> Vec<(&str, Option<char>, &str)> {
     let mut out = Vec::new();
-    let part = |c: char| c.is_alphanumeric() || "_.-#/:@$%~+=?&".contains(c);
-    let mut start = None;
-    for (at, c) in text.char_indices().chain(std::iter::once((text.len(), ' '))) {
-        match (part(c) && at < text.len(), start) {
-            (true, None) => start = Some(at),
-            (false, Some(s)) => {
-                let raw = &text[s..at];
-                let token = raw.trim_end_matches(['.', ':', ',', '?', '=', '&', '-']);
-                if !token.is_empty() {
-                    out.push((token, text[..s].chars().next_back(), &text[s + token.len()..]));
-                }
-                start = None;
-            }
-            _ => {}
+    let part = |c: char| {
+        c.is_alphanumeric()
+            || matches!(c, '_' | '.' | '-' | '#' | '/' | ':' | '@' | '$' | '%' | '~' | '+' | '=' | '?' | '&')
+    };
+    crate::text::runs(text, part, |s, end| {
+        let token = text[s..end].trim_end_matches(['.', ':', ',', '?', '=', '&', '-']);
+        if !token.is_empty() {
+            out.push((token, text[..s].chars().next_back(), &text[s + token.len()..]));
         }
-    }
+    });
     out
 }
 
@@ -434,10 +428,17 @@ fn url_of(token: &str) -> Option<&str> {
 /// the character before it and `after` the text after it: a backtick pair or a call marks code.
 fn identifier<'t>(token: &'t str, before: Option<char>, after: &str) -> Option<&'t str> {
     let t = if token.starts_with("--") { token } else { token.trim_start_matches(['.', ':', '-']) };
-    if t.len() < 3 || t.len() > 100 || t.contains("://") || facts::is_path(t) {
+    if t.len() < 3 || t.len() > 100 {
         return None;
     }
     let backticked = before == Some('`') && after.starts_with('`');
+    // Most tokens are plain lower-case words: code only when marked as code (the rules below agree).
+    if t.bytes().all(|b| b.is_ascii_lowercase()) && !backticked && !after.starts_with("()") {
+        return None;
+    }
+    if t.contains("://") || facts::is_path(t) {
+        return None;
+    }
     // `login()` is code, `option(s)` is prose: a bare word counts only with empty parentheses.
     let called = after.starts_with('(');
     let letters = t.chars().filter(|c| c.is_ascii_alphabetic()).count();
@@ -727,7 +728,7 @@ fn sentences(line: &str) -> impl Iterator<Item = &str> {
     while let Some((at, c)) = chars.next() {
         let end = at + c.len_utf8();
         let next_is_space = chars.peek().is_none_or(|&(_, n)| n.is_whitespace());
-        if "。！？；!?;".contains(c) || (c == '.' && next_is_space) {
+        if matches!(c, '。' | '！' | '？' | '；' | '!' | '?' | ';') || (c == '.' && next_is_space) {
             out.push(line[start..end].trim());
             start = end;
         }

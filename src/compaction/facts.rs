@@ -13,20 +13,33 @@ const EXTENSIONS: &[&str] = &[
 
 /// File paths mentioned in `text`, in order of first appearance, without duplicates.
 pub fn paths(text: &str, out: &mut Vec<String>) {
-    let separators = |c: char| c.is_whitespace() || "\"'`()[]{}<>,;=|".contains(c);
-    for raw in text.split(separators) {
-        let word = raw.trim_start_matches(':').trim_end_matches(['.', ':', ',', '!', '?']);
-        if is_path(word) && !out.iter().any(|p| p == word) {
-            out.push(word.to_string());
-        }
-    }
+    // `matches!`, not a string's `contains`: that searches the string for every character of the text.
+    let separators = |c: char| {
+        c.is_whitespace()
+            || matches!(c, '"' | '\'' | '`' | '(' | ')' | '[' | ']' | '{' | '}' | '<' | '>' | ',' | ';' | '=' | '|')
+    };
+    crate::text::runs(
+        text,
+        |c| !separators(c),
+        |start, end| {
+            let word = text[start..end].trim_start_matches(':').trim_end_matches(['.', ':', ',', '!', '?']);
+            if is_path(word) && !out.iter().any(|p| p == word) {
+                out.push(word.to_string());
+            }
+        },
+    );
 }
 
 pub fn is_path(w: &str) -> bool {
-    if w.len() < 3 || w.len() > 200 || w.contains("://") || w.starts_with("--") {
+    // A path has a slash or an extension's dot: most words end here, before any per-character test.
+    if w.len() < 3 || w.len() > 200 || !w.bytes().any(|b| b == b'/' || b == b'.') {
         return false;
     }
-    if !w.chars().all(|c| c.is_alphanumeric() || "/._-~+@".contains(c)) || !w.chars().any(char::is_alphabetic) {
+    if w.contains("://") || w.starts_with("--") {
+        return false;
+    }
+    let allowed = |c: char| c.is_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '~' | '+' | '@');
+    if !w.chars().all(allowed) || !w.chars().any(char::is_alphabetic) {
         return false;
     }
     let last = w.rsplit('/').next().unwrap_or(w);

@@ -112,7 +112,7 @@ const MAX_NAME_WORDS: usize = 6;
 /// word, path or number before it, and not followed by `_` or `/` (a piece of a path or identifier).
 fn latin_words(text: &str) -> Vec<(usize, usize)> {
     let part = |c: char| c.is_ascii_alphanumeric() || c == '+' || c == '#';
-    let glued = |c: char| c.is_ascii_alphanumeric() || "_./-'".contains(c);
+    let glued = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '/' | '-' | '\'');
     let mut out = Vec::new();
     let mut start = None;
     for (at, c) in text.char_indices().chain(std::iter::once((text.len(), ' '))) {
