@@ -230,30 +230,37 @@ pub fn cut_to_tokens(s: &str, max_tokens: f64, count: impl Fn(&str) -> f64) -> s
     }
 }
 
-/// Calls `each(start, end)` for every maximal run of characters of `text` that satisfy `keep`, in
-/// order (byte offsets). ASCII is read a byte at a time and only other characters are decoded: the
-/// fact finders run this over every summarized text, where `str::split` with a predicate decodes all.
-pub fn runs(text: &str, keep: impl Fn(char) -> bool, mut each: impl FnMut(usize, usize)) {
-    let bytes = text.as_bytes();
-    let mut start = None;
-    let mut at = 0;
-    while at < bytes.len() {
-        let (c, len) = match bytes[at] {
-            b if b < 0x80 => (char::from(b), 1),
-            _ => text[at..].chars().next().map_or((' ', 1), |c| (c, c.len_utf8())),
-        };
-        match (keep(c), start) {
-            (true, None) => start = Some(at),
-            (false, Some(s)) => {
-                each(s, at);
-                start = None;
+/// The maximal runs of characters of `text` that satisfy `keep`, in order, as byte ranges. ASCII is
+/// read a byte at a time and only other characters are decoded: `str::split` with a predicate decodes
+/// every character, and the fact finders and the summary prompt read every summarized text this way.
+pub fn runs<F: Fn(char) -> bool>(text: &str, keep: F) -> Runs<'_, F> {
+    Runs { text, keep, at: 0 }
+}
+
+/// The iterator of `runs`.
+pub struct Runs<'t, F> {
+    text: &'t str,
+    keep: F,
+    at: usize,
+}
+
+impl<F: Fn(char) -> bool> Iterator for Runs<'_, F> {
+    type Item = (usize, usize);
+
+    fn next(&mut self) -> Option<(usize, usize)> {
+        let bytes = self.text.as_bytes();
+        let mut start = None;
+        while let Some(&b) = bytes.get(self.at) {
+            let at = self.at;
+            let c = if b < 0x80 { char::from(b) } else { self.text[at..].chars().next().unwrap_or(' ') };
+            self.at += c.len_utf8();
+            match (start, (self.keep)(c)) {
+                (None, true) => start = Some(at),
+                (Some(s), false) => return Some((s, at)),
+                _ => {}
             }
-            _ => {}
         }
-        at += len;
-    }
-    if let Some(s) = start {
-        each(s, bytes.len());
+        start.map(|s| (s, bytes.len()))
     }
 }
 
@@ -265,11 +272,11 @@ pub fn is_cjk(c: char) -> bool {
 /// At most `max` bytes of `s` on one line, with an ellipsis when cut.
 pub fn one_line(s: &str, max: usize) -> String {
     let mut flat = String::with_capacity(s.len().min(max + 1));
-    for word in s.split_whitespace() {
+    for (start, end) in runs(s, |c| !c.is_whitespace()) {
         if !flat.is_empty() {
             flat.push(' ');
         }
-        flat.push_str(word);
+        flat.push_str(&s[start..end]);
         // Past `max`, the rest would be cut away: not read at all (a tool call's arguments can be a file).
         if flat.len() > max {
             break;
@@ -290,8 +297,7 @@ mod tests {
     fn runs_are_the_pieces_a_split_gives() {
         let text = "a  src/x.py,é ü\u{3000}日本 /tmp/ 𝔘x\u{a0}y ";
         let sep = |c: char| c.is_whitespace() || c == ',';
-        let mut got = Vec::new();
-        runs(text, |c| !sep(c), |s, e| got.push(&text[s..e]));
+        let got: Vec<&str> = runs(text, |c| !sep(c)).map(|(s, e)| &text[s..e]).collect();
         let want: Vec<&str> = text.split(sep).filter(|w| !w.is_empty()).collect();
         assert_eq!(got, want);
     }

@@ -410,12 +410,12 @@ fn tokens(text: &str) -> Vec<(&str, Option<char>, &str)> {
         c.is_alphanumeric()
             || matches!(c, '_' | '.' | '-' | '#' | '/' | ':' | '@' | '$' | '%' | '~' | '+' | '=' | '?' | '&')
     };
-    crate::text::runs(text, part, |s, end| {
+    for (s, end) in crate::text::runs(text, part) {
         let token = text[s..end].trim_end_matches(['.', ':', ',', '?', '=', '&', '-']);
         if !token.is_empty() {
             out.push((token, text[..s].chars().next_back(), &text[s + token.len()..]));
         }
-    });
+    }
     out
 }
 

@@ -18,16 +18,12 @@ pub fn paths(text: &str, out: &mut Vec<String>) {
         c.is_whitespace()
             || matches!(c, '"' | '\'' | '`' | '(' | ')' | '[' | ']' | '{' | '}' | '<' | '>' | ',' | ';' | '=' | '|')
     };
-    crate::text::runs(
-        text,
-        |c| !separators(c),
-        |start, end| {
-            let word = text[start..end].trim_start_matches(':').trim_end_matches(['.', ':', ',', '!', '?']);
-            if is_path(word) && !out.iter().any(|p| p == word) {
-                out.push(word.to_string());
-            }
-        },
-    );
+    for (start, end) in crate::text::runs(text, |c| !separators(c)) {
+        let word = text[start..end].trim_start_matches(':').trim_end_matches(['.', ':', ',', '!', '?']);
+        if is_path(word) && !out.iter().any(|p| p == word) {
+            out.push(word.to_string());
+        }
+    }
 }
 
 pub fn is_path(w: &str) -> bool {
