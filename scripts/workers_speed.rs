@@ -9,7 +9,7 @@ mod corpus_files;
 
 use ctxfold::compaction::plan::plan_compaction;
 use ctxfold::counting::estimate::estimate;
-use ctxfold::edit::{materialize_text, reread};
+use ctxfold::edit::{items_of, materialize_text, reread};
 use ctxfold::json::{parse_with_spans, to_text};
 use ctxfold::options::Options;
 use ctxfold::pruning::prune::prune;
@@ -43,7 +43,12 @@ fn main() {
         let input = Input::read(&value).expect("a request body");
         let pruned = prune(&input, &options).expect("prune");
         marks[2] = Instant::now();
-        let written = materialize_text(&pruned.slots, &body, &spans.items(input.key).expect("messages"));
+        let written = materialize_text(
+            &pruned.slots,
+            &body,
+            &spans.items(input.key).expect("messages"),
+            items_of(&value, input.key),
+        );
         let key = input.key;
         marks[3] = Instant::now();
         let (value, _) = reread(&written.text, &written.at, &pruned.slots, value, spans, key).expect("its own text");

@@ -269,10 +269,19 @@ pub fn is_cjk(c: char) -> bool {
     matches!(c, '\u{3040}'..='\u{30FF}' | '\u{3400}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}')
 }
 
+/// `char::is_whitespace`, with ASCII decided inline: `opt-level = "z"` leaves it a call per character.
+#[inline(always)]
+fn is_space(c: char) -> bool {
+    match c {
+        ' ' | '\t'..='\r' => true,
+        _ => !c.is_ascii() && c.is_whitespace(),
+    }
+}
+
 /// At most `max` bytes of `s` on one line, with an ellipsis when cut.
 pub fn one_line(s: &str, max: usize) -> String {
     let mut flat = String::with_capacity(s.len().min(max + 1));
-    for (start, end) in runs(s, |c| !c.is_whitespace()) {
+    for (start, end) in runs(s, |c| !is_space(c)) {
         if !flat.is_empty() {
             flat.push(' ');
         }
@@ -372,6 +381,12 @@ mod tests {
             let line = one_line(&s, max);
             assert!(line.len() <= max + "…".len());
         }
+    }
+
+    #[test]
+    fn spaces_are_the_whitespace_characters() {
+        let chars = (0..0x3100).filter_map(char::from_u32);
+        assert!(chars.chain(['\u{feff}', '\u{205f}']).all(|c| is_space(c) == c.is_whitespace()));
     }
 
     #[test]

@@ -106,11 +106,23 @@ pub struct Layout {
     pub items: Vec<Range<usize>>,
 }
 
+/// The items of a history read from text: the array under `key` in a body, or the value itself when
+/// it is the list (none when it is neither).
+pub fn items_of<'v>(value: &'v Value, key: Option<&str>) -> &'v [Value] {
+    match key {
+        Some(k) => value.get(k),
+        None => Some(value),
+    }
+    .and_then(Value::as_array)
+    .map_or(&[], Vec::as_slice)
+}
+
 /// The output history as JSON text, for a caller who gave text: `text` as it was, with its item list
 /// (`spans.list`, or the whole text's array when None) written anew from the slots. A kept item is copied
-/// byte for byte from its span in `text`; an edited one is read from its span alone, edited and written
-/// out, as is a new one.
-pub fn materialize_text(slots: &[Slot], text: &str, spans: &ItemSpans) -> Written {
+/// byte for byte from its span in `text`; an edited one is taken from `read` (the items as read from
+/// `text`: copying a value costs a fraction of reading its text again), edited and written out, as is a
+/// new one.
+pub fn materialize_text(slots: &[Slot], text: &str, spans: &ItemSpans, read: &[Value]) -> Written {
     let list = spans.list.clone().unwrap_or_else(|| {
         let start = text.find('[').unwrap_or(0);
         start..text.rfind(']').map_or(text.len(), |end| end + 1)
@@ -127,15 +139,16 @@ pub fn materialize_text(slots: &[Slot], text: &str, spans: &ItemSpans) -> Writte
         let start = out.len();
         match slot {
             Slot::Keep(i) => out.push_str(item(*i).unwrap_or("null")),
-            Slot::Patch { index, edits } => match item(*index).map(crate::json::parse) {
-                Some(Ok(mut value)) => {
+            Slot::Patch { index, edits } => match read.get(*index) {
+                Some(value) => {
+                    let mut value = value.clone();
                     for edit in edits {
                         apply(&mut value, &edit.path, &edit.op);
                     }
                     out.push_str(&crate::json::to_text(&value));
                 }
-                // Not reachable: the span was read as JSON when the text was.
-                _ => out.push_str(item(*index).unwrap_or("null")),
+                // Not reachable: `read` holds every item of `text`.
+                None => out.push_str(item(*index).unwrap_or("null")),
             },
             Slot::New(value) => out.push_str(&crate::json::to_text(value)),
         }
@@ -208,22 +221,22 @@ mod tests {
     #[test]
     fn text_out_keeps_every_byte_it_did_not_edit() {
         let text = "{ \"model\": \"m\",\n  \"messages\": [ {\"role\":\"user\",  \"content\":\"héllo\"} ,\n {\"role\":\"tool\",\"content\":\"long\"} ],\n  \"x\": 1 }";
-        let (_, spans) = crate::json::parse_with_spans(text).unwrap();
+        let (value, spans) = crate::json::parse_with_spans(text).unwrap();
         let at = spans.items(Some("messages")).unwrap();
         let slots = [
             Slot::Keep(0),
             Slot::Patch { index: 1, edits: vec![FieldEdit::set(vec![Key::field("content")], json!("[cleared]"))] },
             Slot::New(json!({ "role": "user", "content": "next" })),
         ];
-        let out = materialize_text(&slots, text, &at).text;
+        let out = materialize_text(&slots, text, &at, items_of(&value, Some("messages"))).text;
         assert_eq!(
             out,
             "{ \"model\": \"m\",\n  \"messages\": [{\"role\":\"user\",  \"content\":\"héllo\"},{\"content\":\"[cleared]\",\"role\":\"tool\"},{\"content\":\"next\",\"role\":\"user\"}],\n  \"x\": 1 }"
         );
         let array = " [1, {\"a\" : [2,3]} ,4 ]\n";
-        let (_, spans) = crate::json::parse_with_spans(array).unwrap();
+        let (value, spans) = crate::json::parse_with_spans(array).unwrap();
         let at = spans.items(None).unwrap();
-        let out = materialize_text(&[Slot::Keep(2), Slot::Keep(1)], array, &at).text;
+        let out = materialize_text(&[Slot::Keep(2), Slot::Keep(1)], array, &at, items_of(&value, None)).text;
         assert_eq!(out, " [4,{\"a\" : [2,3]}]\n");
     }
 

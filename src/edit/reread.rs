@@ -73,7 +73,7 @@ pub fn reread(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::edit::{materialize_text, FieldEdit, Key};
+    use crate::edit::{items_of, materialize_text, FieldEdit, Key};
     use crate::json::parse_with_spans;
     use serde_json::json;
 
@@ -99,7 +99,7 @@ mod tests {
         );
         for (text, key) in [(items, None), (body.as_str(), Some("messages"))] {
             let (from, spans) = parse_with_spans(text).unwrap();
-            let written = materialize_text(&slots, text, &spans.items(key).unwrap());
+            let written = materialize_text(&slots, text, &spans.items(key).unwrap(), items_of(&from, key));
             let reread = reread(&written.text, &written.at, &slots, from, spans.clone(), key).unwrap();
             assert_eq!(reread, parse_with_spans(&written.text).unwrap(), "{key:?}");
         }
@@ -110,7 +110,7 @@ mod tests {
         let text = r#"[{"a":1},{"b":2}]"#;
         let (from, spans) = parse_with_spans(text).unwrap();
         let slots = [Slot::Keep(1)];
-        let written = materialize_text(&slots, text, &spans.items(None).unwrap());
+        let written = materialize_text(&slots, text, &spans.items(None).unwrap(), items_of(&from, None));
         assert!(reread(&written.text, &written.at, &slots, from.clone(), spans.clone(), Some("messages")).is_none());
         assert!(reread(&written.text, &written.at, &[Slot::Keep(0), Slot::Keep(1)], from, spans, None).is_none());
     }

@@ -7,7 +7,7 @@
 
 mod corpus_files;
 
-use ctxfold::edit::{materialize_text, reread, FieldEdit, Key, Slot};
+use ctxfold::edit::{items_of, materialize_text, reread, FieldEdit, Key, Slot};
 use ctxfold::json;
 use proptest::prelude::*;
 use serde_json::Value;
@@ -311,7 +311,7 @@ proptest! {
                 prop_assert_eq!(&json::parse(&text[span.clone()]).unwrap(), item);
             }
             let slots = Slot::keep_all(items.len());
-            let out = materialize_text(&slots, &text, &at).text;
+            let out = materialize_text(&slots, &text, &at, &read_items).text;
             prop_assert_eq!(json::parse(&out).unwrap(), read);
             if !pretty {
                 prop_assert_eq!(out, text);
@@ -356,7 +356,7 @@ proptest! {
         for (value, key) in [(&array, None), (&body, Some("messages"))] {
             let text = write(value);
             let (from, spans) = json::parse_with_spans(&text).unwrap();
-            let written = materialize_text(&slots, &text, &spans.items(key).unwrap());
+            let written = materialize_text(&slots, &text, &spans.items(key).unwrap(), items_of(&from, key));
             let reread = reread(&written.text, &written.at, &slots, from, spans, key);
             prop_assert_eq!(reread, Some(json::parse_with_spans(&written.text).unwrap()));
         }

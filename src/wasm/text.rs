@@ -2,7 +2,7 @@
 //! or `arrayBuffer()`). Read in one pass by `crate::json`, and answered in the same kind: an edited
 //! history is the given text with its item list written anew, every kept message copied byte for byte.
 
-use crate::edit::{materialize_text, patch_fields_text, reread, FieldEdit, Layout, Slot};
+use crate::edit::{items_of, materialize_text, patch_fields_text, reread, FieldEdit, Layout, Slot};
 use crate::error::{Code, Error};
 use crate::json::{ItemSpans, Spans};
 use crate::reading::input::MAX_INPUT_CHARS;
@@ -181,7 +181,7 @@ pub fn output(
         },
     };
     let Read::Done { value: from, spans } = doc.read else { return Ok(None) }; // not returned by `document`
-    let written = materialize_text(slots, &doc.text, &items(&spans, key)?);
+    let written = materialize_text(slots, &doc.text, &items(&spans, key)?, items_of(&from, key));
     if !body_edits.is_empty() {
         let (value, spans) = crate::json::parse_with_spans(&written.text).map_err(not_json)?;
         return Ok(Some(answer(&patch_fields_text(&written.text, &value, &spans, body_edits), doc.bytes)));
