@@ -291,21 +291,19 @@ impl CommonWords {
     fn count(&mut self, text: &str, at: usize, loose: bool) {
         match word_at(text, at) {
             Some((key, len)) => self.add(key_is_common(self.table, key), len, text.as_bytes()[at], loose),
-            None => self.loose += usize::from(loose),
+            None => self.add(false, 0, 0, loose),
         }
     }
 
     /// Counts the `len` letters at `bytes[at]`, a whole word after a space with no control inside, if they
-    /// are a common word.
+    /// are a common word (as `loose` if not).
     #[inline]
     fn count_letters(&mut self, bytes: &[u8], at: usize, len: usize, loose: bool) {
-        if (1..=8).contains(&len) {
-            self.add(is_common_word(self.table, bytes, at, len), len, bytes[at], loose);
-        } else {
-            self.loose += usize::from(loose);
-        }
+        let common = (1..=8).contains(&len) && is_common_word(self.table, bytes, at, len);
+        self.add(common, len, bytes[at], loose);
     }
 
+    /// Counts a word after a space: its letters if it is `common`, as `loose` if it is not and `loose`.
     #[inline]
     fn add(&mut self, common: bool, len: usize, first: u8, loose: bool) {
         let found = usize::from(common);
