@@ -269,6 +269,36 @@ pub fn is_cjk(c: char) -> bool {
     matches!(c, '\u{3040}'..='\u{30FF}' | '\u{3400}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}')
 }
 
+/// CJK, and Hangul syllables: scripts whose words are not told by spaces alone (Korean attaches its
+/// particles to the word before them).
+pub fn is_cjk_or_hangul(c: char) -> bool {
+    is_cjk(c) || ('\u{AC00}'..='\u{D7AF}').contains(&c)
+}
+
+/// Whether `word` occurs in `text` whole, not as a part of a longer word: `parse` is not in `parse_config`,
+/// nor `27` in `2787`, nor `мир` in `мирный`. CJK, kana and Hangul are no part of a word here, so a term
+/// written inside CJK text stands whole (`Java` in `映射的Java代码`), and so does a title (`国王归来` in
+/// `《国王归来》是`), as the text they were found in wrote them.
+pub fn contains_word(text: &str, word: &str) -> bool {
+    let (Some(first), Some(last)) = (word.chars().next(), word.chars().next_back()) else { return true };
+    let glued = |edge: char, beside: Option<char>| is_word_char(edge) && beside.is_some_and(is_word_char);
+    let mut from = 0;
+    while let Some(at) = text[from..].find(word) {
+        let start = from + at;
+        let end = start + word.len();
+        if !glued(first, text[..start].chars().next_back()) && !glued(last, text[end..].chars().next()) {
+            return true;
+        }
+        from = start + first.len_utf8();
+    }
+    false
+}
+
+/// Letters, digits and `_` of the scripts written with spaces between words.
+fn is_word_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || (!c.is_ascii() && c.is_alphanumeric() && !is_cjk_or_hangul(c))
+}
+
 /// `char::is_whitespace`, with ASCII decided inline: `opt-level = "z"` leaves it a call per character.
 #[inline(always)]
 fn is_space(c: char) -> bool {
@@ -301,6 +331,23 @@ pub fn one_line(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn words_are_whole_within_their_own_script() {
+        assert!(contains_word("call parse_config now", "parse_config"));
+        assert!(!contains_word("call parse_config_v2", "parse_config"));
+        assert!(!contains_word("port 2787", "27"));
+        assert!(contains_word("port 2787 or 27", "27"), "a later match may be whole");
+        assert!(contains_word("映射的Java代码", "Java"));
+        assert!(contains_word("Java를 사용", "Java"), "a Korean particle is not part of the word");
+        assert!(contains_word("《国王归来》是", "国王归来"));
+        assert!(contains_word("国王归来是", "国王"), "CJK has no word ends to look for");
+        assert!(!contains_word("мирный", "мир"));
+        assert!(contains_word("мир, мирный", "мир"));
+        assert!(contains_word("(café)", "café"));
+        assert!(!contains_word("cafés", "café"));
+        assert!(!contains_word("", "x"));
+    }
 
     #[test]
     fn runs_are_the_pieces_a_split_gives() {

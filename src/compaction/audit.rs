@@ -17,7 +17,7 @@ use crate::compaction::types::JobRef;
 use crate::json::{ToJson, Writer};
 use crate::reading::format::Conversation;
 use crate::reading::message::Role;
-use crate::text::{is_cjk, one_line, split_summary};
+use crate::text::{contains_word, is_cjk_or_hangul, one_line, split_summary};
 use serde_json::{Map, Value};
 use std::fmt::Write;
 
@@ -856,12 +856,6 @@ impl<'s> SummaryView<'s> {
     }
 }
 
-fn contains_word(text: &str, word: &str) -> bool {
-    let is_word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-    text.match_indices(word)
-        .any(|(at, _)| !is_word(text[..at].chars().next_back()) && !is_word(text[at + word.len()..].chars().next()))
-}
-
 /// Whether `text` holds the number `key` whole: not the end of a longer number before it, nor, when the key
 /// ends in a digit, the start of one after it (a number with its unit can be followed by the next one, as
 /// in a date: 1999年12月).
@@ -911,11 +905,6 @@ fn content_units(text: &str) -> Set {
         }
     }
     out
-}
-
-/// CJK, and Hangul syllables: `content_units` takes pairs of these, not words.
-fn is_cjk_or_hangul(c: char) -> bool {
-    is_cjk(c) || ('\u{AC00}'..='\u{D7AF}').contains(&c)
 }
 
 /// A set of strings: serde_json's map (a BTreeMap the wasm has anyway) rather than a HashSet, whose
@@ -1106,6 +1095,10 @@ mod tests {
         assert!(!view.keeps(&fact(Kind::Identifier, "parse_config")), "identifiers match whole");
         assert!(view.keeps(&fact(Kind::Identifier, "parse_config_v2")));
         assert!(!view.keeps(&fact(Kind::Identifier, "Parse_config_v2")), "identifiers keep their case");
+        let chinese = SummaryView::new("用户要求：使用流将列表转换为映射的Java代码，并介绍《国王归来》。");
+        assert!(chinese.keeps(&fact(Kind::Identifier, "Java")), "a term inside CJK text is whole");
+        assert!(chinese.keeps(&fact(Kind::Identifier, "国王归来")), "so is a title");
+        assert!(!chinese.keeps(&fact(Kind::Identifier, "Jav")));
     }
 
     #[test]

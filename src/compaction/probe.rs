@@ -12,7 +12,7 @@ use crate::error::Result;
 use crate::reading::format::{self, Conversation};
 use crate::reading::input::Input;
 use crate::reading::message::Role;
-use crate::text::floor_boundary;
+use crate::text::{contains_word, floor_boundary};
 
 /// What stands for the answer in a question.
 pub const BLANK: &str = "____";
@@ -214,24 +214,6 @@ const COMMON: [&str; 16] = [
     "something",
     "anything",
 ];
-
-/// Whether `word` occurs in `text` outside a longer ASCII word or number.
-fn contains_word(text: &str, word: &str) -> bool {
-    let edge = |c: Option<char>| !c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
-    let mut from = 0;
-    while let Some(at) = text[from..].find(word) {
-        let start = from + at;
-        let end = start + word.len();
-        let word_starts =
-            !word.starts_with(|c: char| c.is_ascii_alphanumeric()) || edge(text[..start].chars().next_back());
-        let word_ends = !word.ends_with(|c: char| c.is_ascii_alphanumeric()) || edge(text[end..].chars().next());
-        if word_starts && word_ends {
-            return true;
-        }
-        from = start + word.chars().next().map_or(1, char::len_utf8);
-    }
-    false
-}
 
 /// The line of `text` holding `needle`, at most `CONTEXT_BYTES` around it, on one line.
 fn line_around(text: &str, needle: &str) -> String {

@@ -423,6 +423,22 @@ mod tests {
     }
 
     #[test]
+    fn a_term_the_summary_wrote_inside_chinese_is_not_listed_again() {
+        let msgs = crate::fixtures::support_chat(&[
+            ("user", "请用Java写一个把列表转换为映射的例子，再用MongoDB保存。"),
+            ("assistant", "好的，下面是使用Java和MongoDB的代码。"),
+        ]);
+        let options = json!({ "contextWindow": 1500, "keepUserText": false });
+        let (applied, _) = apply(&msgs, options.clone(), "用户要一个Java例子，数据保存到MongoDB里。天气和酒店。");
+        assert!(applied.report.facts_appended.is_empty(), "{:?}", applied.report.facts_appended);
+        assert!(applied.report.audit.facts_missing.is_empty(), "{:?}", applied.report.audit.facts_missing);
+        let (applied, text) = apply(&msgs, options, "天气和酒店。");
+        for term in ["Java", "MongoDB"] {
+            assert!(applied.report.facts_appended.iter().any(|f| f == term), "{term} lost, so listed: {text}");
+        }
+    }
+
+    #[test]
     fn a_summary_that_kept_them_gets_nothing_and_keep_facts_false_gets_it_as_given() {
         let kept = "Booking QX7-2291, e-mail ana@example.com. I must never fly through Chicago. Weather and hotels.";
         let (applied, text) = apply(&chat(), json!({ "contextWindow": 1500, "keepUserText": false }), kept);

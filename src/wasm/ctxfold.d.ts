@@ -457,7 +457,8 @@ export interface MissingFact {
    * `url`; `identifier`: a name in code (`parse_config`, `UserService.login`, `ERR_TIMEOUT`), an issue or ticket id,
    * a commit hash, a booking code; `path`: a file path.
    * Constraints and error lines count as kept when two thirds of their words are in the summary; the others must appear exactly
-   * (numbers: case and the space before the unit aside).
+   * (numbers: case and the space before the unit aside), identifiers as whole words (`parse` is not kept by `parse_config`;
+   * `Java` is by `用Java写`: CJK and kana are not part of a word).
    */
   kind: "constraint" | "error" | "number" | "url" | "identifier" | "path";
   /** The fact as written in the conversation, on one line. */
