@@ -108,14 +108,6 @@ pub struct Fact {
     key: String,
 }
 
-#[cfg(test)]
-impl Fact {
-    /// A fact looked for as it is written (tests elsewhere build facts this way).
-    pub fn written(kind: Kind, text: &str, message: usize) -> Fact {
-        Fact { kind, text: text.into(), message, key: text.into() }
-    }
-}
-
 crate::json_object!(Fact {
     kind => "kind",
     text => "text",

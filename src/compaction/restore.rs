@@ -232,7 +232,7 @@ impl Allowance {
 
 /// The section listing those of `facts` (a job's) that `summary` does not state, within `allowance`
 /// (which this takes from), and the facts it shows. A number or an id is shown in the words around it,
-/// under the text it was written in (`fact_line`); they are chosen in the order of `in_turn` and listed
+/// under the text it was written in (`fact_line`); they are chosen most important kinds first and listed
 /// in the messages' order.
 fn facts_section(
     conv: &Conversation,
@@ -241,7 +241,7 @@ fn facts_section(
     profile: &Profile,
     allowance: &mut Allowance,
 ) -> Option<(String, Vec<String>)> {
-    let lost = in_turn(lost_in(facts, summary));
+    let lost = lost_in(facts, summary);
     let mut left = *allowance;
     let heading = profile.text(HEADING);
     let mut lines: Vec<FactLine> = Vec::new();
@@ -313,33 +313,6 @@ fn facts_section(
         section.push_str(&line.text);
     }
     Some((section, shown))
-}
-
-/// `lost` (in kind order, message order within a kind) in the order the room takes it: the user's
-/// constraints and the error lines first, then the other kinds in turn (the first number, URL, identifier
-/// and path, then the second of each, ...), so that a short room holds some of each kind, not every part of
-/// a chat's dates and none of its names. Measured against kind after kind on `npm run eval -- --summaries
-/// minimal|digest [--probe] --per-group 20`: 285 → 290, 277 → 278, 292 → 296 and 282 → 284 answers written
-/// in the history, at the same size.
-fn in_turn(lost: Vec<&Fact>) -> Vec<&Fact> {
-    let mut out = Vec::with_capacity(lost.len());
-    // The other kinds' facts, each kind's in order (`Kind`'s order is the audit's).
-    let mut of_kind: [Vec<&Fact>; 6] = Default::default();
-    for fact in lost {
-        match fact.kind {
-            Kind::Constraint | Kind::Error => out.push(fact),
-            kind => of_kind[kind as usize].push(fact),
-        }
-    }
-    let turns = of_kind.iter().map(Vec::len).max().unwrap_or(0);
-    for turn in 0..turns {
-        for facts in &of_kind {
-            if let Some(&fact) = facts.get(turn) {
-                out.push(fact);
-            }
-        }
-    }
-    out
 }
 
 impl Restore<'_, '_> {
@@ -447,23 +420,6 @@ mod tests {
         let section = text.split_once(HEADING).unwrap().1.trim_end_matches("</ctxfold-summary>").trim();
         let lines = ["- user:", "  - My booking code is QX7-2291.", "  - My second booking is KX9-1182."];
         assert_eq!(section, lines.join("\n"));
-    }
-
-    #[test]
-    fn the_room_takes_constraints_first_then_the_kinds_in_turn() {
-        let fact = Fact::written;
-        let facts = [
-            fact(Kind::Constraint, "Never book a red-eye.", 5),
-            fact(Kind::Number, "1965年", 1),
-            fact(Kind::Number, "11月", 2),
-            fact(Kind::Number, "7日", 2),
-            fact(Kind::Identifier, "周六夜现场", 3),
-            fact(Kind::Identifier, "超能陆战队", 4),
-            fact(Kind::Path, "src/app.py", 0),
-        ];
-        let lost = lost_in(&facts, "");
-        let order: Vec<&str> = in_turn(lost).iter().map(|f| f.text.as_str()).collect();
-        assert_eq!(order, ["Never book a red-eye.", "1965年", "周六夜现场", "src/app.py", "11月", "超能陆战队", "7日"]);
     }
 
     #[test]
