@@ -90,11 +90,18 @@ pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<App
 }
 
 pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<Applied> {
-    apply_with_margin(input, plan, summary, 0)
+    apply_with_margin(input, plan, summary, 0, ROOM_RETRIES)
 }
 
-/// `apply_planned`, with the room that quotes and facts may take made `margin` tokens smaller.
-fn apply_with_margin(input: &Input, plan: &PlanRef, summary: &Value, margin: u64) -> Result<Applied> {
+/// How many times the quotes and facts are tried again with less room when they cost more in place than
+/// measured alone, before the facts are given up. One was not always enough: on a SWE-agent run whose
+/// list of 51 facts came out 7 tokens over, then 3 (`no_retry_gives_up_the_users_constraints`), the facts
+/// went whole, eight constraints of the user's with them.
+const ROOM_RETRIES: u32 = 3;
+
+/// `apply_planned`, with the room that quotes and facts may take made `margin` tokens smaller, and
+/// `retries` more tries with less room should they still overshoot.
+fn apply_with_margin(input: &Input, plan: &PlanRef, summary: &Value, margin: u64, retries: u32) -> Result<Applied> {
     if !plan.needed || (plan.jobs.is_empty() && plan.dropped.is_none()) {
         return Err(Error::new(
             Code::NothingToApply,
@@ -203,17 +210,18 @@ fn apply_with_margin(input: &Input, plan: &PlanRef, summary: &Value, margin: u64
     let tokens_after = kept_tokens + summary_tokens;
     let bound = ceiling.min(tokens_before.saturating_sub(1));
     if appended && tokens_after > bound {
-        // The sections cost more in place than measured alone (rounding of each message's count): once
-        // again with that much less room, so a full list loses its last lines rather than all of them;
-        // then the facts go, then the quotes, and the summary as given is judged alone.
-        if margin == 0 {
-            return apply_with_margin(input, plan, summary, tokens_after - bound);
+        // The sections cost more in place than measured alone (rounding of each message's count): again
+        // with that much less room (the overshoots added up), so a full list loses its last lines rather
+        // than all of them; after the last retry the facts go, then the quotes, and the summary as given
+        // is judged alone.
+        if retries > 0 {
+            return apply_with_margin(input, plan, summary, margin + (tokens_after - bound), retries - 1);
         }
         let lighter = match plan.keep_facts {
             true => PlanRef { keep_facts: false, ..plan.clone() },
             false => PlanRef { keep_user_text: false, ..plan.clone() },
         };
-        return apply_with_margin(input, &lighter, summary, 0);
+        return apply_with_margin(input, &lighter, summary, 0, ROOM_RETRIES);
     }
     if tokens_after >= tokens_before {
         return Err(Error::new(Code::SummaryNotSmaller, "summary", format!(
