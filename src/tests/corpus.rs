@@ -9,6 +9,7 @@ use convert::{convert, FORMATS};
 use corpus_files::corpus;
 use ctxfold::checking::validate::problems;
 use ctxfold::compaction::apply::{apply_summary, offline_summaries};
+use ctxfold::compaction::audit::Kind;
 use ctxfold::compaction::plan::plan_compaction;
 use ctxfold::counting::estimate::estimate;
 use ctxfold::edit::{materialize, Slot};
@@ -139,7 +140,7 @@ fn no_retry_gives_up_the_users_constraints() {
     let o = options(json!({ "contextWindow": (total * 0.4 / 0.6).round() }));
     let plan = serde_json::to_value(plan_compaction(&input, &o).unwrap()).unwrap();
     let applied = apply_summary(&input, &plan, &json!("The user and the assistant worked on the task.")).unwrap();
-    let lost: Vec<_> = applied.report.audit.missing.iter().filter(|f| f.kind.name() == "constraint").collect();
+    let lost: Vec<_> = applied.report.audit.missing.iter().filter(|f| f.kind == Kind::Constraint).collect();
     assert!(lost.is_empty(), "constraints lost: {lost:?}; warnings {:?}", applied.report.warnings);
     assert!(!applied.report.facts_appended.is_empty());
 }
