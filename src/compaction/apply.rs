@@ -90,18 +90,6 @@ pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<App
 }
 
 pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<Applied> {
-    apply_with_margin(input, plan, summary, 0, ROOM_RETRIES)
-}
-
-/// How many times the quotes and facts are tried again with less room when they cost more in place than
-/// measured alone, before the facts are given up. One was not always enough: on a SWE-agent run whose
-/// list of 51 facts came out 7 tokens over, then 3 (`no_retry_gives_up_the_users_constraints`), the facts
-/// went whole, eight constraints of the user's with them.
-const ROOM_RETRIES: u32 = 3;
-
-/// `apply_planned`, with the room that quotes and facts may take made `margin` tokens smaller, and
-/// `retries` more tries with less room should they still overshoot.
-fn apply_with_margin(input: &Input, plan: &PlanRef, summary: &Value, margin: u64, retries: u32) -> Result<Applied> {
     if !plan.needed || (plan.jobs.is_empty() && plan.dropped.is_none()) {
         return Err(Error::new(
             Code::NothingToApply,
@@ -111,6 +99,89 @@ fn apply_with_margin(input: &Input, plan: &PlanRef, summary: &Value, margin: u64
     }
     plan.check(input.items)?;
     let conv = format::read(input, Some(plan.format))?;
+    let (cleaned, mut warnings) = cleaned_summaries(summary, plan)?;
+    let sizes = Sizes::of(input, plan, &conv)?;
+    let facts = match plan.keep_facts {
+        true => job_facts(plan, &conv, &sizes.summarized),
+        false => Vec::new(),
+    };
+    // The quotes and facts can cost more in place than measured alone (rounding of each message's
+    // count): then again with that much less room (the overshoots added up), so a full list loses its
+    // last lines rather than all of them; after the last retry the facts go, then the quotes, and the
+    // summary as given is judged alone.
+    let mut keep = Keep { user_text: plan.keep_user_text, facts: plan.keep_facts };
+    let (mut margin, mut retries) = (0, ROOM_RETRIES);
+    let done = loop {
+        let facts = if keep.facts { facts.as_slice() } else { &[] };
+        let restore = Restore { conv: &conv, plan, summarized: &sizes.summarized, tokens: &sizes.tokens, facts };
+        match restored(&restore, keep, input.items, &sizes, cleaned.clone(), margin) {
+            Ok(done) => break done,
+            Err(over) if retries > 0 => (margin, retries) = (margin + over, retries - 1),
+            Err(_) => {
+                match keep.facts {
+                    true => keep.facts = false,
+                    false => keep.user_text = false,
+                }
+                (margin, retries) = (0, ROOM_RETRIES);
+            }
+        }
+    };
+    warnings.extend(done.warnings);
+    let Sizes { tokens_before, summarized_tokens, kept_tokens, .. } = sizes;
+    let summary_tokens = done.summary_tokens;
+    let tokens_after = kept_tokens + summary_tokens;
+    if tokens_after >= tokens_before {
+        return Err(Error::new(Code::SummaryNotSmaller, "summary", format!(
+            "the summary ({summary_tokens} tokens) is not smaller than the {summarized_tokens} tokens it replaces; keep the original history"
+        )));
+    }
+    let saved = (tokens_before - tokens_after) as f64 / tokens_before.max(1) as f64;
+    if saved < STALL_RATIO {
+        warnings.push(format!(
+            "compaction saved only {}% of the history: compacting again soon will not help",
+            crate::text::percent(saved, 1.0)
+        ));
+    }
+    if tokens_after > plan.limit {
+        warnings.push(format!("the history is still over the limit ({tokens_after} > {} tokens)", plan.limit));
+    }
+
+    // Each job's summary as it went in (cleaned, not yet joined or wrapped).
+    let audit = crate::compaction::audit::audit(
+        &conv,
+        &plan.jobs,
+        &sizes.summarized,
+        summarized_tokens,
+        summary_tokens,
+        &done.summaries,
+    );
+    // A constraint of the user's that nothing kept is said aloud: the model will not know it any more.
+    for f in audit.missing.iter().filter(|f| f.kind == Kind::Constraint) {
+        warnings.push(format!("the summary lost a constraint of the user's (message #{}): {}", f.message, f.text));
+    }
+    Ok(Applied {
+        slots: done.slots,
+        report: ApplyReport {
+            tokens_before,
+            tokens_after,
+            audit,
+            facts_appended: done.facts_appended,
+            user_text_appended: done.user_text_appended,
+            warnings,
+        },
+    })
+}
+
+/// How many times the quotes and facts are tried again with less room when they cost more in place than
+/// measured alone, before the facts are given up. One was not always enough: on a SWE-agent run whose
+/// list of 51 facts came out 7 tokens over, then 3 (`no_retry_gives_up_the_users_constraints`), the facts
+/// went whole, eight constraints of the user's with them.
+const ROOM_RETRIES: u32 = 3;
+
+/// Each job's summary as the host gave it, cleaned of what models put around and into it (an analysis
+/// section, our own markers, lines copying our instructions, a line repeated in a loop), with a warning
+/// for each kind of thing taken out.
+fn cleaned_summaries(summary: &Value, plan: &PlanRef) -> Result<(Vec<String>, Vec<String>)> {
     let texts = summaries_for(summary, plan)?;
     let mut warnings = Vec::new();
     let mut cleaned = Vec::with_capacity(texts.len());
@@ -152,32 +223,84 @@ fn apply_with_margin(input: &Input, plan: &PlanRef, summary: &Value, margin: u64
         }
         cleaned.push(text);
     }
-    let tokens = per_message(&conv, &plan.profile);
-    let summarized = plan.summarized();
-    // What travels beside the messages, as `estimate` counts it with default options (the plan does not
-    // carry `tools` or `usage`): reply priming and the request body's system prompt.
-    let profile = plan.profile;
-    let defaults = Options { profile, ..Options::default() };
-    let overhead = request_overhead(&defaults, input, &mut |t| Ok(profile.text(t)))?;
-    let tokens_before = sum(&tokens) + u64::from(overhead);
-    let summarized_tokens: u64 = summarized.iter().map(|&i| u64::from(tokens[i])).sum();
-    let kept_tokens = tokens_before.saturating_sub(summarized_tokens + dropped_tokens(&conv, &tokens, plan.dropped));
+    Ok((cleaned, warnings))
+}
+
+/// The history's sizes before the summary goes in.
+struct Sizes {
+    /// Each message's tokens.
+    tokens: Vec<u32>,
+    /// The messages the plan summarizes, in order.
+    summarized: Vec<usize>,
+    /// The history's tokens with what travels beside the messages.
+    tokens_before: u64,
+    summarized_tokens: u64,
+    /// What stays as it was: `tokens_before` without the summarized and dropped messages.
+    kept_tokens: u64,
+}
+
+impl Sizes {
+    fn of(input: &Input, plan: &PlanRef, conv: &Conversation) -> Result<Sizes> {
+        let tokens = per_message(conv, &plan.profile);
+        let summarized = plan.summarized();
+        // What travels beside the messages, as `estimate` counts it with default options (the plan does
+        // not carry `tools` or `usage`): reply priming and the request body's system prompt.
+        let profile = plan.profile;
+        let defaults = Options { profile, ..Options::default() };
+        let overhead = request_overhead(&defaults, input, &mut |t| Ok(profile.text(t)))?;
+        let tokens_before = sum(&tokens) + u64::from(overhead);
+        let summarized_tokens: u64 = summarized.iter().map(|&i| u64::from(tokens[i])).sum();
+        let dropped = summarized_tokens + dropped_tokens(conv, &tokens, plan.dropped);
+        let kept_tokens = tokens_before.saturating_sub(dropped);
+        Ok(Sizes { tokens, summarized, tokens_before, summarized_tokens, kept_tokens })
+    }
+}
+
+/// What is appended to the summaries: the plan's `keepUserText` and `keepFacts`, until the retries give
+/// them up.
+#[derive(Clone, Copy)]
+struct Keep {
+    user_text: bool,
+    facts: bool,
+}
+
+/// The summaries with what `keep` says appended (the user's words, the facts they lost),
+/// spliced into the history.
+struct Restored {
+    slots: Vec<Slot>,
+    summary_tokens: u64,
+    /// Each job's summary as it went in, sections appended (not yet joined or wrapped).
+    summaries: Vec<String>,
+    facts_appended: Vec<String>,
+    user_text_appended: Vec<usize>,
+    warnings: Vec<String>,
+}
+
+/// Appends to `summaries` what `keep` says, within the room under the limit less `margin`,
+/// and splices them in; or, when the appended sections took the history past its bound, by how many
+/// tokens.
+fn restored(
+    restore: &Restore,
+    keep: Keep,
+    items: &[Value],
+    sizes: &Sizes,
+    mut summaries: Vec<String>,
+    margin: u64,
+) -> std::result::Result<Restored, u64> {
+    let Restore { conv, plan, .. } = *restore;
+    let Sizes { tokens_before, kept_tokens, .. } = *sizes;
     // The room under the limit (and under the history's own size) that quotes and facts may take, and
     // the size the history may reach with them: the limit, or the summary as given where that alone is over.
     let mut ceiling = plan.limit.min(tokens_before.saturating_sub(1));
     let mut room = 0.0;
-    if plan.keep_user_text || plan.keep_facts {
-        let (_, bare) = splice(plan, &conv, input.items, &per_range(plan, &cleaned));
+    if keep.user_text || keep.facts {
+        let (_, bare) = splice(plan, conv, items, &per_range(plan, &summaries));
         room = ceiling.saturating_sub(kept_tokens + bare + margin) as f64;
         ceiling = ceiling.max(kept_tokens + bare);
     }
-    let facts = match plan.keep_facts {
-        true => job_facts(plan, &conv, &summarized),
-        false => Vec::new(),
-    };
-    let restore = Restore { conv: &conv, plan, summarized: &summarized, tokens: &tokens, facts: &facts };
-    if plan.keep_facts {
-        let cuts = restore.make_room(&mut cleaned, &mut room);
+    let mut warnings = Vec::new();
+    if keep.facts {
+        let cuts = restore.make_room(&mut summaries, &mut room);
         for (job, cut) in plan.jobs.iter().zip(cuts).filter(|(_, cut)| *cut > 0) {
             warnings.push(format!(
                 "summary {}: {cut} tokens of its middle were cut to make room for the facts it lost",
@@ -186,70 +309,32 @@ fn apply_with_margin(input: &Input, plan: &PlanRef, summary: &Value, margin: u64
         }
     }
     // The user's words first, so the facts they state are not listed again.
-    let user_text_appended = match plan.keep_user_text {
-        true => restore.append_user_text(&mut cleaned, &mut room),
+    let user_text_appended = match keep.user_text {
+        true => restore.append_user_text(&mut summaries, &mut room),
         false => Vec::new(),
     };
     // The user's constraints may take the history past the limit, never to its size before.
     let over_limit = tokens_before.saturating_sub(1).saturating_sub(ceiling) as f64;
     let mut over = over_limit;
-    let facts_appended = match plan.keep_facts {
-        true => restore.append_lost_facts(&mut cleaned, &mut room, &mut over),
+    let facts_appended = match keep.facts {
+        true => restore.append_lost_facts(&mut summaries, &mut room, &mut over),
         false => Vec::new(),
     };
     let ceiling = ceiling + (over_limit - over).ceil() as u64;
     let appended = !facts_appended.is_empty() || !user_text_appended.is_empty();
     if appended {
         // Quotes and facts are the conversation's own text: markers in them are defused like the summary's.
-        for text in cleaned.iter_mut() {
+        for text in summaries.iter_mut() {
             let (defused, _) = defuse_markers(text);
             *text = defused;
         }
     }
-    let (slots, summary_tokens) = splice(plan, &conv, input.items, &per_range(plan, &cleaned));
-    let tokens_after = kept_tokens + summary_tokens;
+    let (slots, summary_tokens) = splice(plan, conv, items, &per_range(plan, &summaries));
     let bound = ceiling.min(tokens_before.saturating_sub(1));
-    if appended && tokens_after > bound {
-        // The sections cost more in place than measured alone (rounding of each message's count): again
-        // with that much less room (the overshoots added up), so a full list loses its last lines rather
-        // than all of them; after the last retry the facts go, then the quotes, and the summary as given
-        // is judged alone.
-        if retries > 0 {
-            return apply_with_margin(input, plan, summary, margin + (tokens_after - bound), retries - 1);
-        }
-        let lighter = match plan.keep_facts {
-            true => PlanRef { keep_facts: false, ..plan.clone() },
-            false => PlanRef { keep_user_text: false, ..plan.clone() },
-        };
-        return apply_with_margin(input, &lighter, summary, 0, ROOM_RETRIES);
+    if appended && kept_tokens + summary_tokens > bound {
+        return Err(kept_tokens + summary_tokens - bound);
     }
-    if tokens_after >= tokens_before {
-        return Err(Error::new(Code::SummaryNotSmaller, "summary", format!(
-            "the summary ({summary_tokens} tokens) is not smaller than the {summarized_tokens} tokens it replaces; keep the original history"
-        )));
-    }
-    let saved = (tokens_before - tokens_after) as f64 / tokens_before.max(1) as f64;
-    if saved < STALL_RATIO {
-        warnings.push(format!(
-            "compaction saved only {}% of the history: compacting again soon will not help",
-            crate::text::percent(saved, 1.0)
-        ));
-    }
-    if tokens_after > plan.limit {
-        warnings.push(format!("the history is still over the limit ({tokens_after} > {} tokens)", plan.limit));
-    }
-
-    // Each job's summary as it went in (cleaned, not yet joined or wrapped).
-    let audit =
-        crate::compaction::audit::audit(&conv, &plan.jobs, &summarized, summarized_tokens, summary_tokens, &cleaned);
-    // A constraint of the user's that nothing kept is said aloud: the model will not know it any more.
-    for f in audit.missing.iter().filter(|f| f.kind == Kind::Constraint) {
-        warnings.push(format!("the summary lost a constraint of the user's (message #{}): {}", f.message, f.text));
-    }
-    Ok(Applied {
-        slots,
-        report: ApplyReport { tokens_before, tokens_after, audit, facts_appended, user_text_appended, warnings },
-    })
+    Ok(Restored { slots, summary_tokens, summaries, facts_appended, user_text_appended, warnings })
 }
 
 /// One summary per summarized range, wrapped in our marker (and the plan's prefix line): the range's
