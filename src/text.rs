@@ -294,9 +294,14 @@ pub fn contains_word(text: &str, word: &str) -> bool {
     false
 }
 
-/// Letters, digits and `_` of the scripts written with spaces between words.
-fn is_word_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_' || (!c.is_ascii() && c.is_alphanumeric() && !is_cjk_or_hangul(c))
+/// Letters, digits and `_` of the scripts written with spaces between words: what a word is made of.
+pub fn is_word_char(c: char) -> bool {
+    c == '_' || is_spaced_alphanumeric(c)
+}
+
+/// Letters and digits of the scripts written with spaces between words (not CJK, kana or Hangul).
+pub fn is_spaced_alphanumeric(c: char) -> bool {
+    c.is_ascii_alphanumeric() || (!c.is_ascii() && c.is_alphanumeric() && !is_cjk_or_hangul(c))
 }
 
 /// `char::is_whitespace`, with ASCII decided inline: `opt-level = "z"` leaves it a call per character.

@@ -17,7 +17,7 @@ use crate::compaction::types::JobRef;
 use crate::json::{ToJson, Writer};
 use crate::reading::format::Conversation;
 use crate::reading::message::Role;
-use crate::text::{contains_word, is_cjk_or_hangul, one_line, split_summary};
+use crate::text::{contains_word, is_cjk_or_hangul, is_spaced_alphanumeric, one_line, split_summary};
 use serde_json::{Map, Value};
 use std::fmt::Write;
 
@@ -895,7 +895,7 @@ fn content_units(text: &str) -> Set {
         } else {
             prev_cjk = None;
         }
-        if c.is_alphanumeric() && !is_cjk_or_hangul(c) {
+        if is_spaced_alphanumeric(c) {
             word.push(c.to_ascii_lowercase());
         } else if !word.is_empty() {
             if word.chars().count() >= 2 && !STOPWORDS.contains(&word.as_str()) {

@@ -4,7 +4,7 @@
 //! other readers look for code, paths and numbers with units, and pass these over; a summary that loses
 //! them loses what the conversation was about (which film, whose booking, which hotel, which board).
 
-use crate::text::{floor_boundary, is_cjk};
+use crate::text::{floor_boundary, is_cjk, is_word_char};
 
 /// Longest title or term taken (characters): longer, it is a quoted passage, not a name.
 const MAX_NAME_CHARS: usize = 40;
@@ -39,7 +39,7 @@ pub fn given_names(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     for intro in ["my name is ", "My name is ", "I am ", "I'm "] {
         for (at, _) in text.match_indices(intro) {
-            if text[..at].ends_with(char::is_alphanumeric) {
+            if text[..at].ends_with(is_word_char) {
                 continue;
             }
             let start = at + intro.len();
@@ -222,6 +222,9 @@ mod tests {
         assert_eq!(given_names("Hi, my name is Ana Lopez and I am Very happy."), ["Ana Lopez"]);
         assert_eq!(given_names("I'm John Smith. Thanks"), ["John Smith"]);
         assert!(given_names("I am fine. I'm Sure").is_empty());
+        // Only a word of the same script is glued to the introduction: CJK before it is not.
+        assert_eq!(given_names("你好，我叫my name is Ana Lopez"), ["Ana Lopez"]);
+        assert!(given_names("Tommy name is Ana Lopez").is_empty());
     }
 
     #[test]
