@@ -562,8 +562,9 @@ fn numbers(text: &str) -> Vec<(String, String)> {
         let number = &text[start..i];
         let before = text[..start].chars().next_back();
         let prefix = |c: char| before == Some(c);
-        // Part of a word (file3, call_12, HAT123): the word is the fact, if any.
-        let glued = before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '/' || c == '.')
+        // Part of a word (file3, call_12, HAT123): the word is the fact, if any. After `%`, part of a URL's
+        // escape (`%E2%80%93` is no 80%) or of a format (`%02d`).
+        let glued = before.is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '/' | '.' | '%'))
             && !prefix('v')
             && !prefix('V');
         let word_before = last_word(&text[..start]);
@@ -1158,6 +1159,7 @@ mod tests {
             ["port 5432", "127.0.0.1", "127.0.0.1:5432"]
         );
         assert_eq!(shown("file3.py call_12 HAT123 dev3.2"), Vec::<String>::new());
+        assert_eq!(shown("wiki/Fowler%E2%80%93Noll and printf(\"%02d%%\", 5)"), Vec::<String>::new());
         assert_eq!(shown("我今年25岁，每天吃500mg。2名で3泊、18時に。"), ["25岁", "500mg", "2名", "3泊", "18時"]);
         assert_eq!(numbers("a 512 MB cache")[0].1, "512mb");
     }
