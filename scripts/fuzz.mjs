@@ -9,7 +9,9 @@ import { spawnSync } from "node:child_process";
 import { probe, run } from "./exec.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const seconds = Number(process.argv[process.argv.indexOf("--seconds") + 1] || 60) || 60;
+// The last `--seconds` given counts: `npm run fuzz -- --seconds N` comes after the script's own 600.
+const secondsAt = process.argv.lastIndexOf("--seconds");
+const seconds = (secondsAt >= 0 && Number(process.argv[secondsAt + 1])) || 60;
 const fuzzDir = join(root, "scripts", "fuzz");
 const work = join(root, "target", "fuzz");
 const corpus = join(work, "corpus");
