@@ -432,6 +432,12 @@ fn identifier<'t>(token: &'t str, before: Option<char>, after: &str) -> Option<&
         return None;
     }
     let backticked = before == Some('`') && after.starts_with('`');
+    // A field's name in JSON or a dict (`"user_id": "ana_7"`, `'watchLink': ''`): the value is the fact;
+    // the name comes back with every record of its kind.
+    let quote = before.filter(|c| matches!(c, '"' | '\''));
+    if quote.is_some_and(|q| after.strip_prefix(q).is_some_and(|a| a.starts_with(':'))) {
+        return None;
+    }
     // Most tokens are plain lower-case words: code only when marked as code (the rules below agree).
     if t.bytes().all(|b| b.is_ascii_lowercase()) && !backticked && !after.starts_with("()") {
         return None;
@@ -1183,6 +1189,11 @@ mod tests {
             ["QX7-2291", "ana.lopez+trips@mail.example.com", "bo@x.io"]
         );
         assert_eq!(ids("at @home, a@b, user@host, -QX7-, A-1, 2024-01-15"), Vec::<&str>::new());
+        // A field's name is not the fact; its value is.
+        assert_eq!(
+            ids(r#"{"user_id": "ana_lopez_7", 'watchLink': '', "note": "see parse_config"}"#),
+            ["ana_lopez_7", "parse_config"]
+        );
         assert_eq!(
             ids("iPhone, GitHub, JavaScript, example.com, e.g. step #1, NASA, decade 1234567, option(s)"),
             Vec::<&str>::new()
