@@ -2,60 +2,25 @@
 //! after checking that the plan still fits the messages, and refuses any result that is not
 //! smaller. Also reads plans back from their plain-data form, for this and the offline digest.
 
+use crate::compaction::answer::cleaned_summaries;
 use crate::compaction::audit::{Audit, Kind};
 use crate::compaction::digest::digest;
 use crate::compaction::restore::{job_facts, Restore};
-use crate::compaction::template::{copies_instructions, Template, SNAPSHOT_TAG};
+use crate::compaction::template::Template;
 use crate::compaction::types::{dropped_tokens, JobRef, PlanRef};
 use crate::counting::estimate::{message_tokens, per_message, request_overhead, sum};
 use crate::edit::Slot;
-use crate::error::{expected, item_path, subpath, Code, Error, Result};
+use crate::error::{Code, Error, Result};
 use crate::options::{Options, Shape};
 use crate::reading::format::{self, Conversation, Format};
 use crate::reading::input::Input;
 use crate::reading::message::Role;
-use crate::text::{defuse_markers, without_lines, without_repeated_lines, wrap_summary, SUMMARY_ACK, SUMMARY_QUESTION};
+use crate::text::{defuse_markers, wrap_summary, SUMMARY_ACK, SUMMARY_QUESTION};
 
 use serde_json::{Map, Value};
 
 /// A saving below this fraction is reported as a stall, so hosts do not compact in a loop.
 const STALL_RATIO: f64 = 0.05;
-
-/// The summaries the host passes: one string, one per job in order, or keyed by job id.
-pub fn summaries_for(summary: &Value, plan: &PlanRef) -> Result<Vec<String>> {
-    let pick = |v: Option<&Value>, path: String| -> Result<String> {
-        match v {
-            Some(Value::String(s)) => Ok(s.clone()),
-            Some(other) => Err(Error::input(path, expected("the summary text as a string", other))),
-            None => Err(Error::input(path, "no summary was given for this job")),
-        }
-    };
-    match summary {
-        // A plan that only drops what a provider's compaction item stands for asks for no summary.
-        _ if plan.jobs.is_empty() => Ok(Vec::new()),
-        Value::String(s) if plan.jobs.len() == 1 => Ok(vec![s.clone()]),
-        Value::String(_) => Err(Error::input(
-            "summary",
-            format!("the plan has {} jobs: pass an array or an object keyed by job id", plan.jobs.len()),
-        )),
-        // Loops, not `collect::<Result<Vec<_>>>()` (see `PlanRef::from_json`).
-        Value::Array(items) => {
-            let mut out = Vec::with_capacity(plan.jobs.len());
-            for i in 0..plan.jobs.len() {
-                out.push(pick(items.get(i), item_path("summary", i))?);
-            }
-            Ok(out)
-        }
-        Value::Object(map) => {
-            let mut out = Vec::with_capacity(plan.jobs.len());
-            for j in &plan.jobs {
-                out.push(pick(map.get(&j.id), subpath("summary", &j.id))?);
-            }
-            Ok(out)
-        }
-        other => Err(Error::input("summary", expected("a string, an array or an object", other))),
-    }
-}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Applied {
@@ -177,54 +142,6 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
 /// list of 51 facts came out 7 tokens over, then 3 (`no_retry_gives_up_the_users_constraints`), the facts
 /// went whole, eight constraints of the user's with them.
 const ROOM_RETRIES: u32 = 3;
-
-/// Each job's summary as the host gave it, cleaned of what models put around and into it (an analysis
-/// section, our own markers, lines copying our instructions, a line repeated in a loop), with a warning
-/// for each kind of thing taken out.
-fn cleaned_summaries(summary: &Value, plan: &PlanRef) -> Result<(Vec<String>, Vec<String>)> {
-    let texts = summaries_for(summary, plan)?;
-    let mut warnings = Vec::new();
-    let mut cleaned = Vec::with_capacity(texts.len());
-    for (job, text) in plan.jobs.iter().zip(&texts) {
-        let text = extract_summary(text);
-        if text.is_empty() {
-            return Err(Error::new(Code::SummaryEmpty, format!("summary.{}", job.id), "the summary is empty"));
-        }
-        let text = match plan.template {
-            Template::Snapshot => snapshot_of(text).ok_or_else(|| {
-                Error::new(
-                    Code::SummaryMalformed,
-                    format!("summary.{}", job.id),
-                    format!("the plan asked for a <{SNAPSHOT_TAG}> element and the summary has none"),
-                )
-            })?,
-            _ => text,
-        };
-        let (text, defused) = defuse_markers(text);
-        if defused {
-            warnings.push(format!("summary {}: ctxfold's own markers inside the summary were neutralized", job.id));
-        }
-        let (text, copied) = without_lines(&text, copies_instructions);
-        if copied > 0 {
-            if text.trim().is_empty() {
-                let why = "the summary only copies ctxfold's instructions to the summarizer";
-                return Err(Error::new(Code::SummaryEmpty, format!("summary.{}", job.id), why));
-            }
-            warnings.push(format!(
-                "summary {}: {copied} lines copying ctxfold's instructions to the summarizer were dropped",
-                job.id
-            ));
-        }
-        // A small model caught in a loop writes the same line again and again: the repeats say nothing
-        // and would take the room of what the summary lost.
-        let (text, repeats) = without_repeated_lines(&text);
-        if repeats > 0 {
-            warnings.push(format!("summary {}: {repeats} repeated lines of the summary were dropped", job.id));
-        }
-        cleaned.push(text);
-    }
-    Ok((cleaned, warnings))
-}
 
 /// The history's sizes before the summary goes in.
 struct Sizes {
@@ -465,34 +382,6 @@ fn new_message_tokens(message: &Value, plan: &PlanRef) -> u64 {
     format::read_items(std::slice::from_ref(message), Some(plan.format))
         .map(|c| c.messages.first().map_or(0, |m| u64::from(message_tokens(m, &plan.profile))))
         .unwrap_or(0)
-}
-
-/// The `<state_snapshot>` element in an answer, tags included.
-fn snapshot_of(text: &str) -> Option<&str> {
-    let open = text.find(&format!("<{SNAPSHOT_TAG}>"))?;
-    let close = format!("</{SNAPSHOT_TAG}>");
-    let end = text.rfind(&close)? + close.len();
-    (open < end).then(|| &text[open..end])
-}
-
-/// Strips what models put around a summary: an analysis or scratchpad section first, and a
-/// `<summary>` wrapper.
-fn extract_summary(raw: &str) -> &str {
-    let mut text = raw.trim();
-    for tag in ["analysis", "scratchpad", "thinking"] {
-        let close = format!("</{tag}>");
-        if text.starts_with(&format!("<{tag}>")) {
-            if let Some(end) = text.find(&close) {
-                text = text[end + close.len()..].trim();
-            }
-        }
-    }
-    if let (Some(open), Some(close)) = (text.find("<summary>"), text.rfind("</summary>")) {
-        if open < close {
-            text = text[open + "<summary>".len()..close].trim();
-        }
-    }
-    text
 }
 
 /// The offline digest for each job of a plan, keyed by job id.

@@ -1,0 +1,120 @@
+//! The host's answer to a plan's summary jobs: one text per job, from any of the shapes `apply_summary`
+//! takes, cleaned of what models put around and into a summary.
+
+use crate::compaction::template::{copies_instructions, Template, SNAPSHOT_TAG};
+use crate::compaction::types::PlanRef;
+use crate::error::{expected, item_path, subpath, Code, Error, Result};
+use crate::text::{defuse_markers, without_lines, without_repeated_lines};
+use serde_json::Value;
+
+/// The summaries the host passes: one string, one per job in order, or keyed by job id.
+fn summaries_for(summary: &Value, plan: &PlanRef) -> Result<Vec<String>> {
+    let pick = |v: Option<&Value>, path: String| -> Result<String> {
+        match v {
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(other) => Err(Error::input(path, expected("the summary text as a string", other))),
+            None => Err(Error::input(path, "no summary was given for this job")),
+        }
+    };
+    match summary {
+        // A plan that only drops what a provider's compaction item stands for asks for no summary.
+        _ if plan.jobs.is_empty() => Ok(Vec::new()),
+        Value::String(s) if plan.jobs.len() == 1 => Ok(vec![s.clone()]),
+        Value::String(_) => Err(Error::input(
+            "summary",
+            format!("the plan has {} jobs: pass an array or an object keyed by job id", plan.jobs.len()),
+        )),
+        // Loops, not `collect::<Result<Vec<_>>>()` (see `PlanRef::from_json`).
+        Value::Array(items) => {
+            let mut out = Vec::with_capacity(plan.jobs.len());
+            for i in 0..plan.jobs.len() {
+                out.push(pick(items.get(i), item_path("summary", i))?);
+            }
+            Ok(out)
+        }
+        Value::Object(map) => {
+            let mut out = Vec::with_capacity(plan.jobs.len());
+            for j in &plan.jobs {
+                out.push(pick(map.get(&j.id), subpath("summary", &j.id))?);
+            }
+            Ok(out)
+        }
+        other => Err(Error::input("summary", expected("a string, an array or an object", other))),
+    }
+}
+
+/// Each job's summary as the host gave it, cleaned of what models put around and into it (an analysis
+/// section, our own markers, lines copying our instructions, a line repeated in a loop), with a warning
+/// for each kind of thing taken out.
+pub fn cleaned_summaries(summary: &Value, plan: &PlanRef) -> Result<(Vec<String>, Vec<String>)> {
+    let texts = summaries_for(summary, plan)?;
+    let mut warnings = Vec::new();
+    let mut cleaned = Vec::with_capacity(texts.len());
+    for (job, text) in plan.jobs.iter().zip(&texts) {
+        let text = extract_summary(text);
+        if text.is_empty() {
+            return Err(Error::new(Code::SummaryEmpty, format!("summary.{}", job.id), "the summary is empty"));
+        }
+        let text = match plan.template {
+            Template::Snapshot => snapshot_of(text).ok_or_else(|| {
+                Error::new(
+                    Code::SummaryMalformed,
+                    format!("summary.{}", job.id),
+                    format!("the plan asked for a <{SNAPSHOT_TAG}> element and the summary has none"),
+                )
+            })?,
+            _ => text,
+        };
+        let (text, defused) = defuse_markers(text);
+        if defused {
+            warnings.push(format!("summary {}: ctxfold's own markers inside the summary were neutralized", job.id));
+        }
+        let (text, copied) = without_lines(&text, copies_instructions);
+        if copied > 0 {
+            if text.trim().is_empty() {
+                let why = "the summary only copies ctxfold's instructions to the summarizer";
+                return Err(Error::new(Code::SummaryEmpty, format!("summary.{}", job.id), why));
+            }
+            warnings.push(format!(
+                "summary {}: {copied} lines copying ctxfold's instructions to the summarizer were dropped",
+                job.id
+            ));
+        }
+        // A small model caught in a loop writes the same line again and again: the repeats say nothing
+        // and would take the room of what the summary lost.
+        let (text, repeats) = without_repeated_lines(&text);
+        if repeats > 0 {
+            warnings.push(format!("summary {}: {repeats} repeated lines of the summary were dropped", job.id));
+        }
+        cleaned.push(text);
+    }
+    Ok((cleaned, warnings))
+}
+
+/// The `<state_snapshot>` element in an answer, tags included.
+fn snapshot_of(text: &str) -> Option<&str> {
+    let open = text.find(&format!("<{SNAPSHOT_TAG}>"))?;
+    let close = format!("</{SNAPSHOT_TAG}>");
+    let end = text.rfind(&close)? + close.len();
+    (open < end).then(|| &text[open..end])
+}
+
+/// Strips what models put around a summary: an analysis or scratchpad section first, and a
+/// `<summary>` wrapper.
+fn extract_summary(raw: &str) -> &str {
+    let mut text = raw.trim();
+    for tag in ["analysis", "scratchpad", "thinking"] {
+        let close = format!("</{tag}>");
+        if text.starts_with(&format!("<{tag}>")) {
+            if let Some(end) = text.find(&close) {
+                text = text[end + close.len()..].trim();
+            }
+        }
+    }
+    if let (Some(open), Some(close)) = (text.find("<summary>"), text.rfind("</summary>")) {
+        if open < close {
+            text = text[open + "<summary>".len()..close].trim();
+        }
+    }
+    text
+}
