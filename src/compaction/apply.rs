@@ -71,9 +71,8 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
         false => Vec::new(),
     };
     // The quotes and facts can cost more in place than measured alone (rounding of each message's
-    // count): then again with that much less room (the overshoots added up), so a full list loses its
-    // last lines rather than all of them; after the last retry the facts go, then the quotes, and the
-    // summary as given is judged alone.
+    // count): then again with less room, so a full list loses its last lines rather than all of them;
+    // after the last retry the facts go, then the quotes, and the summary as given is judged alone.
     let mut keep = Keep { user_text: plan.keep_user_text, facts: plan.keep_facts };
     let (mut margin, mut retries) = (0, ROOM_RETRIES);
     let done = loop {
@@ -138,9 +137,11 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
 }
 
 /// How many times the quotes and facts are tried again with less room when they cost more in place than
-/// measured alone, before the facts are given up. One was not always enough: on a SWE-agent run whose
-/// list of 51 facts came out 7 tokens over, then 3 (`no_retry_gives_up_the_users_constraints`), the facts
-/// went whole, eight constraints of the user's with them.
+/// measured alone, before the facts are given up. Each retry takes away the overshoot and the room the
+/// try left unused, so that the sections must shrink: taking the overshoot alone, a list of 173 facts of a
+/// mini-SWE-agent run came out 10 tokens over, then 1, 1 and 1 with the same 173 (the room each time a
+/// token smaller, never enough to drop one), and went whole, 21 constraints of the user's with it
+/// (`no_retry_gives_up_the_users_constraints`).
 const ROOM_RETRIES: u32 = 3;
 
 /// The history's sizes before the summary goes in.
@@ -194,8 +195,8 @@ struct Restored {
 }
 
 /// Appends to `summaries` what `keep` says, within the room under the limit less `margin`,
-/// and splices them in; or, when the appended sections took the history past its bound, by how many
-/// tokens.
+/// and splices them in; or, when the appended sections took the history past its bound, how much less
+/// room to try with.
 fn restored(
     restore: &Restore,
     keep: Keep,
@@ -249,7 +250,9 @@ fn restored(
     let (slots, summary_tokens) = splice(plan, conv, items, &per_range(plan, &summaries));
     let bound = ceiling.min(tokens_before.saturating_sub(1));
     if appended && kept_tokens + summary_tokens > bound {
-        return Err(kept_tokens + summary_tokens - bound);
+        // Less room by the overshoot and by what was left unused: the same sections would fit again in the
+        // room minus the overshoot alone, and overshoot by as much.
+        return Err(kept_tokens + summary_tokens - bound + room.max(0.0).ceil() as u64);
     }
     Ok(Restored { slots, summary_tokens, summaries, facts_appended, user_text_appended, warnings })
 }

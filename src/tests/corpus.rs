@@ -134,13 +134,18 @@ fn every_chat_conversation_plans_and_applies() {
 /// user's constraints (on this SWE-agent run they once gave up every fact, eight constraints with them).
 #[test]
 fn no_retry_gives_up_the_users_constraints() {
-    let msgs = corpus("swe-agent.jsonl").into_iter().find(|(id, _)| id == "sweagent-62fe5a500e").expect("the run").1;
-    let input = Input::items(&msgs);
-    let total = estimate(&input, &Options::default()).unwrap().total as f64;
-    let o = options(json!({ "contextWindow": (total * 0.4 / 0.6).round() }));
-    let plan = serde_json::to_value(plan_compaction(&input, &o).unwrap()).unwrap();
-    let applied = apply_summary(&input, &plan, &json!("The user and the assistant worked on the task.")).unwrap();
-    let lost: Vec<_> = applied.report.audit.missing.iter().filter(|f| f.kind == Kind::Constraint).collect();
-    assert!(lost.is_empty(), "constraints lost: {lost:?}; warnings {:?}", applied.report.warnings);
-    assert!(!applied.report.facts_appended.is_empty());
+    for (file, id, share) in [
+        ("swe-agent.jsonl", "sweagent-62fe5a500e", 0.4),
+        ("mini-swe-agent-text.jsonl", "mini-django__django-12419", 0.3),
+    ] {
+        let msgs = corpus(file).into_iter().find(|(i, _)| i == id).expect("the run").1;
+        let input = Input::items(&msgs);
+        let total = estimate(&input, &Options::default()).unwrap().total as f64;
+        let o = options(json!({ "contextWindow": (total * share / 0.6).round() }));
+        let plan = serde_json::to_value(plan_compaction(&input, &o).unwrap()).unwrap();
+        let applied = apply_summary(&input, &plan, &json!("The user and the assistant worked on the task.")).unwrap();
+        let lost: Vec<_> = applied.report.audit.missing.iter().filter(|f| f.kind == Kind::Constraint).collect();
+        assert!(lost.is_empty(), "{id}: constraints lost: {lost:?}; warnings {:?}", applied.report.warnings);
+        assert!(!applied.report.facts_appended.is_empty(), "{id}");
+    }
 }
