@@ -192,6 +192,58 @@ pub fn without_repeated_lines(text: &str) -> (String, usize) {
     })
 }
 
+/// `text` without the sentences that repeat an earlier sentence of their own line word for word (as long
+/// as a repeated line must be), and how many were dropped: a small model caught in a loop also writes one
+/// paragraph of the same sentence again and again. Lines apart may repeat a sentence on purpose (the offline
+/// digest quotes each of the user's messages, and a user may close each the same way).
+pub fn without_repeated_sentences(text: &str) -> (String, usize) {
+    let mut dropped = 0;
+    let mut lines = Vec::new();
+    for line in text.split('\n') {
+        let (mut seen, mut kept, before) = (Vec::new(), String::with_capacity(line.len()), dropped);
+        for sentence in sentences(line) {
+            let key = sentence.trim();
+            if key.len() >= REPEATED_LINE_BYTES && seen.contains(&key) {
+                dropped += 1;
+                continue;
+            }
+            seen.push(key);
+            kept.push_str(sentence);
+        }
+        let cut = dropped > before;
+        lines.push(if cut { kept.trim_end().to_string() } else { kept });
+    }
+    match dropped {
+        0 => (text.to_string(), 0),
+        _ => (lines.join("\n"), dropped),
+    }
+}
+
+/// The sentences of a line, each with the spaces after it: one ends at `.`, `!` or `?` before a space, or
+/// at CJK's `。`, `！` and `？`.
+fn sentences(line: &str) -> Vec<&str> {
+    let bytes = line.as_bytes();
+    let mut out = Vec::new();
+    let (mut start, mut i) = (0, 0);
+    while i < bytes.len() {
+        let end = match bytes[i] {
+            b'.' | b'!' | b'?' if bytes.get(i + 1).is_some_and(u8::is_ascii_whitespace) => i + 1,
+            _ if ["。", "！", "？"].iter().any(|mark| bytes[i..].starts_with(mark.as_bytes())) => i + 3,
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        i = end + bytes[end..].iter().take_while(|b| b.is_ascii_whitespace()).count();
+        out.push(&line[start..i]);
+        start = i;
+    }
+    if start < bytes.len() {
+        out.push(&line[start..]);
+    }
+    out
+}
+
 /// `text` without the lines `drop` picks (each asked once, in order), and how many were dropped.
 pub fn without_lines<'t>(text: &'t str, mut drop: impl FnMut(&'t str) -> bool) -> (String, usize) {
     let mut out = String::with_capacity(text.len());
@@ -403,6 +455,24 @@ mod tests {
         );
         let fine = "a\n\nb\n\n- yes\n- yes";
         assert_eq!(without_repeated_lines(fine), (fine.to_string(), 0));
+    }
+
+    #[test]
+    fn repeated_sentences_are_dropped_within_a_paragraph() {
+        let looped = "The user asked for the report. The user has worked in film for 20 years. He likes it. \
+                      The user has worked in film for 20 years. He likes it.\n\
+                      The user has worked in film for 20 years.\n用户想看电影《我心狂野》。用户想看电影《我心狂野》。好。";
+        assert_eq!(
+            without_repeated_sentences(looped),
+            (
+                "The user asked for the report. The user has worked in film for 20 years. He likes it. He likes it.\n\
+                 The user has worked in film for 20 years.\n用户想看电影《我心狂野》。好。"
+                    .to_string(),
+                2
+            )
+        );
+        let fine = "Version 1.2 of the API. See e.g. the docs.\n\n- yes. - yes.";
+        assert_eq!(without_repeated_sentences(fine), (fine.to_string(), 0));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use crate::compaction::template::{copies_instructions, Template, SNAPSHOT_TAG};
 use crate::compaction::types::PlanRef;
 use crate::error::{expected, item_path, subpath, Code, Error, Result};
-use crate::text::{defuse_markers, without_lines, without_repeated_lines};
+use crate::text::{defuse_markers, without_lines, without_repeated_lines, without_repeated_sentences};
 use serde_json::Value;
 
 /// The summaries the host passes: one string, one per job in order, or keyed by job id.
@@ -80,11 +80,14 @@ pub fn cleaned_summaries(summary: &Value, plan: &PlanRef) -> Result<(Vec<String>
                 job.id
             ));
         }
-        // A small model caught in a loop writes the same line again and again: the repeats say nothing
-        // and would take the room of what the summary lost.
-        let (text, repeats) = without_repeated_lines(&text);
-        if repeats > 0 {
-            warnings.push(format!("summary {}: {repeats} repeated lines of the summary were dropped", job.id));
+        // A small model caught in a loop writes the same line or sentence again and again: the repeats say
+        // nothing and would take the room of what the summary lost.
+        let (text, lines) = without_repeated_lines(&text);
+        let (text, sentences) = without_repeated_sentences(&text);
+        for (n, what) in [(lines, "lines"), (sentences, "sentences")] {
+            if n > 0 {
+                warnings.push(format!("summary {}: {n} repeated {what} of the summary were dropped", job.id));
+            }
         }
         cleaned.push(text);
     }

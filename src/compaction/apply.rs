@@ -530,6 +530,15 @@ mod tests {
         assert_eq!(applied.report.warnings.len(), 1);
         assert!(apply_summary(&msgs, &plan, &json!(["The user asked questions."])).is_ok());
         assert_eq!(apply_summary(&msgs, &plan, &json!({ "other": "x" })).unwrap_err().path, "summary.summary-1");
+        // A model caught in a loop: the repeated sentences go, and the warning says how many.
+        let looped = format!("The user asked questions. {}", "The assistant answered them in turn. ".repeat(5));
+        let applied = apply_summary(&msgs, &plan, &json!(looped)).unwrap();
+        let text = materialize(&applied.slots, &msgs)[1]["content"].as_str().unwrap().to_string();
+        assert_eq!(text.matches("The assistant answered them in turn.").count(), 1);
+        assert!(applied
+            .report
+            .warnings
+            .contains(&"summary summary-1: 4 repeated sentences of the summary were dropped".to_string()));
     }
 
     #[test]

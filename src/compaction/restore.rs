@@ -599,11 +599,11 @@ mod tests {
         let options = json!({ "contextWindow": 1500, "keepUserText": false });
         let o = Options::from_json(&options).unwrap();
         let plan = plan_compaction(&Input::items(&msgs), &o).unwrap();
-        let filler = "The assistant and the user talked about the weather and the hotels at length. ";
-        let long = format!(
-            "Goal: plan the trip. {} Next: book the hotel.",
-            filler.repeat(plan.jobs[0].max_output_tokens as usize / 5)
-        );
+        // Sentences that differ: repeated ones would be dropped as a model's loop.
+        let filler: String = (0..plan.jobs[0].max_output_tokens / 5)
+            .map(|day| format!("On day {day} the assistant and the user talked about the weather and the hotels. "))
+            .collect();
+        let long = format!("Goal: plan the trip. {filler} Next: book the hotel.");
         let (applied, text) = apply(&msgs, options, &long);
         assert!(text.contains("Goal: plan the trip.") && text.contains("Next: book the hotel."), "{text}");
         assert!(text.contains("characters cut"), "{text}");
