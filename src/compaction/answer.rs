@@ -44,8 +44,8 @@ fn summaries_for(summary: &Value, plan: &PlanRef) -> Result<Vec<String>> {
 }
 
 /// Each job's summary as the host gave it, cleaned of what models put around and into it (an analysis
-/// section, our own markers, lines copying our instructions, a line repeated in a loop), with a warning
-/// for each kind of thing taken out.
+/// section, our own markers, lines copying our instructions, a line or a sentence repeated in a loop), with a
+/// warning for each kind of thing taken out.
 pub fn cleaned_summaries(summary: &Value, plan: &PlanRef) -> Result<(Vec<String>, Vec<String>)> {
     let texts = summaries_for(summary, plan)?;
     let mut warnings = Vec::new();
