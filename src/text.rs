@@ -203,11 +203,13 @@ pub fn without_repeated_sentences(text: &str) -> (String, usize) {
         let (mut seen, mut kept, before) = (Vec::new(), String::with_capacity(line.len()), dropped);
         for sentence in sentences(line) {
             let key = sentence.trim();
-            if key.len() >= REPEATED_LINE_BYTES && seen.contains(&key) {
-                dropped += 1;
-                continue;
+            if key.len() >= REPEATED_LINE_BYTES {
+                if seen.contains(&key) {
+                    dropped += 1;
+                    continue;
+                }
+                seen.push(key);
             }
-            seen.push(key);
             kept.push_str(sentence);
         }
         let cut = dropped > before;

@@ -74,11 +74,13 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
     // count): then again with less room, so a full list loses its last lines rather than all of them;
     // after the last retry the facts go, then the quotes, and the summary as given is judged alone.
     let mut keep = Keep { user_text: plan.keep_user_text, facts: plan.keep_facts };
+    // The summaries as given, spliced: the size the sections are measured from, the same on every try.
+    let bare = (keep.user_text || keep.facts).then(|| splice(plan, &conv, input.items, &per_range(plan, &cleaned)).1);
     let (mut margin, mut retries) = (0, ROOM_RETRIES);
     let done = loop {
         let facts = if keep.facts { facts.as_slice() } else { &[] };
         let restore = Restore { conv: &conv, plan, summarized: &sizes.summarized, tokens: &sizes.tokens, facts };
-        match restored(&restore, keep, input.items, &sizes, cleaned.clone(), margin) {
+        match restored(&restore, keep, input.items, &sizes, bare, cleaned.clone(), margin) {
             Ok(done) => break done,
             Err(over) if retries > 0 => (margin, retries) = (margin + over, retries - 1),
             Err(_) => {
@@ -194,14 +196,15 @@ struct Restored {
     warnings: Vec<String>,
 }
 
-/// Appends to `summaries` what `keep` says, within the room under the limit less `margin`,
-/// and splices them in; or, when the appended sections took the history past its bound, how much less
-/// room to try with.
+/// Appends to `summaries` what `keep` says, within the room under the limit less `margin` (`bare`: the
+/// summaries' tokens spliced as given), and splices them in; or, when the appended sections took the
+/// history past its bound, how much less room to try with.
 fn restored(
     restore: &Restore,
     keep: Keep,
     items: &[Value],
     sizes: &Sizes,
+    bare: Option<u64>,
     mut summaries: Vec<String>,
     margin: u64,
 ) -> std::result::Result<Restored, u64> {
@@ -211,14 +214,13 @@ fn restored(
     // the size the history may reach with them: the limit, or the summary as given where that alone is over.
     let mut ceiling = plan.limit.min(tokens_before.saturating_sub(1));
     let mut room = 0.0;
-    if keep.user_text || keep.facts {
-        let (_, bare) = splice(plan, conv, items, &per_range(plan, &summaries));
+    if let Some(bare) = bare.filter(|_| keep.user_text || keep.facts) {
         room = ceiling.saturating_sub(kept_tokens + bare + margin) as f64;
         ceiling = ceiling.max(kept_tokens + bare);
     }
     let mut warnings = Vec::new();
     if keep.facts {
-        let cuts = restore.make_room(&mut summaries, &mut room);
+        let cuts = restore.make_room(&mut summaries, &mut room, keep.user_text);
         for (job, cut) in plan.jobs.iter().zip(cuts).filter(|(_, cut)| *cut > 0) {
             warnings.push(format!(
                 "summary {}: {cut} tokens of its middle were cut to make room for the facts it lost",

@@ -319,8 +319,9 @@ impl Restore<'_, '_> {
     /// A summary longer than the room its history leaves gives up its middle, down to half its size, so
     /// the user's words and the facts it lost still fit: a small model's long summary that kept one fact of
     /// twenty-eight is worth less than those facts verbatim. Its head (the task) and its tail (where the
-    /// work stands) stay. Returns, per job, the tokens cut; `room` grows by what was cut.
-    pub fn make_room(&self, summaries: &mut [String], room: &mut f64) -> Vec<u64> {
+    /// work stands) stay. `quotes`: whether the user's words are appended too. Returns, per job, the tokens
+    /// cut; `room` grows by what was cut.
+    pub fn make_room(&self, summaries: &mut [String], room: &mut f64, quotes: bool) -> Vec<u64> {
         let Restore { conv, plan, .. } = *self;
         let profile = &plan.profile;
         let mut free = *room;
@@ -329,7 +330,7 @@ impl Restore<'_, '_> {
             let (indices, summarized_tokens) = self.job_messages(job);
             let mut restored = summary.clone();
             let mut wanted = 0.0;
-            if plan.keep_user_text {
+            if quotes {
                 let quotes_budget = user_text_budget(plan.limit, summarized_tokens);
                 if let Some((section, _)) = user_text_section(conv, &indices, summary, profile, quotes_budget) {
                     wanted += profile.text(&section);
