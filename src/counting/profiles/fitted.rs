@@ -2,155 +2,155 @@
 // Costs per class, in the order of `ctxfold_scanner::Class`.
 
 pub const O200K: [f32; 35] = [
-    0.7944, // word
-    0.9251, // commonWord
-    0.7944, // identWord
+    0.7922, // word
+    0.9254, // commonWord
+    0.7922, // identWord
     0.0,    // letter
-    0.1506, // midLetter
-    0.0988, // longLetter
-    0.2951, // longIdentLetter
+    0.1504, // midLetter
+    0.0977, // longLetter
+    0.2977, // longIdentLetter
     0.0,    // hump
-    0.0076, // upper
+    0.0061, // upper
     0.0,    // digit
     1.002,  // digitGroup
     2.004,  // spacedDigit
-    0.1077, // punct
-    1.2455, // punctRun
-    0.2049, // punctGlued
-    0.2049, // punctAfterSpace
-    0.7013, // punctSpaced
-    0.7484, // spaceRun
+    0.1097, // punct
+    1.2414, // punctRun
+    0.2021, // punctGlued
+    0.2021, // punctAfterSpace
+    0.6994, // punctSpaced
+    0.7509, // spaceRun
     0.0,    // extraSpace
-    0.83,   // newlineRun
-    0.83,   // newlineAfterPunct
+    0.8329, // newlineRun
+    0.8329, // newlineAfterPunct
     0.0,    // newline
     0.6069, // han
-    0.9964, // hanCommon
-    0.9964, // hanCommonClaude
-    2.8484, // hanRare
-    0.363,  // hanRun
+    0.9963, // hanCommon
+    0.9963, // hanCommonClaude
+    2.8481, // hanRare
+    0.3633, // hanRun
     0.4903, // kana
     0.0,    // kanaRun
-    0.6482, // hangul
-    0.6396, // cjkPunct
-    1.7132, // emoji
+    0.6483, // hangul
+    0.6399, // cjkPunct
+    1.7124, // emoji
     0.3106, // otherLetter
-    1.2745, // other
-    0.9781, // looseWord
+    1.2741, // other
+    0.9895, // looseWord
 ];
 
 pub const CL100K: [f32; 35] = [
-    1.6643, // word
-    0.8616, // commonWord
-    1.2781, // identWord
+    1.6645, // word
+    0.8619, // commonWord
+    1.29,   // identWord
     0.0,    // letter
     0.0,    // midLetter
-    0.003,  // longLetter
-    0.4161, // longIdentLetter
+    0.0051, // longLetter
+    0.414,  // longIdentLetter
     0.0,    // hump
     0.0,    // upper
     0.0,    // digit
     1.0,    // digitGroup
     2.0,    // spacedDigit
-    0.0811, // punct
-    1.0224, // punctRun
+    0.0764, // punct
+    1.0283, // punctRun
     0.0,    // punctGlued
-    0.3493, // punctAfterSpace
-    1.1445, // punctSpaced
-    0.5751, // spaceRun
+    0.3565, // punctAfterSpace
+    1.1459, // punctSpaced
+    0.5658, // spaceRun
     0.0,    // extraSpace
-    0.918,  // newlineRun
+    0.9106, // newlineRun
     0.0,    // newlineAfterPunct
     0.0,    // newline
-    0.8257, // han
-    2.3545, // hanCommon
-    2.1806, // hanCommonClaude
-    2.83,   // hanRare
+    0.8258, // han
+    2.3547, // hanCommon
+    2.1807, // hanCommonClaude
+    2.8301, // hanRare
     0.0,    // hanRun
     0.7657, // kana
     0.0,    // kanaRun
-    1.0519, // hangul
-    0.9608, // cjkPunct
-    2.3341, // emoji
+    1.052,  // hangul
+    0.9599, // cjkPunct
+    2.3347, // emoji
     0.5249, // otherLetter
-    1.1881, // other
-    0.3839, // looseWord
+    1.1892, // other
+    0.377,  // looseWord
 ];
 
 pub const CLAUDE: [f32; 35] = [
-    1.8367, // word
-    0.8486, // commonWord
-    1.3781, // identWord
+    1.8308, // word
+    0.8501, // commonWord
+    1.4261, // identWord
     0.0,    // letter
     0.0,    // midLetter
     0.0,    // longLetter
-    0.365,  // longIdentLetter
-    0.0472, // hump
+    0.3621, // longIdentLetter
+    0.0552, // hump
     0.0,    // upper
-    0.53,   // digit
-    0.1722, // digitGroup
-    0.2908, // spacedDigit
-    0.059,  // punct
-    0.8779, // punctRun
-    0.771,  // punctGlued
-    0.391,  // punctAfterSpace
-    1.6121, // punctSpaced
-    0.4889, // spaceRun
+    0.543,  // digit
+    0.1587, // digitGroup
+    0.2679, // spacedDigit
+    0.0486, // punct
+    0.8869, // punctRun
+    0.7317, // punctGlued
+    0.3882, // punctAfterSpace
+    1.617,  // punctSpaced
+    0.4732, // spaceRun
     0.0,    // extraSpace
-    1.0879, // newlineRun
+    1.0914, // newlineRun
     0.0,    // newlineAfterPunct
     0.0,    // newline
-    0.7942, // han
-    2.4183, // hanCommon
-    0.9905, // hanCommonClaude
-    2.4364, // hanRare
+    0.7934, // han
+    2.4197, // hanCommon
+    0.9938, // hanCommonClaude
+    2.4351, // hanRare
     0.0,    // hanRun
-    0.9056, // kana
+    0.9054, // kana
     0.0,    // kanaRun
-    1.3139, // hangul
-    1.2135, // cjkPunct
-    2.9604, // emoji
-    0.747,  // otherLetter
-    1.3837, // other
+    1.3141, // hangul
+    1.21,   // cjkPunct
+    2.9606, // emoji
+    0.7471, // otherLetter
+    1.3818, // other
     0.0,    // looseWord
 ];
 
 pub const GEMINI: [f32; 35] = [
-    0.9229, // word
-    1.0748, // commonWord
-    0.9229, // identWord
+    0.9205, // word
+    1.0753, // commonWord
+    0.9205, // identWord
     0.0,    // letter
-    0.175,  // midLetter
-    0.1148, // longLetter
-    0.3429, // longIdentLetter
+    0.1748, // midLetter
+    0.1136, // longLetter
+    0.3459, // longIdentLetter
     0.0,    // hump
-    0.0089, // upper
+    0.0071, // upper
     0.0,    // digit
-    1.1641, // digitGroup
-    2.3282, // spacedDigit
-    0.1252, // punct
-    1.447,  // punctRun
-    0.238,  // punctGlued
-    0.238,  // punctAfterSpace
-    0.8147, // punctSpaced
-    0.8694, // spaceRun
+    1.1643, // digitGroup
+    2.3286, // spacedDigit
+    0.1275, // punct
+    1.4425, // punctRun
+    0.2348, // punctGlued
+    0.2348, // punctAfterSpace
+    0.8126, // punctSpaced
+    0.8726, // spaceRun
     0.0,    // extraSpace
-    0.9642, // newlineRun
-    0.9642, // newlineAfterPunct
+    0.9678, // newlineRun
+    0.9678, // newlineAfterPunct
     0.0,    // newline
-    0.7051, // han
-    1.1576, // hanCommon
-    1.1576, // hanCommonClaude
-    3.3092, // hanRare
-    0.4217, // hanRun
-    0.5697, // kana
+    0.7053, // han
+    1.1577, // hanCommon
+    1.1577, // hanCommonClaude
+    3.3095, // hanRare
+    0.4222, // hanRun
+    0.5698, // kana
     0.0,    // kanaRun
-    0.7531, // hangul
-    0.7431, // cjkPunct
-    1.9904, // emoji
-    0.3608, // otherLetter
-    1.4807, // other
-    1.1363, // looseWord
+    0.7533, // hangul
+    0.7435, // cjkPunct
+    1.9898, // emoji
+    0.3609, // otherLetter
+    1.4805, // other
+    1.1499, // looseWord
 ];
 
-pub const GEMINI_PER_MESSAGE: f64 = 2.6239;
+pub const GEMINI_PER_MESSAGE: f64 = 2.583;
