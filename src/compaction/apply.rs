@@ -219,18 +219,21 @@ fn restored(
         ceiling = ceiling.max(kept_tokens + bare);
     }
     let mut warnings = Vec::new();
+    let mut quotes_shares = Vec::new();
     if keep.facts {
-        let cuts = restore.make_room(&mut summaries, &mut room, keep.user_text);
-        for (job, cut) in plan.jobs.iter().zip(cuts).filter(|(_, cut)| *cut > 0) {
-            warnings.push(format!(
-                "summary {}: {cut} tokens of its middle were cut to make room for the facts it lost",
-                job.id
-            ));
+        for (job, made) in plan.jobs.iter().zip(restore.make_room(&mut summaries, &mut room, keep.user_text)) {
+            if made.cut > 0 {
+                warnings.push(format!(
+                    "summary {}: {} tokens of its middle were cut to make room for the facts it lost",
+                    job.id, made.cut
+                ));
+            }
+            quotes_shares.push(made.quotes_share);
         }
     }
     // The user's words first, so the facts they state are not listed again.
     let user_text_appended = match keep.user_text {
-        true => restore.append_user_text(&mut summaries, &mut room),
+        true => restore.append_user_text(&mut summaries, &mut room, &quotes_shares),
         false => Vec::new(),
     };
     // The user's constraints may take the history past the limit, never to its size before.

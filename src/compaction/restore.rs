@@ -126,14 +126,15 @@ impl Restore<'_, '_> {
     }
 
     /// Appends to each job's summary the quotes of its user messages (see `user_text_section`), within
-    /// `room` (the tokens the history may still grow by, which this takes from); returns the messages
-    /// quoted, in order.
-    pub fn append_user_text(&self, summaries: &mut [String], room: &mut f64) -> Vec<usize> {
+    /// `room` (the tokens the history may still grow by, which this takes from) and the job's share of it
+    /// (`shares`, from `make_room`; none: all of it); returns the messages quoted, in order.
+    pub fn append_user_text(&self, summaries: &mut [String], room: &mut f64, shares: &[f64]) -> Vec<usize> {
         let Restore { conv, plan, .. } = *self;
         let mut quoted = Vec::new();
-        for (job, summary) in plan.jobs.iter().zip(summaries.iter_mut()) {
+        for (k, (job, summary)) in plan.jobs.iter().zip(summaries.iter_mut()).enumerate() {
             let (indices, summarized_tokens) = self.job_messages(job);
-            let budget = user_text_budget(plan.limit, summarized_tokens).min(*room);
+            let share = shares.get(k).copied().unwrap_or(f64::INFINITY);
+            let budget = user_text_budget(plan.limit, summarized_tokens).min(*room).min(share);
             if let Some((section, messages)) = user_text_section(conv, &indices, summary, &plan.profile, budget) {
                 *room -= plan.profile.text(&section);
                 summary.push_str("\n\n");
@@ -315,28 +316,39 @@ fn facts_section(
     Some((section, shown))
 }
 
+/// What `make_room` did for a job: the tokens it cut from the summary, and the room the quotes may take.
+pub struct Made {
+    pub cut: u64,
+    pub quotes_share: f64,
+}
+
 impl Restore<'_, '_> {
     /// A summary longer than the room its history leaves gives up its middle, down to half its size, so
     /// the user's words and the facts it lost still fit: a small model's long summary that kept one fact of
     /// twenty-eight is worth less than those facts verbatim. Its head (the task) and its tail (where the
     /// work stands) stay. `quotes`: whether the user's words are appended too. Returns, per job, the tokens
-    /// cut; `room` grows by what was cut.
-    pub fn make_room(&self, summaries: &mut [String], room: &mut f64, quotes: bool) -> Vec<u64> {
+    /// cut and the quotes' share of the room; `room` grows by what was cut. Where even the cut leaves less
+    /// room than the quotes and the facts want, each gets its part of it by what it wants (the quotes at
+    /// least enough to quote the task): the quotes, appended first, would otherwise take it all (a
+    /// tau-bench run with a long system prompt had its summary cut by 173 tokens for 14 facts, and all of
+    /// it went to six quotes).
+    pub fn make_room(&self, summaries: &mut [String], room: &mut f64, quotes: bool) -> Vec<Made> {
         let Restore { conv, plan, .. } = *self;
         let profile = &plan.profile;
         let mut free = *room;
-        let mut cuts = Vec::with_capacity(summaries.len());
+        let mut made = Vec::with_capacity(summaries.len());
         for (k, (job, summary)) in plan.jobs.iter().zip(summaries.iter_mut()).enumerate() {
             let (indices, summarized_tokens) = self.job_messages(job);
             let mut restored = summary.clone();
-            let mut wanted = 0.0;
+            let mut quotes_wanted = 0.0;
             if quotes {
                 let quotes_budget = user_text_budget(plan.limit, summarized_tokens);
                 if let Some((section, _)) = user_text_section(conv, &indices, summary, profile, quotes_budget) {
-                    wanted += profile.text(&section);
+                    quotes_wanted = profile.text(&section);
                     restored.push_str(&section);
                 }
             }
+            let mut wanted = quotes_wanted;
             let mut facts_budget = Allowance { room: budget(job.max_output_tokens, summarized_tokens), over: 0.0 };
             if let Some((section, _)) = facts_section(conv, self.facts_of_job(k), &restored, profile, &mut facts_budget)
             {
@@ -351,11 +363,21 @@ impl Restore<'_, '_> {
                 *summary = cut_to_tokens(summary, size - short, |t| profile.text(t)).into_owned();
                 cut = (before - profile.text(summary)).max(0.0) as u64;
             }
-            free = (free + cut as f64 - wanted).max(0.0);
+            let available = free + cut as f64;
+            let mut quotes_share = f64::INFINITY;
+            if available < wanted {
+                // Never below the budget of the shortest section, so that the oldest message (the task) is
+                // still quoted.
+                let shortest = profile.text(USER_HEADING) + MIN_QUOTE_TOKENS;
+                let can_quote =
+                    quotes_wanted > 0.0 && user_text_section(conv, &indices, summary, profile, shortest).is_some();
+                quotes_share = (available * quotes_wanted / wanted).max(if can_quote { shortest } else { 0.0 });
+            }
+            free = (available - wanted).max(0.0);
             *room += cut as f64;
-            cuts.push(cut);
+            made.push(Made { cut, quotes_share });
         }
-        cuts
+        made
     }
 }
 

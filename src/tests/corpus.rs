@@ -149,3 +149,40 @@ fn no_retry_gives_up_the_users_constraints() {
         assert!(!applied.report.facts_appended.is_empty(), "{id}");
     }
 }
+
+/// Where even the summary's cut leaves less room than the quotes and the facts want, both get a part:
+/// the quotes, appended first, used to take it all (six quotes and no fact of fourteen here, at half the
+/// run), and at a tenth the task is still quoted.
+#[test]
+fn tight_room_is_shared_by_the_quotes_and_the_facts() {
+    let msgs = corpus("tau-bench-airline.jsonl").into_iter().find(|(i, _)| i == "tau-airline-21-0").expect("the run").1;
+    let input = Input::items(&msgs);
+    let task = msgs.iter().position(|m| m["role"] == "user").expect("a user message");
+    // A long summary that keeps none of the run's facts, as a small model writes one.
+    let said = [
+        "The assistant looked into the user's request and checked the details that were available at the time.",
+        "Several options were discussed, and the user expressed preferences about how to proceed with the change.",
+        "The assistant explained the relevant policy and what could and could not be done under it.",
+        "The conversation continued with further clarifications about the options and their costs.",
+        "The user asked follow-up questions, and the assistant answered them based on the information it had.",
+        "Some details were confirmed, while others remained to be settled in the next steps of the conversation.",
+        "The assistant offered to proceed once the user confirmed the remaining choices and the payment method.",
+        "The user agreed to continue, and the assistant prepared to carry out the requested change.",
+    ]
+    .join(" ");
+    let summary = format!("{said}\n\n{}", said.replace("The ", "Then the "));
+    let total = estimate(&input, &Options::default()).unwrap().total as f64;
+    for share in [0.1, 0.5] {
+        let o = options(json!({ "contextWindow": (total * share / 0.6).round() }));
+        let plan = serde_json::to_value(plan_compaction(&input, &o).unwrap()).unwrap();
+        let applied = apply_summary(&input, &plan, &json!(summary)).unwrap();
+        let report = &applied.report;
+        assert!(report.warnings.iter().any(|w| w.contains("cut to make room")), "{share}: {:?}", report.warnings);
+        assert!(
+            report.user_text_appended.contains(&task),
+            "{share}: the task is quoted: {:?}",
+            report.user_text_appended
+        );
+        assert!(!report.facts_appended.is_empty(), "{share}: quotes {:?}, no facts", report.user_text_appended);
+    }
+}
