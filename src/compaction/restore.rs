@@ -2,11 +2,12 @@
 //! the summarized user messages, quoted (the task always; user text is what Claude Code never
 //! compacts, and a summary that paraphrases the task loses its details). Then the salient facts of
 //! the messages (the audit's: user constraints, error lines, numbers, URLs, identifiers, paths) that
-//! the summary and the quotes do not state, verbatim, most important kinds first. Small models drop
+//! the summary and the quotes do not state, verbatim, most important kinds first; then, in the room
+//! left, the numbers and ids they state without the words of their line. Small models drop
 //! exactly these (the booking code, the file being edited), and the model that reads the compacted
 //! history cannot ask for them again.
 
-use crate::compaction::audit::{facts_of, lost_in, Fact, Kind};
+use crate::compaction::audit::{facts_of, kept_bare, lost_in, Fact, Kind};
 use crate::compaction::fact_lines::{fact_line, FactLine};
 use crate::compaction::types::{JobRef, PlanRef};
 use crate::counting::profiles::Profile;
@@ -194,7 +195,7 @@ impl Restore<'_, '_> {
             let mut within = Allowance { room: room_for_facts, over: *room - room_for_facts + *over };
             let before = within;
             if let Some((section, facts)) =
-                facts_section(conv, self.facts_of_job(k), summary, &plan.profile, &mut within)
+                facts_section(conv, self.facts_of_job(k), summary, &plan.profile, &mut within, true)
             {
                 let used = before.room + before.over - within.room - within.over;
                 *over -= (used - *room).max(0.0);
@@ -234,15 +235,20 @@ impl Allowance {
 /// The section listing those of `facts` (a job's) that `summary` does not state, within `allowance`
 /// (which this takes from), and the facts it shows. A number or an id is shown in the words around it,
 /// under the text it was written in (`fact_line`); they are chosen most important kinds first and listed
-/// in the messages' order.
+/// in the messages' order. With `bare`, then those the summary states without their words
+/// (`kept_bare`), in what room the lost ones leave: never a reason to cut the summary (`make_room`).
 fn facts_section(
     conv: &Conversation,
     facts: &[Fact],
     summary: &str,
     profile: &Profile,
     allowance: &mut Allowance,
+    bare: bool,
 ) -> Option<(String, Vec<String>)> {
-    let lost = lost_in(facts, summary);
+    let mut lost = lost_in(facts, summary);
+    if bare {
+        lost.extend(kept_bare(facts, summary, |f| fact_line(conv, f).text));
+    }
     let mut left = *allowance;
     let heading = profile.text(HEADING);
     let mut lines: Vec<FactLine> = Vec::new();
@@ -350,7 +356,8 @@ impl Restore<'_, '_> {
             }
             let mut wanted = quotes_wanted;
             let mut facts_budget = Allowance { room: budget(job.max_output_tokens, summarized_tokens), over: 0.0 };
-            if let Some((section, _)) = facts_section(conv, self.facts_of_job(k), &restored, profile, &mut facts_budget)
+            if let Some((section, _)) =
+                facts_section(conv, self.facts_of_job(k), &restored, profile, &mut facts_budget, false)
             {
                 wanted += profile.text(&section);
             }
@@ -459,6 +466,16 @@ mod tests {
         for term in ["Java", "MongoDB"] {
             assert!(applied.report.facts_appended.iter().any(|f| f == term), "{term} lost, so listed: {text}");
         }
+    }
+
+    #[test]
+    fn an_id_the_summary_kept_without_its_words_is_listed_with_them() {
+        let options = json!({ "contextWindow": 1500, "keepUserText": false });
+        let summary = "Codes: QX7-2291. Contact ana@example.com. I must never fly through Chicago. Weather and hotels.";
+        let (applied, text) = apply(&chat(), options, summary);
+        assert!(applied.report.audit.facts_missing.is_empty(), "kept, for the audit");
+        assert!(applied.report.facts_appended.iter().any(|f| f == "QX7-2291"), "{text}");
+        assert!(text.contains("  - My booking code is QX7-2291"), "{text}");
     }
 
     #[test]
