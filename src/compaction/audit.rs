@@ -265,22 +265,22 @@ pub fn kept_bare<'f>(facts: &'f [Fact], text: &str, line: impl Fn(&Fact) -> Stri
     let view = SummaryView::new(text);
     let mut bare = Vec::new();
     for f in facts.iter().filter(|f| matches!(f.kind, Kind::Number | Kind::Identifier) && view.keeps(f)) {
-        let own = content_units(&f.text);
-        let mut words = content_units(&line(f).replace(f.text.as_str(), " "));
-        words.retain(|w, _| !own.contains_key(w));
-        if words.is_empty() {
+        let (own, words) = (content_units(&f.text), content_units(&line(f)));
+        let of_the_line = |w: &String| words.contains_key(w) && !own.contains_key(w);
+        if !words.keys().any(of_the_line) {
             continue; // a line of the fact alone: nothing to stand beside
         }
-        let mut found = false;
-        let mut beside = false;
-        for (at, _) in text.match_indices(f.text.as_str()) {
+        let (mut found, mut beside, mut from) = (false, false, 0);
+        while let Some(k) = text[from..].find(f.text.as_str()) {
+            let at = from + k;
             found = true;
             let start = crate::text::floor_boundary(text, at.saturating_sub(BESIDE));
             let end = crate::text::ceil_boundary(text, (at + f.text.len() + BESIDE).min(text.len()));
-            if content_units(&text[start..end]).keys().any(|w| words.contains_key(w)) {
+            if content_units(&text[start..end]).keys().any(of_the_line) {
                 beside = true;
                 break;
             }
+            from = at + f.text.len();
         }
         // Not found as written (a number kept in another form): left as kept.
         if found && !beside {
