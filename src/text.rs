@@ -178,18 +178,22 @@ const REPEATED_LINE_BYTES: usize = 24;
 /// `text` without the lines that repeat an earlier one word for word (see `REPEATED_LINE_BYTES`), and
 /// how many were dropped.
 pub fn without_repeated_lines(text: &str) -> (String, usize) {
-    let mut seen: Vec<&str> = Vec::new();
-    without_lines(text, |line| {
-        let key = line.trim();
-        if key.len() < REPEATED_LINE_BYTES {
-            return false;
-        }
-        let repeat = seen.contains(&key);
-        if !repeat {
-            seen.push(key);
-        }
-        repeat
-    })
+    let mut seen = Vec::new();
+    without_lines(text, |line| repeats(&mut seen, line))
+}
+
+/// Whether `piece` repeats one of `seen` word for word (pieces shorter than `REPEATED_LINE_BYTES` never
+/// do); one seen the first time is remembered.
+fn repeats<'t>(seen: &mut Vec<&'t str>, piece: &'t str) -> bool {
+    let key = piece.trim();
+    if key.len() < REPEATED_LINE_BYTES {
+        return false;
+    }
+    if seen.contains(&key) {
+        return true;
+    }
+    seen.push(key);
+    false
 }
 
 /// `text` without the sentences that repeat an earlier sentence of their own line word for word (as long
@@ -202,13 +206,9 @@ pub fn without_repeated_sentences(text: &str) -> (String, usize) {
     for line in text.split('\n') {
         let (mut seen, mut kept, before) = (Vec::new(), String::with_capacity(line.len()), dropped);
         for sentence in sentences(line) {
-            let key = sentence.trim();
-            if key.len() >= REPEATED_LINE_BYTES {
-                if seen.contains(&key) {
-                    dropped += 1;
-                    continue;
-                }
-                seen.push(key);
+            if repeats(&mut seen, sentence) {
+                dropped += 1;
+                continue;
             }
             kept.push_str(sentence);
         }
