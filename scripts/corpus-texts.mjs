@@ -1,7 +1,24 @@
 // The corpus as the estimator sees it, for scripts/fit-profiles.mjs and the benchmark: every
 // conversation's messages, the texts ctxfold counts in each (content, name, tool-call names and
 // arguments, exactly the message view of src/reading/format/openai_chat.rs), and the ground-truth count.
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { readCorpus } from "../pkg-tests/corpus.mjs";
+
+/**
+ * What scripts/class_counts.rs prints (built from the shipping code, `args` its flags) for `texts`: one row of
+ * numbers per text.
+ */
+export function classCountRows(args, texts) {
+  const out = execFileSync("cargo", ["run", "--quiet", "--release", "--example", "class_counts", "--", ...args], {
+    cwd: fileURLToPath(new URL("..", import.meta.url)),
+    input: texts.map((t) => JSON.stringify(t)).join("\n") + "\n",
+    encoding: "utf8",
+    maxBuffer: 1 << 30,
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  return out.trim().split("\n").map((l) => l.split(" ").map(Number));
+}
 
 /**
  * The exact counts the estimates are measured against, by profile: gpt-tokenizer's o200k_base and cl100k_base,

@@ -26,7 +26,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { calibratedTotal } from "./calibrated-total.mjs";
-import { GROUPS, errorStats, exactCounters, messagePieces, pct, readGroup, truthCount } from "./corpus-texts.mjs";
+import { GROUPS, classCountRows, errorStats, exactCounters, messagePieces, pct, readGroup, truthCount } from "./corpus-texts.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const cacheDir = join(root, "target", "fit-cache");
@@ -209,13 +209,10 @@ function corpusStamp(texts) {
  * per tokenizer (`shapes[id][k]`, k in SHAPE_COLUMNS order), from the shipping code.
  */
 function classCounts(texts) {
-  const run = (args, input) =>
-    execFileSync("cargo", ["run", "--quiet", "--release", "--example", "class_counts", "--", ...args], {
-      cwd: root, input, encoding: "utf8", maxBuffer: 1 << 30, stdio: ["pipe", "pipe", "inherit"],
-    });
-  const names = run(["--names"], "").trim().split(" ");
-  const lines = run([], texts.map((t) => JSON.stringify(t)).join("\n") + "\n").trim().split("\n");
-  const rows = lines.map((l) => l.split(" ").map(Number));
+  const names = execFileSync("cargo", ["run", "--quiet", "--release", "--example", "class_counts", "--", "--names"], {
+    cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"],
+  }).trim().split(" ");
+  const rows = classCountRows([], texts);
   return { names, counts: rows.map((r) => r.slice(0, names.length)), shapes: rows.map((r) => r.slice(names.length)) };
 }
 

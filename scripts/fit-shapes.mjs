@@ -41,11 +41,10 @@
 //
 // Against the exact counts of `exactCounters` (scripts/corpus-texts.mjs), as fit-profiles.mjs.
 // Deterministic: the random bytes come from a fixed linear congruential generator.
-import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { readCorpus } from "../pkg-tests/corpus.mjs";
-import { exactCounters } from "./corpus-texts.mjs";
+import { classCountRows, exactCounters } from "./corpus-texts.mjs";
 
 const TOKENIZERS = await exactCounters();
 const out = fileURLToPath(new URL("../src/counting/shapes_table.rs", import.meta.url));
@@ -147,15 +146,7 @@ const jsonMarkRuns = minifiedJson.flatMap((t) => t.match(/[!-/:-@[-`{-~]{2,}/g) 
 const jsonMarksAlone = (count) => jsonMarkRuns.reduce((sum, r) => sum + count(r), 0) / jsonMarkRuns.length;
 
 /** Per text: the runs of JSON marks the package finds, and the tokens of all the rest as it costs them (from the build). */
-function jsonMarksAndRest(texts) {
-  return execFileSync("cargo", ["run", "--quiet", "--release", "--example", "class_counts", "--", "--json-marks"], {
-    cwd: fileURLToPath(new URL("..", import.meta.url)),
-    input: texts.map((t) => JSON.stringify(t)).join("\n") + "\n",
-    encoding: "utf8",
-    maxBuffer: 1 << 30,
-    stdio: ["pipe", "pipe", "inherit"],
-  }).trim().split("\n").map((l) => l.split(" ").map(Number));
-}
+const jsonMarksAndRest = (texts) => classCountRows(["--json-marks"], texts);
 
 /** The cost of a run of JSON marks for each tokenizer that makes the package's estimate of `texts` equal their exact count. */
 function jsonMarksInContext(texts) {
@@ -168,9 +159,11 @@ function jsonMarksInContext(texts) {
   }));
 }
 
-/** The package's error on `texts` with the runs at `cost`: in all, and the median |error| of the texts of over 50 tokens. */
-function jsonError(texts, cost) {
-  const lines = jsonMarksAndRest(texts);
+/**
+ * The package's error on `texts` (their `lines` from `jsonMarksAndRest`) with the runs at `cost`: in all, and the
+ * median |error| of the texts of over 50 tokens.
+ */
+function jsonError(texts, lines, cost) {
   return Object.fromEntries(NAMES.map((name, k) => {
     const rows = texts.map((t, i) => [lines[i][1 + k] + cost[name] * lines[i][0], TOKENIZERS[name](t)]);
     const total = rows.reduce((s, r) => s + r[0], 0) / rows.reduce((s, r) => s + r[1], 0) - 1;
@@ -291,8 +284,9 @@ const inContext = jsonMarksInContext(minifiedJson);
 for (const name of NAMES) rates[name].jsonMarks = inContext[name];
 console.log(`per run of JSON marks in minified JSON, fitted in context: ${NAMES.map((n) => `${n} ${inContext[n].toFixed(4)}`).join(", ")}`);
 const percent = (x) => `${(100 * x).toFixed(1)}%`;
+const heldOutLines = jsonMarksAndRest(minifiedHeldOut);
 for (const [what, cost] of [["alone", alone], ["in context", inContext]]) {
-  const error = jsonError(minifiedHeldOut, cost);
+  const error = jsonError(minifiedHeldOut, heldOutLines, cost);
   console.log(`  held out (${minifiedHeldOut.length} tool outputs), the runs' cost ${what}: error in all / median |error| ${NAMES.map((n) => `${n} ${percent(error[n].total)} / ${percent(error[n].median)}`).join(", ")}`);
 }
 writeTable();

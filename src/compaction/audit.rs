@@ -218,14 +218,58 @@ pub fn facts_of(conv: &Conversation, indices: &[usize]) -> Vec<Fact> {
 /// Those of `facts` that `text` does not keep, in the order they are restored while they fit: the user's
 /// constraints and the errors, then the other kinds in turn (`in_turn`).
 pub fn lost_in<'f>(facts: &'f [Fact], text: &str) -> Vec<&'f Fact> {
+    lost_and_bare(facts, text, None).0
+}
+
+/// How far either side of a number or an identifier kept in a summary a word of its own line may stand
+/// for the summary to hold it with its words (bytes).
+const BESIDE: usize = 100;
+
+/// Those of `facts` that `text` does not keep (`lost_in`'s), and with `line` (the line a fact was written
+/// in, as the facts section would show it) the numbers and identifiers it keeps but nowhere beside a word
+/// of their line: a name in a list of names, a number alone. A model finds such a fact far less often
+/// than one written with its words (on the eval, 39% of the questions against 61% for the 1.5B model): the
+/// English name of a shop that a Chinese list gave after its Chinese name, kept in the summary's list of
+/// names, answers no question about the Chinese one. Both in the order `lost_in` gives.
+pub fn lost_and_bare<'f>(
+    facts: &'f [Fact],
+    text: &str,
+    line: Option<&dyn Fn(&Fact) -> String>,
+) -> (Vec<&'f Fact>, Vec<&'f Fact>) {
     let view = SummaryView::new(text);
-    let mut lost = Vec::new();
+    let (mut lost, mut bare) = (Vec::new(), Vec::new());
     for f in facts {
         if !view.keeps(f) {
             lost.push(f);
+        } else if let Some(line) = line.filter(|_| matches!(f.kind, Kind::Number | Kind::Identifier)) {
+            if stands_alone(f, text, &line(f)) {
+                bare.push(f);
+            }
         }
     }
-    in_turn(lost)
+    (in_turn(lost), in_turn(bare))
+}
+
+/// Whether `text`, which keeps `f`, holds it nowhere beside a word of `line` (other than its own).
+fn stands_alone(f: &Fact, text: &str, line: &str) -> bool {
+    let (own, words) = (content_units(&f.text), content_units(line));
+    let of_the_line = |w: &String| words.contains_key(w) && !own.contains_key(w);
+    if !words.keys().any(of_the_line) {
+        return false; // a line of the fact alone: nothing to stand beside
+    }
+    let (mut found, mut from) = (false, 0);
+    while let Some(k) = text[from..].find(f.text.as_str()) {
+        let at = from + k;
+        found = true;
+        let start = crate::text::floor_boundary(text, at.saturating_sub(BESIDE));
+        let end = crate::text::ceil_boundary(text, (at + f.text.len() + BESIDE).min(text.len()));
+        if content_units(&text[start..end]).keys().any(of_the_line) {
+            return false;
+        }
+        from = at + f.text.len();
+    }
+    // Not found as written (a number kept in another form): left as kept.
+    found
 }
 
 /// Copies of `facts`, in order (a loop: one copy of this code, not a collected `cloned()` per site).
@@ -251,45 +295,6 @@ fn by_kind(facts: Vec<&Fact>) -> Vec<&Fact> {
     out
 }
 
-/// How far either side of a number or an identifier kept in a summary a word of its own line may stand
-/// for the summary to hold it with its words (bytes).
-const BESIDE: usize = 100;
-
-/// Those of `facts`, numbers and identifiers, that `text` keeps but nowhere beside a word of the line
-/// they were written in (`line`, as the facts section would show it): a name in a list of names, a
-/// number alone. A model finds such a fact far less often than one written with its words (on the eval,
-/// 39% of the questions against 61% for the 1.5B model): the English name of a shop that a Chinese list
-/// gave after its Chinese name, kept in the summary's list of names, answers no question about the
-/// Chinese one. In the order `lost_in` gives.
-pub fn kept_bare<'f>(facts: &'f [Fact], text: &str, line: impl Fn(&Fact) -> String) -> Vec<&'f Fact> {
-    let view = SummaryView::new(text);
-    let mut bare = Vec::new();
-    for f in facts.iter().filter(|f| matches!(f.kind, Kind::Number | Kind::Identifier) && view.keeps(f)) {
-        let (own, words) = (content_units(&f.text), content_units(&line(f)));
-        let of_the_line = |w: &String| words.contains_key(w) && !own.contains_key(w);
-        if !words.keys().any(of_the_line) {
-            continue; // a line of the fact alone: nothing to stand beside
-        }
-        let (mut found, mut beside, mut from) = (false, false, 0);
-        while let Some(k) = text[from..].find(f.text.as_str()) {
-            let at = from + k;
-            found = true;
-            let start = crate::text::floor_boundary(text, at.saturating_sub(BESIDE));
-            let end = crate::text::ceil_boundary(text, (at + f.text.len() + BESIDE).min(text.len()));
-            if content_units(&text[start..end]).keys().any(of_the_line) {
-                beside = true;
-                break;
-            }
-            from = at + f.text.len();
-        }
-        // Not found as written (a number kept in another form): left as kept.
-        if found && !beside {
-            bare.push(f);
-        }
-    }
-    in_turn(bare)
-}
-
 /// The facts by kind as `by_kind` orders them, but after the constraints and the errors a number, a URL, an
 /// identifier and a path in turn, then the next of each: where the room holds only some, kind after kind
 /// gave it all to one (a tau-bench run's prices took the room of its reservation id and flight numbers, a
@@ -298,16 +303,11 @@ fn in_turn(facts: Vec<&Fact>) -> Vec<&Fact> {
     const TURNS: [Kind; 4] = [Kind::Number, Kind::Url, Kind::Identifier, Kind::Path];
     let ordered = by_kind(facts);
     let first = ordered.iter().take_while(|f| matches!(f.kind, Kind::Constraint | Kind::Error)).count();
-    let mut out = ordered[..first].to_vec();
-    let mut next = [0usize; TURNS.len()];
+    let (mut out, rest) = (ordered[..first].to_vec(), &ordered[first..]);
+    let mut turns = TURNS.map(|kind| rest.iter().filter(move |f| f.kind == kind));
     while out.len() < ordered.len() {
-        for (k, kind) in TURNS.iter().enumerate() {
-            if let Some(at) = (next[k]..ordered.len()).find(|&i| ordered[i].kind == *kind) {
-                out.push(ordered[at]);
-                next[k] = at + 1;
-            } else {
-                next[k] = ordered.len();
-            }
+        for turn in &mut turns {
+            out.extend(turn.next());
         }
     }
     out
@@ -1097,7 +1097,7 @@ mod tests {
         let facts = facts_of(&conv, &[0, 1]);
         let line = |_: &Fact| "The reservation code for the Paris trip is ZX81QP.".to_string();
         let bare = |summary: &str| -> Vec<String> {
-            kept_bare(&facts, summary, line).iter().map(|f| f.text.clone()).collect()
+            lost_and_bare(&facts, summary, Some(&line)).1.iter().map(|f| f.text.clone()).collect()
         };
         assert_eq!(bare("Codes seen: ZX81QP, AB12CD."), ["ZX81QP"], "in a list of codes");
         assert!(bare("The Paris reservation is ZX81QP.").is_empty(), "beside its words");

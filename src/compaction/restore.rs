@@ -7,7 +7,7 @@
 //! exactly these (the booking code, the file being edited), and the model that reads the compacted
 //! history cannot ask for them again.
 
-use crate::compaction::audit::{facts_of, kept_bare, lost_in, Fact, Kind};
+use crate::compaction::audit::{facts_of, lost_and_bare, Fact, Kind};
 use crate::compaction::fact_lines::{fact_line, FactLine};
 use crate::compaction::types::{JobRef, PlanRef};
 use crate::counting::profiles::Profile;
@@ -236,7 +236,7 @@ impl Allowance {
 /// (which this takes from), and the facts it shows. A number or an id is shown in the words around it,
 /// under the text it was written in (`fact_line`); they are chosen most important kinds first and listed
 /// in the messages' order. With `bare`, then those the summary states without their words
-/// (`kept_bare`), in what room the lost ones leave: never a reason to cut the summary (`make_room`).
+/// (`lost_and_bare`), in what room the lost ones leave: never a reason to cut the summary (`make_room`).
 fn facts_section(
     conv: &Conversation,
     facts: &[Fact],
@@ -245,10 +245,9 @@ fn facts_section(
     allowance: &mut Allowance,
     bare: bool,
 ) -> Option<(String, Vec<String>)> {
-    let mut lost = lost_in(facts, summary);
-    if bare {
-        lost.extend(kept_bare(facts, summary, |f| fact_line(conv, f).text));
-    }
+    let line = |f: &Fact| fact_line(conv, f).text;
+    let (mut lost, kept_bare) = lost_and_bare(facts, summary, bare.then_some(&line as &dyn Fn(&Fact) -> String));
+    lost.extend(kept_bare);
     let mut left = *allowance;
     let heading = profile.text(HEADING);
     let mut lines: Vec<FactLine> = Vec::new();
