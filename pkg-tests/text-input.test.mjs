@@ -45,6 +45,12 @@ test("every export reads text as it reads the objects, and answers in the same k
   const [kept] = text.match(/\{\n "role": "assistant"[\s\S]*?\n\}/);
   assert.ok(pruned.messages.includes(kept));
   assert.ok(pruned.messages.startsWith(text.slice(0, text.indexOf('"messages"'))));
+  // Messages without a body, as text: answered without `body`, written anew or not.
+  const arrayText = JSON.stringify(body.messages);
+  const prunedArray = c.prune(arrayText, prune);
+  assert.notEqual(prunedArray.messages, arrayText, "an output written anew");
+  assert.equal(prunedArray.body, undefined);
+  assert.equal(c.prune(arrayText).body, undefined);
   const fromBytes = c.prune(bytes, prune);
   assert.ok(fromBytes.messages instanceof Uint8Array);
   assert.equal(decode(fromBytes.messages), pruned.messages);

@@ -244,11 +244,20 @@ pub fn js_string(text: &str) -> JsValue {
 }
 
 /// Whether `v` is JSON text of a request body (an object) rather than of a message array: its first
-/// character that is not whitespace, read in place.
+/// character that is not whitespace, read in place. Text ctxfold just wrote is read from its copy here:
+/// `js_string` builds a long string from parts, and reading one character of it would have the engine
+/// join the parts into one string first (a copy of all of it, which the host may never need).
 pub fn is_body_text(v: &JsValue) -> bool {
     let first = |len: u32, at: &dyn Fn(u32) -> u32| {
         (0..len).map(at).find(|&c| !matches!(c, 0x20 | 0x09 | 0x0A | 0x0D)) == Some(u32::from(b'{'))
     };
+    let kept = LAST.with_borrow(|last| {
+        let doc = last.as_ref().filter(|d| d.js.as_ref() == Some(v))?;
+        Some(doc.text.trim_start_matches([' ', '\t', '\n', '\r']).starts_with('{'))
+    });
+    if let Some(body) = kept {
+        return body;
+    }
     match v.dyn_ref::<JsString>() {
         Some(s) => first(s.length(), &|i| u32::from(s.char_code_at(i) as u16)),
         None => v.dyn_ref::<Uint8Array>().is_some_and(|a| first(a.length(), &|i| u32::from(a.get_index(i)))),
