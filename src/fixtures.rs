@@ -1,5 +1,6 @@
 //! Conversations built for the unit tests.
 
+use crate::reading::format::{self, Conversation};
 use serde_json::{json, Value};
 
 /// An agent run: one request, then `steps` tool calls each returning `size` repetitions of a line.
@@ -74,4 +75,9 @@ pub fn base64(bytes: &[u8]) -> String {
         }
     }
     out
+}
+
+/// A test's `json!([...])` of messages, read in the format it is written in.
+pub fn read(messages: &Value) -> Conversation<'_> {
+    format::read_items(messages.as_array().expect("an array of messages"), None).expect("a conversation that reads")
 }

@@ -1061,7 +1061,6 @@ fn nonce(summary: &str, lost: &[Fact]) -> String {
 mod tests {
     use super::*;
     use crate::compaction::types::Range;
-    use crate::reading::format;
     use serde_json::{json, Value};
 
     fn conversation() -> Value {
@@ -1076,7 +1075,7 @@ mod tests {
     }
 
     fn run(msgs: &Value, summary: &str) -> Audit {
-        let conv = format::read_items(msgs.as_array().unwrap(), None).unwrap();
+        let conv = crate::fixtures::read(msgs);
         let n = conv.messages.len();
         let jobs = [JobRef { id: "summary-1".into(), range: Range { start: 1, end: n }, max_output_tokens: 1000 }];
         let summarized: Vec<usize> = (1..n).collect();
@@ -1093,7 +1092,7 @@ mod tests {
             { "role": "user", "content": "Book it." },
             { "role": "assistant", "content": "The reservation code for the Paris trip is ZX81QP." }
         ]);
-        let conv = format::read_items(msgs.as_array().unwrap(), None).unwrap();
+        let conv = crate::fixtures::read(&msgs);
         let facts = facts_of(&conv, &[0, 1]);
         let line = |_: &Fact| "The reservation code for the Paris trip is ZX81QP.".to_string();
         let bare = |summary: &str| -> Vec<String> {
@@ -1107,7 +1106,7 @@ mod tests {
     #[test]
     fn lost_facts_are_restored_kind_by_kind_in_turn() {
         let msgs = conversation();
-        let conv = format::read_items(msgs.as_array().unwrap(), None).unwrap();
+        let conv = crate::fixtures::read(&msgs);
         let facts = facts_of(&conv, &(1..conv.len()).collect::<Vec<_>>());
         let lost: Vec<(Kind, &str)> = lost_in(&facts, "nothing").iter().map(|f| (f.kind, f.text.as_str())).collect();
         // The constraint and the error first; then a number, the URL, an identifier and a path, and the next
@@ -1300,7 +1299,7 @@ mod tests {
     fn the_result_is_bounded_and_says_what_was_cut() {
         let words: Vec<String> = (0..300).map(|k| format!("fn_{k}")).collect();
         let msgs = json!([{ "role": "user", "content": format!("Look at {}.", words.join(" ")) }, { "role": "assistant", "content": "ok" }]);
-        let conv = format::read_items(msgs.as_array().unwrap(), None).unwrap();
+        let conv = crate::fixtures::read(&msgs);
         let jobs = [JobRef { id: "s".into(), range: Range { start: 0, end: 2 }, max_output_tokens: 100 }];
         let a = audit(&conv, &jobs, &[0, 1], 1, 1, &["fn_0 fn_1".to_string()]);
         assert_eq!(a.facts_checked, MAX_CHECKED);

@@ -216,7 +216,6 @@ fn keep_ends(mut lines: Vec<String>, max: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reading::format;
     use serde_json::json;
 
     #[test]
@@ -228,7 +227,7 @@ mod tests {
             { "role": "tool", "tool_call_id": "c1", "content": "Traceback (most recent call last):\nIndexError: tuple index out of range" },
             { "role": "assistant", "content": "The args tuple is empty; I will guard it." }
         ]);
-        let conv = format::read_items(msgs.as_array().unwrap(), None).unwrap();
+        let conv = crate::fixtures::read(&msgs);
         let d = digest(&conv, &[0, 1, 2, 3], 4000, false);
         for needle in [
             "never touch setup.py",
@@ -257,7 +256,7 @@ mod tests {
             { "role": "user", "content": "Go on." },
             { "role": "assistant", "content": "Done." }
         ]);
-        let conv = format::read_items(msgs.as_array().unwrap(), None).unwrap();
+        let conv = crate::fixtures::read(&msgs);
         let d = digest(&conv, &[0, 1, 2, 3], 3000, false);
         assert!(d.contains("- #0: Never change the public API of parse_config."), "{d}");
         assert!(d.contains("Use Python 3.11.4 only."), "{d}");

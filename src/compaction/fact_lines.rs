@@ -207,7 +207,6 @@ fn window(text: &str, start: usize, end: usize) -> String {
 mod tests {
     use super::*;
     use crate::compaction::audit::facts_of;
-    use crate::reading::format;
     use serde_json::json;
 
     #[test]
@@ -217,7 +216,7 @@ mod tests {
             { "role": "assistant", "content": "I have found your reservation details:\n- **Reservation ID**: M20IZO\n- Status: booked" },
             { "role": "assistant", "content": "Booked.\nIt is KX9-1182 now, and QX7-2291 is cancelled." }
         ]);
-        let conv = format::read_items(msgs.as_array().unwrap(), None).unwrap();
+        let conv = crate::fixtures::read(&msgs);
         let facts = facts_of(&conv, &[0, 1, 2]);
         let line = |text: &str| {
             let fact = facts.iter().find(|f| f.text == text).unwrap_or_else(|| panic!("{text} in {facts:?}"));
@@ -248,7 +247,7 @@ mod tests {
                 { "id": "c1", "type": "function", "function": { "name": "book_reservation", "arguments": "{}" } }] },
             { "role": "tool", "tool_call_id": "c1", "content": "{\n  \"reservation_id\": \"ZFA04Y\",\n  \"status\": \"ok\"\n}" }
         ]);
-        let conv = format::read_items(booked.as_array().unwrap(), None).unwrap();
+        let conv = crate::fixtures::read(&booked);
         let facts = facts_of(&conv, &[0, 1]);
         let record = fact_line(&conv, facts.iter().find(|f| f.text == "ZFA04Y").unwrap());
         assert_eq!(
@@ -268,7 +267,7 @@ mod tests {
         let msgs = json!([
             { "role": "assistant", "content": "Done. Your new booking code is QX7-2291 and the flight number is HAT069, leaving from gate 12 in the morning.\nThe refund REF-88123 is on its way." }
         ]);
-        let conv = format::read_items(msgs.as_array().unwrap(), None).unwrap();
+        let conv = crate::fixtures::read(&msgs);
         let facts = facts_of(&conv, &[0]);
         let line = |text: &str| {
             let fact = facts.iter().find(|f| f.text == text).unwrap_or_else(|| panic!("{text} in {facts:?}"));
