@@ -117,9 +117,32 @@ pub fn subpath(path: &str, field: &str) -> String {
 
 /// The path of item `index` of the list at `path` (`messages` and 3 give `messages[3]`), for the same
 /// reason as `subpath`.
-#[inline(never)]
 pub fn item_path(path: &str, index: usize) -> String {
-    format!("{path}[{index}]")
+    let mut out = String::new();
+    set_item_path(&mut out, path, index);
+    out
+}
+
+/// `out` set to `item_path(path, index)`. The format readers name every message they read this way, in
+/// one string: with `format!` and a string each, naming them took a fifth of reading a conversation.
+#[inline(never)]
+pub fn set_item_path(out: &mut String, path: &str, index: usize) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    let mut n = index;
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.clear();
+    out.push_str(path);
+    out.push('[');
+    out.extend(digits[start..].iter().map(|&d| char::from(d)));
+    out.push(']');
 }
 
 /// "expected `what`, got `got`'s type": the message of every error about a value of the wrong type.
@@ -140,5 +163,19 @@ pub fn type_name(v: &serde_json::Value) -> &'static str {
         String(_) => "string",
         Array(_) => "array",
         Object(_) => "object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn item_paths_name_the_index_in_decimal() {
+        assert_eq!(item_path("messages", 0), "messages[0]");
+        assert_eq!(item_path("messages[3].content", 10), "messages[3].content[10]");
+        let mut reused = String::from("messages[999].tool_calls[7]");
+        set_item_path(&mut reused, "contents", usize::MAX);
+        assert_eq!(reused, format!("contents[{}]", usize::MAX));
     }
 }

@@ -1,6 +1,6 @@
 //! Small readers shared by the formats: typed field access that fails with the field's path.
 
-use crate::error::{expected, item_path, subpath, type_name, Error, Result};
+use crate::error::{expected, item_path, set_item_path, subpath, type_name, Error, Result};
 use crate::reading::image;
 use crate::reading::message::{join, Image, Message};
 use serde_json::{Map, Value};
@@ -13,8 +13,10 @@ pub fn each_item<'a>(
     read_item: impl Fn(&'a Value, &str) -> Result<Message<'a>>,
 ) -> Result<Vec<Message<'a>>> {
     let mut out = Vec::with_capacity(items.len());
+    let mut path = String::new();
     for (i, v) in items.iter().enumerate() {
-        out.push(read_item(v, &item_path(root, i))?);
+        set_item_path(&mut path, root, i);
+        out.push(read_item(v, &path)?);
     }
     Ok(out)
 }
@@ -150,8 +152,10 @@ pub fn text_parts<'a>(
         Some(Value::String(s)) => Ok(Cow::Borrowed(s)),
         Some(Value::Array(parts)) => {
             let mut texts = Vec::new();
+            let list = subpath(path, "content");
+            let mut at = String::new();
             for (k, part) in parts.iter().enumerate() {
-                let at = format!("{path}.content[{k}]");
+                set_item_path(&mut at, &list, k);
                 let obj = object(part, &at, "a content part")?;
                 match part_type(obj, &at)? {
                     "refusal" if text_types.contains(&"refusal") => {
@@ -191,8 +195,9 @@ pub fn content<'a>(obj: &'a Map<String, Value>, path: &str) -> Result<Content<'a
             // A loop, not `collect::<Result<Vec<_>>>()`, which costs its own iterator adapter in the
             // wasm at each use (as in every format's `read`).
             let mut out = Vec::with_capacity(parts.len());
+            let list = subpath(path, "content");
             for (index, value) in parts.iter().enumerate() {
-                let path = format!("{path}.content[{index}]");
+                let path = item_path(&list, index);
                 let fields = object(value, &path, "a content part")?;
                 let kind = part_type(fields, &path)?;
                 out.push(Part { index, path, kind, fields, value });

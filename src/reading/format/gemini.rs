@@ -5,7 +5,7 @@
 
 use super::common::{add_attachment, as_text, fields, object, req_str, with};
 use crate::edit::{FieldEdit, Key, Op};
-use crate::error::{expected, item_path, subpath, Error, Result};
+use crate::error::{expected, set_item_path, subpath, Error, Result};
 use crate::reading::message::{join, Message, Role, ToolCall, ToolResult};
 use crate::text::{json_text, opens_summary, quoted};
 use serde_json::{Map, Value};
@@ -14,8 +14,10 @@ use std::borrow::Cow;
 pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
     let mut out = Vec::with_capacity(items.len());
     let mut last_model = None;
+    let mut path = String::new();
     for (i, v) in items.iter().enumerate() {
-        let m = read_content(v, i, last_model, &item_path(root, i))?;
+        set_item_path(&mut path, root, i);
+        let m = read_content(v, i, last_model, &path)?;
         if m.role == Role::Assistant {
             last_model = Some(i);
         }
@@ -49,8 +51,10 @@ fn read_content<'a>(v: &'a Value, i: usize, last_model: Option<usize>, path: &st
     let mut texts = Vec::new();
     let mut hidden = Vec::new();
     let mut answered: Vec<&str> = Vec::new(); // names of the responses so far, for positional pairing
+    let list = subpath(path, "parts");
+    let mut at = String::new();
     for (k, part) in parts.iter().enumerate() {
-        let at = format!("{path}.parts[{k}]");
+        set_item_path(&mut at, &list, k);
         let p = object(part, &at, "a part")?;
         if let Some(text) = p.get("text") {
             let text = text.as_str().ok_or_else(|| Error::input(subpath(&at, "text"), "expected a string"))?;

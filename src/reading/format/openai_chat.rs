@@ -3,7 +3,7 @@
 
 use super::common::{as_text, fields, object, opt_str, req_id, req_str, text_parts};
 use crate::edit::{FieldEdit, Key};
-use crate::error::{expected, item_path, subpath, Error, Result};
+use crate::error::{expected, set_item_path, subpath, Error, Result};
 use crate::reading::message::{Message, Role, ToolCall, ToolResult};
 use crate::text::{opens_summary, quoted};
 use serde_json::Value;
@@ -11,19 +11,20 @@ use std::borrow::Cow;
 
 pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
     let mut out = Vec::with_capacity(items.len());
+    let mut path = String::new();
     for (i, v) in items.iter().enumerate() {
-        out.push(read_message(items, v, i, root)?);
+        set_item_path(&mut path, root, i);
+        out.push(read_message(items, v, i, &path)?);
     }
     Ok(out)
 }
 
-fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, root: &str) -> Result<Message<'a>> {
-    let path = item_path(root, i);
-    let obj = object(v, &path, "a message")?;
+fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, path: &str) -> Result<Message<'a>> {
+    let obj = object(v, path, "a message")?;
     let role_name = match obj.get("role") {
-        None => return Err(Error::input(subpath(&path, "role"), "missing role")),
+        None => return Err(Error::input(subpath(path, "role"), "missing role")),
         Some(Value::String(r)) => r.as_str(),
-        Some(other) => return Err(Error::input(subpath(&path, "role"), expected("a string", other))),
+        Some(other) => return Err(Error::input(subpath(path, "role"), expected("a string", other))),
     };
     let role = match role_name {
         "system" | "developer" => Role::System,
@@ -32,7 +33,7 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, root: &str) -> R
         "tool" | "function" => Role::Tool,
         other => {
             return Err(Error::input(
-                subpath(&path, "role"),
+                subpath(path, "role"),
                 format!(
                     "unknown role {}; expected system, developer, user, assistant, tool or function",
                     quoted(other)
@@ -41,11 +42,11 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, root: &str) -> R
         }
     };
     let mut m = Message::new(role);
-    let name = opt_str(obj, "name", &path)?;
+    let name = opt_str(obj, "name", path)?;
     // A participant's name is part of what the model reads; on a tool or function result it only
     // repeats the tool's name, which the call already carries.
     m.name = name.filter(|_| role != Role::Tool);
-    let text = text_parts(obj.get("content"), &path, &["text", "refusal"], &mut m)?;
+    let text = text_parts(obj.get("content"), path, &["text", "refusal"], &mut m)?;
     // The whole message is a result: of the call `id`, which the field at `at` refers to.
     let result = |id: Cow<'a, str>, text, at: &str| ToolResult {
         id,
@@ -53,10 +54,10 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, root: &str) -> R
         is_error: false,
         part: None,
         clearable: true,
-        path: subpath(&path, at),
+        path: subpath(path, at),
     };
     match role_name {
-        "tool" => m.tool_results.push(result(req_id(obj, "tool_call_id", &path)?.into(), text, "tool_call_id")),
+        "tool" => m.tool_results.push(result(req_id(obj, "tool_call_id", path)?.into(), text, "tool_call_id")),
         "function" => {
             // Legacy: a function result answers the `function_call` of the assistant message before it.
             let id = if items.get(i.wrapping_sub(1)).and_then(|p| p.get("function_call")).is_some() {
@@ -71,19 +72,22 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, root: &str) -> R
     match (role, obj.get("tool_calls")) {
         (_, None | Some(Value::Null)) => {}
         (Role::Assistant, Some(Value::Array(calls))) => {
+            let list = subpath(path, "tool_calls");
+            let mut at = String::new();
             for (k, c) in calls.iter().enumerate() {
-                m.tool_calls.push(read_tool_call(c, &format!("{path}.tool_calls[{k}]"))?);
+                set_item_path(&mut at, &list, k);
+                m.tool_calls.push(read_tool_call(c, &at)?);
             }
         }
         (Role::Assistant, Some(other)) => {
-            return Err(Error::input(subpath(&path, "tool_calls"), expected("an array", other)))
+            return Err(Error::input(subpath(path, "tool_calls"), expected("an array", other)))
         }
         (_, Some(_)) => {
-            return Err(Error::input(subpath(&path, "tool_calls"), "only assistant messages can make tool calls"))
+            return Err(Error::input(subpath(path, "tool_calls"), "only assistant messages can make tool calls"))
         }
     }
     if let (Role::Assistant, Some(call)) = (role, obj.get("function_call").filter(|c| !c.is_null())) {
-        let at = subpath(&path, "function_call");
+        let at = subpath(path, "function_call");
         let call = object(call, &at, "a function call")?;
         m.tool_calls.push(ToolCall {
             id: format!("function_call@{i}").into(),
