@@ -16,6 +16,10 @@
 //   hex dash  a dash between hexadecimal digits (UUIDs: 8-4-4-4-12): 400 random UUIDs, lower and upper
 //            case, the mean of (tokens − 32 × hex cost) / 4 per UUID. A vocabulary seldom merges a dash with
 //            the digits around it, and the short groups merge less than a long hex string.
+//   hex groups  groups of hexadecimal digits written apart, as a dump shows bytes (`7f45 4c46`): rows of 4 to
+//            32 groups of 2, 4 and 8 random digits, lower and upper case, 4 samples each, from a generator of their
+//            own; the cost per group beyond its digits at the hex cost, least squares through the origin. About a
+//            token for o200k and cl100k (the space and the cut), under half one for claude.
 //   JSON marks  a run of JSON's punctuation (`{"`, `":"`, `","`, `"},{"`: only `"{}[]:,`, two or more)
 //            between the keys and values of minified JSON: tau-bench's tool outputs (JSON objects, pkg-tests/
 //            corpus) written again without spaces, those of its first 40 runs (the rest are held out, and
@@ -186,6 +190,35 @@ function hexDash(count, hex) {
   return Math.max(perDash(false), perDash(true));
 }
 
+let groupSeed = 13;
+/** `n` random hexadecimal digits, from a generator of their own (the other shapes' samples stay as they were). */
+function hexDigits(n, upper) {
+  let s = "";
+  for (let k = 0; k < n; k++) {
+    groupSeed = (groupSeed * 1103515245 + 12345) % 2147483648;
+    s += "0123456789abcdef"[Math.floor((groupSeed / 2147483648) * 16)];
+  }
+  return upper ? s.toUpperCase() : s;
+}
+
+/** Tokens per group of hexadecimal digits written apart, beyond its digits at `hex` tokens each (the higher of lower and upper case). */
+function hexGroup(count, hex) {
+  const perGroup = (upper) => {
+    let [sxy, sxx] = [0, 0];
+    for (const width of [2, 4, 8]) {
+      for (const groups of [4, 8, 16, 32]) {
+        for (let k = 0; k < 4; k++) {
+          const row = Array.from({ length: groups }, () => hexDigits(width, upper)).join(" ");
+          sxy += groups * (count(row) - hex * groups * width);
+          sxx += groups * groups;
+        }
+      }
+    }
+    return sxy / sxx;
+  };
+  return Math.max(perGroup(false), perGroup(true));
+}
+
 const round = (x) => Math.round(x * 1e4) / 1e4;
 /** `x` rounded, as a Rust float literal (`1.0`, not `1`). */
 const literal = (x) => (Number.isInteger(round(x)) ? round(x).toFixed(1) : String(round(x)));
@@ -208,9 +241,10 @@ for (const [name, count] of Object.entries(TOKENIZERS)) {
 // After the rates of every tokenizer, so that their samples are the same with or without this one.
 for (const [name, count] of Object.entries(TOKENIZERS)) {
   rates[name].hexDash = hexDash(count, round(rates[name].hex));
+  rates[name].hexGroup = hexGroup(count, round(rates[name].hex));
   rates[name].jsonMarks = jsonMarksAlone(count);
   rates[name].numbers = numberCosts(count);
-  console.log(`${name}: encoded ${rates[name].encoded.toFixed(4)}, encoded text ${rates[name].encodedText.toFixed(4)}, hex ${rates[name].hex.toFixed(4)} tokens per character, ${rates[name].hexDash.toFixed(4)} per dash between hex digits, ${rates[name].jsonMarks.toFixed(4)} per run of JSON marks alone (${jsonMarkRuns.length} runs); long numbers ${rates[name].numbers.group.toFixed(4)} per group of three digits, ${rates[name].numbers.digit.toFixed(4)} per decimal digit, ${rates[name].numbers.binaryDigit.toFixed(4)} per binary digit`);
+  console.log(`${name}: encoded ${rates[name].encoded.toFixed(4)}, encoded text ${rates[name].encodedText.toFixed(4)}, hex ${rates[name].hex.toFixed(4)} tokens per character, ${rates[name].hexDash.toFixed(4)} per dash between hex digits, ${rates[name].hexGroup.toFixed(4)} per group of hex digits written apart, ${rates[name].jsonMarks.toFixed(4)} per run of JSON marks alone (${jsonMarkRuns.length} runs); long numbers ${rates[name].numbers.group.toFixed(4)} per group of three digits, ${rates[name].numbers.digit.toFixed(4)} per decimal digit, ${rates[name].numbers.binaryDigit.toFixed(4)} per binary digit`);
 }
 
 const table = (name) => `    [${runs[name].join(", ")}],`;
@@ -238,6 +272,9 @@ pub const NUMBER_DIGIT: [f32; 3] = [${["o200k", "cl100k", "claude"].map((n) => l
 pub const BINARY_DIGIT: [f32; 3] = [${["o200k", "cl100k", "claude"].map((n) => literal(rates[n].numbers.binaryDigit)).join(", ")}];
 /// Tokens per dash between hexadecimal digits (a UUID's), for o200k, cl100k and claude.
 pub const HEX_DASH: [f32; 3] = [${["o200k", "cl100k", "claude"].map((n) => round(rates[n].hexDash)).join(", ")}];
+/// Tokens per group of hexadecimal digits written apart (a dump's \`7f45 4c46\`), besides its digits' as
+/// \`HEX\`, for o200k, cl100k and claude.
+pub const HEX_GROUP: [f32; 3] = [${["o200k", "cl100k", "claude"].map((n) => round(rates[n].hexGroup)).join(", ")}];
 /// Tokens per run of JSON marks in minified JSON (\`":"\`, \`","\`, \`"},{"\`), for o200k, cl100k and claude:
 /// what a run adds to the estimate of minified JSON, the words and numbers around it costed as the scanner costs
 /// them.

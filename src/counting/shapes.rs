@@ -4,7 +4,7 @@
 //! tokens instead of 25 000, 5 000 dashes six times high, a progress bar half its tokens for cl100k, a bit
 //! string twice its tokens for claude. After the scan, text with few places where a word could start, or
 //! where letters and digits alternate, is looked through for such stretches; each is taken out of the
-//! scanner's classes and counted in its own (`Class::Encoded`, `EncodedText`, `Hex`, `HexDash`, `Number`,
+//! scanner's classes and counted in its own (`Class::Encoded`, `EncodedText`, `Hex`, `HexDash`, `HexGroup`, `Number`,
 //! `NumberDigit`, `RunO200k`, ...), whose costs are measured against the exact tokenizers
 //! (`shapes_table.rs`). So are minified JSON's runs of marks (`":"`, `","`, `"},{"`): each mostly one token,
 //! where the scanner's costs, fitted on the longer runs of code, made minified JSON 7–26% high; their cost is
@@ -22,6 +22,8 @@ const MIN_HEX: usize = 16;
 /// Numbers shorter than this are left to the scanner (amounts, dates, phone numbers, 13-digit timestamps):
 /// the short numbers of prose are what its digit costs were fitted on.
 const MIN_NUMBER: usize = 16;
+/// Rows of fewer hexadecimal groups than this are left to the scanner (`ab12 cd34`).
+const MIN_HEX_GROUPS: usize = 4;
 /// Runs of one letter, digit or space shorter than this are left to the scanner (indentation, `aaa`).
 const MIN_RUN: usize = 64;
 /// A run of one mark this long (`########`, `........` in a progress bar, `--------` in a table's
@@ -34,8 +36,9 @@ const MIN_MARK_RUN: usize = 8;
 /// many bytes (prose has one every six bytes or so, code every ten); text made of such stretches has few.
 const MIN_TEXT: usize = 48;
 const BYTES_PER_START: usize = 16;
-/// Or, text with a piece of identifier or a group of digits every this many bytes or fewer (hashes have one
-/// every three): 4 of the corpus's 36 905 texts of 48 bytes or more that the word starts leave out.
+/// Or, text with a piece of identifier or a group of digits (after a space or not) every this many bytes or
+/// fewer (hashes have one every three): 4 of the corpus's 36 905 texts of 48 bytes or more that the word
+/// starts leave out, and one more message with the groups after a space counted.
 const BYTES_PER_ALTERNATION: usize = 4;
 
 /// The classes of `text`: the scanner's, and the stretches that are not prose counted apart.
@@ -49,12 +52,13 @@ pub fn classes_of(text: &str) -> Counts {
 
 /// Whether text of `len` bytes, scanned into `c`, is worth looking through: long, and few words start in it,
 /// or letters and digits alternate in it as in hashes and ids (`2b007cf0ba98…`: a piece of identifier and a
-/// group of digits every few bytes), among words (`git log`'s lines, a listing of files named by hashes).
+/// group of digits every few bytes), among words (`git log`'s lines, a listing of files named by hashes) or
+/// apart (a hex dump's `7f45 4c46`, whose groups start with digits after spaces).
 fn may_hold_shapes(c: &Counts, len: usize) -> bool {
     use Class::*;
     let starts: u32 =
         [Word, CommonWord, SpacedDigit, PunctAfterSpace, NewlineRun, NewlineAfterPunct].iter().map(|&k| c.get(k)).sum();
-    let alternations = (c.get(IdentWord) + c.get(DigitGroup)) as usize;
+    let alternations = (c.get(IdentWord) + c.get(DigitGroup) + c.get(SpacedDigit)) as usize;
     len >= MIN_TEXT && (len >= BYTES_PER_START * (starts as usize + 1) || len <= BYTES_PER_ALTERNATION * alternations)
 }
 
@@ -86,6 +90,14 @@ fn reshape(text: &str, c: &mut Counts) {
     while i < bytes.len() {
         let alphabet = is_encoded_byte(bytes[i]);
         let end = i + bytes[i..].iter().take_while(|&&b| is_encoded_byte(b) == alphabet).count();
+        if let Some(dump) = alphabet.then(|| hex_groups(bytes, i, end)).flatten() {
+            c.subtract(&Counts::scan(&text[i..dump.end]));
+            add(c, Class::Hex, dump.digits);
+            add(c, Class::HexGroup, dump.groups);
+            encoded.push(i..dump.end);
+            i = dump.end;
+            continue;
+        }
         // Shorter than `MIN_HEX` and `MIN_NUMBER` (`MIN_ENCODED` is longer), a stretch is prose.
         if alphabet && end - i >= MIN_HEX.min(MIN_NUMBER) {
             match stretch_class(&bytes[i..end]) {
@@ -155,6 +167,46 @@ fn stretch_class(s: &[u8]) -> Option<Class> {
         return None;
     }
     Some(if encodes_text(s) { Class::EncodedText } else { Class::Encoded })
+}
+
+/// A row of hexadecimal groups written apart, as a dump shows bytes (`7f45 4c46 0201 0100`, `7f 45 4c 46`).
+struct HexGroups {
+    end: usize,
+    groups: usize,
+    digits: usize,
+}
+
+/// The row of hexadecimal groups that starts with the stretch `bytes[at..end]`, if it is one: after a space
+/// or a line break, groups of 2 to 8 digits, all as wide as the first (the last of a dump may be
+/// narrower), one or two spaces apart, `MIN_HEX_GROUPS` or more, of one letter case, with a letter in one
+/// at least and a digit in most. A table of numbers has no letters; words made of the letters a to f
+/// (`a bad cafe`) have no digits. The vocabularies cut each group apart; read as prose, groups of mixed
+/// letters and digits cost claude a sixth too much.
+fn hex_groups(bytes: &[u8], at: usize, end: usize) -> Option<HexGroups> {
+    let width = end - at;
+    if !(2..=8).contains(&width) || at > 0 && !bytes[at - 1].is_ascii_whitespace() {
+        return None;
+    }
+    let (mut row, mut with_digit, mut lower, mut upper) =
+        (HexGroups { end: at, groups: 0, digits: 0 }, 0, false, false);
+    let mut i = at;
+    loop {
+        let n = bytes[i..].iter().take_while(|b| b.is_ascii_hexdigit()).count();
+        if n == 0 || n > width || !matches!(bytes.get(i + n), None | Some(b' ' | b'\n' | b'\r' | b'\t')) {
+            break;
+        }
+        let group = &bytes[i..i + n];
+        with_digit += usize::from(group.iter().any(u8::is_ascii_digit));
+        lower |= group.iter().any(u8::is_ascii_lowercase);
+        upper |= group.iter().any(u8::is_ascii_uppercase);
+        row = HexGroups { end: i + n, groups: row.groups + 1, digits: row.digits + n };
+        let spaces = bytes[row.end..].iter().take_while(|&&b| b == b' ').count();
+        if n < width || !(1..=2).contains(&spaces) {
+            break;
+        }
+        i = row.end + spaces;
+    }
+    (row.groups >= MIN_HEX_GROUPS && lower != upper && with_digit * 2 >= row.groups).then_some(row)
 }
 
 /// Counts the long numbers of `text[from..to]` apart, by their groups of three digits and their digits,
@@ -440,6 +492,32 @@ mod tests {
         assert_eq!((uuids.get(Hex), uuids.get(HexDash)), (128, 16));
         let prose = "The quick brown fox jumps over the lazy dog; ".repeat(20);
         assert_eq!(classes_of(&prose), Counts::scan(&prose));
+    }
+
+    #[test]
+    fn a_dumps_groups_of_hex_digits_are_counted_by_the_group() {
+        // xxd: eight groups of four a line; the offsets and the ASCII column stay the scanner's.
+        let xxd = ["00000010: dbf8 bb5e 76ea 6555 7f80 54c8 16b9 fc3c  ................"; 3].join("\n");
+        let c = classes_of(&xxd);
+        assert_eq!((c.get(HexGroup), c.get(Hex)), (24, 96));
+        // hexdump -C: sixteen groups of two, two spaces in the middle; the last line's row is shorter.
+        let hexdump = "00000000  7f 45 4c 46 02 01 01 00  00 00 00 00 00 00 00 00  |.ELF............|\n\
+                       00000010  03 00 3e 00 01 00 00 00  |..>.....|";
+        let c = classes_of(hexdump);
+        assert_eq!((c.get(HexGroup), c.get(Hex)), (24, 48));
+        assert_eq!(classes_of(&"AB12 CD34 EF56 0A1B ".repeat(4)).get(HexGroup), 16, "upper case");
+        // Not dumps: a table of numbers (no letter), words of the letters a to f (no digits), too few
+        // groups, both cases, groups too wide, a group glued to a mark.
+        for text in [
+            "years 2021 2022 2023 2024 2025 2026 and so on, in a long enough line of text",
+            "a bad cafe faced a dead bead, added decade fee: bad face fade abbe cede dace",
+            "commits ab12 cd34 then nothing else of the kind in the rest of this long line",
+            "mixed aB12 Cd34 eF56 0a1B aB12 Cd34 eF56 0a1B aB12 Cd34 eF56 0a1B aB12 Cd34",
+            "wide 0123456789ab 0123456789ab 0123456789ab 0123456789ab 0123456789ab 01234",
+            "call f(ab12, cd34, ef56, 0a1b, ab12, cd34, ef56, 0a1b) again and again here",
+        ] {
+            assert_eq!(classes_of(text).get(HexGroup), 0, "{text}");
+        }
     }
 
     #[test]

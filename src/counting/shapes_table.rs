@@ -12,6 +12,9 @@ pub const NUMBER_DIGIT: [f32; 3] = [0.0, 0.0, 0.4204];
 pub const BINARY_DIGIT: [f32; 3] = [0.0, 0.0, 0.2837];
 /// Tokens per dash between hexadecimal digits (a UUID's), for o200k, cl100k and claude.
 pub const HEX_DASH: [f32; 3] = [1.183, 1.0986, 1.341];
+/// Tokens per group of hexadecimal digits written apart (a dump's `7f45 4c46`), besides its digits' as
+/// `HEX`, for o200k, cl100k and claude.
+pub const HEX_GROUP: [f32; 3] = [1.006, 0.9243, 0.3586];
 /// Tokens per run of JSON marks in minified JSON (`":"`, `","`, `"},{"`), for o200k, cl100k and claude:
 /// what a run adds to the estimate of minified JSON, the words and numbers around it costed as the scanner costs
 /// them.

@@ -8,7 +8,7 @@ mod fitted;
 use crate::counting::memo;
 use crate::counting::shapes::classes_of;
 use crate::counting::shapes_table::{
-    BINARY_DIGIT, ENCODED, ENCODED_TEXT, HEX, HEX_DASH, JSON_MARKS, NUMBER_DIGIT, NUMBER_GROUP,
+    BINARY_DIGIT, ENCODED, ENCODED_TEXT, HEX, HEX_DASH, HEX_GROUP, JSON_MARKS, NUMBER_DIGIT, NUMBER_GROUP,
 };
 use crate::error::{Error, Result};
 use crate::reading::image::ImageSize;
@@ -198,6 +198,7 @@ const fn with_shapes(fitted: [f32; PROSE_CLASSES], measured: usize, scale: f32) 
     costs[Class::EncodedText as usize] = ENCODED_TEXT[measured] * scale;
     costs[Class::Hex as usize] = HEX[measured] * scale;
     costs[Class::HexDash as usize] = HEX_DASH[measured] * scale;
+    costs[Class::HexGroup as usize] = HEX_GROUP[measured] * scale;
     costs[Class::Number as usize] = NUMBER_GROUP[measured] * scale;
     costs[Class::NumberDigit as usize] = NUMBER_DIGIT[measured] * scale;
     costs[Class::BinaryDigit as usize] = BINARY_DIGIT[measured] * scale;

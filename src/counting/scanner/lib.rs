@@ -107,6 +107,9 @@ pub enum Class {
     Hex,
     /// Dashes between hexadecimal digits (a UUID's `8-4-4-4-12`).
     HexDash,
+    /// Groups of hexadecimal digits written apart, four or more in a row (a dump's `7f45 4c46 0201 0100`):
+    /// each group with its space, whose digits are `Hex`.
+    HexGroup,
     /// Groups of three digits of long numbers, decimal or binary (ids, digits of π, bit strings): o200k
     /// and cl100k cut any run of digits so, a token each.
     Number,
