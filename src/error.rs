@@ -123,26 +123,13 @@ pub fn item_path(path: &str, index: usize) -> String {
     out
 }
 
-/// `out` set to `item_path(path, index)`. The format readers name every message they read this way, in
-/// one string: with `format!` and a string each, naming them took a fifth of reading a conversation.
+/// `out` set to `item_path(path, index)`. The format readers name every message they read in one string:
+/// with a string each, naming them took about an eighth of reading a conversation's format.
 #[inline(never)]
 pub fn set_item_path(out: &mut String, path: &str, index: usize) {
-    let mut digits = [0u8; 20];
-    let mut start = digits.len();
-    let mut n = index;
-    loop {
-        start -= 1;
-        digits[start] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
+    use std::fmt::Write;
     out.clear();
-    out.push_str(path);
-    out.push('[');
-    out.extend(digits[start..].iter().map(|&d| char::from(d)));
-    out.push(']');
+    let _ = write!(out, "{path}[{index}]"); // writing to a String cannot fail
 }
 
 /// "expected `what`, got `got`'s type": the message of every error about a value of the wrong type.

@@ -4,8 +4,8 @@
 //! tokens instead of 25 000, 5 000 dashes six times high, a progress bar half its tokens for cl100k, a bit
 //! string twice its tokens for claude. After the scan, text with few places where a word could start, or
 //! where letters and digits alternate, is looked through for such stretches; each is taken out of the
-//! scanner's classes and counted in its own (`Class::Encoded`, `EncodedText`, `Hex`, `HexDash`, `HexGroup`, `Number`,
-//! `NumberDigit`, `RunO200k`, ...), whose costs are measured against the exact tokenizers
+//! scanner's classes and counted in its own (`Class::Encoded`, `EncodedText`, `Hex`, `HexDash`, `HexGroup`,
+//! `Number`, `NumberDigit`, `RunO200k`, ...), whose costs are measured against the exact tokenizers
 //! (`shapes_table.rs`). So are minified JSON's runs of marks (`":"`, `","`, `"},{"`): each mostly one token,
 //! where the scanner's costs, fitted on the longer runs of code, made minified JSON 7–26% high; their cost is
 //! fitted in context, so that it also makes up for the keys between them, which the scanner reads as code's
