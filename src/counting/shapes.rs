@@ -90,12 +90,16 @@ fn reshape(text: &str, c: &mut Counts) {
     while i < bytes.len() {
         let alphabet = is_encoded_byte(bytes[i]);
         let end = i + bytes[i..].iter().take_while(|&&b| is_encoded_byte(b) == alphabet).count();
-        if let Some(dump) = alphabet.then(|| hex_groups(bytes, i, end)).flatten() {
-            c.subtract(&Counts::scan(&text[i..dump.end]));
-            add(c, Class::Hex, dump.digits);
-            add(c, Class::HexGroup, dump.groups);
-            encoded.push(i..dump.end);
-            i = dump.end;
+        if let Some(row) = alphabet.then(|| hex_groups(bytes, i, end)).flatten() {
+            if row.dump {
+                c.subtract(&Counts::scan(&text[i..row.end]));
+                add(c, Class::Hex, row.digits);
+                add(c, Class::HexGroup, row.groups);
+                encoded.push(i..row.end);
+            }
+            // A row that is not a dump is passed over whole: its groups are too short to be anything but
+            // prose, and looking at it again from each of them would take time quadratic in its length.
+            i = row.end;
             continue;
         }
         // Shorter than `MIN_HEX` and `MIN_NUMBER` (`MIN_ENCODED` is longer), a stretch is prose.
@@ -169,27 +173,30 @@ fn stretch_class(s: &[u8]) -> Option<Class> {
     Some(if encodes_text(s) { Class::EncodedText } else { Class::Encoded })
 }
 
-/// A row of hexadecimal groups written apart, as a dump shows bytes (`7f45 4c46 0201 0100`, `7f 45 4c 46`).
+/// A row of hexadecimal groups written apart, and whether it is a dump's (`7f45 4c46 0201 0100`, `7f 45 4c 46`).
 struct HexGroups {
+    /// Where the row ends, or for a row that is not a dump's, where reading goes on.
     end: usize,
     groups: usize,
     digits: usize,
+    dump: bool,
 }
 
-/// The row of hexadecimal groups that starts with the stretch `bytes[at..end]`, if it is one: after a space
-/// or a line break, groups of 2 to 8 digits, all as wide as the first (the last of a dump may be
-/// narrower), one or two spaces apart, `MIN_HEX_GROUPS` or more, of one letter case, with a letter in one
-/// at least and a digit in most. A table of numbers has no letters; words made of the letters a to f
-/// (`a bad cafe`) have no digits. The vocabularies cut each group apart; read as prose, groups of mixed
-/// letters and digits cost claude a sixth too much.
+/// The row of hexadecimal groups that starts with the stretch `bytes[at..end]`, if one can start there (after
+/// a space or a line break, 2 to 8 digits): the groups as wide as the first that follow (the last of a dump
+/// may be narrower), one or two spaces apart. A dump's row has `MIN_HEX_GROUPS` or more, of one letter case,
+/// with a letter in one at least and a digit in most. A table of numbers has no letters; words made of the
+/// letters a to f (`a bad cafe`) have no digits. The vocabularies cut each group apart; read as prose, groups
+/// of mixed letters and digits cost claude a sixth too much.
 fn hex_groups(bytes: &[u8], at: usize, end: usize) -> Option<HexGroups> {
     let width = end - at;
     if !(2..=8).contains(&width) || at > 0 && !bytes[at - 1].is_ascii_whitespace() {
         return None;
     }
     let (mut row, mut with_digit, mut lower, mut upper) =
-        (HexGroups { end: at, groups: 0, digits: 0 }, 0, false, false);
+        (HexGroups { end: at, groups: 0, digits: 0, dump: false }, 0, false, false);
     let mut i = at;
+    let mut full_end = at; // the end of the last group as wide as the first
     loop {
         let n = bytes[i..].iter().take_while(|b| b.is_ascii_hexdigit()).count();
         if n == 0 || n > width || !matches!(bytes.get(i + n), None | Some(b' ' | b'\n' | b'\r' | b'\t')) {
@@ -199,14 +206,23 @@ fn hex_groups(bytes: &[u8], at: usize, end: usize) -> Option<HexGroups> {
         with_digit += usize::from(group.iter().any(u8::is_ascii_digit));
         lower |= group.iter().any(u8::is_ascii_lowercase);
         upper |= group.iter().any(u8::is_ascii_uppercase);
-        row = HexGroups { end: i + n, groups: row.groups + 1, digits: row.digits + n };
+        row = HexGroups { end: i + n, groups: row.groups + 1, digits: row.digits + n, dump: false };
+        if n == width {
+            full_end = row.end;
+        }
         let spaces = bytes[row.end..].iter().take_while(|&&b| b == b' ').count();
         if n < width || !(1..=2).contains(&spaces) {
             break;
         }
         i = row.end + spaces;
     }
-    (row.groups >= MIN_HEX_GROUPS && lower != upper && with_digit * 2 >= row.groups).then_some(row)
+    row.dump = row.groups >= MIN_HEX_GROUPS && lower != upper && with_digit * 2 >= row.groups;
+    if !row.dump {
+        // Passed over up to its last group as wide as the first: a narrower one may start a row of its own
+        // (`00000010  03 00 3e`: an offset, then the bytes).
+        row.end = full_end;
+    }
+    (row.end > at).then_some(row) // a stretch of other letters (`zz12`) starts none
 }
 
 /// Counts the long numbers of `text[from..to]` apart, by their groups of three digits and their digits,
@@ -518,6 +534,10 @@ mod tests {
         ] {
             assert_eq!(classes_of(text).get(HexGroup), 0, "{text}");
         }
+        // A row that is not a dump is passed over whole, its lower-case end too: looked at again from each
+        // group, a long row took time quadratic in its length (160 000 groups: 267 s).
+        let row = format!("1A2B {}", "1a2b ".repeat(8));
+        assert_eq!(classes_of(&row).get(HexGroup), 0);
     }
 
     #[test]
