@@ -538,6 +538,8 @@ mod tests {
         // group, a long row took time quadratic in its length (160 000 groups: 267 s).
         let row = format!("1A2B {}", "1a2b ".repeat(8));
         assert_eq!(classes_of(&row).get(HexGroup), 0);
+        let long = format!("{}1A2B", "1a2b ".repeat(200_000)); // milliseconds read once; hours read quadratically
+        assert_eq!(classes_of(&long).get(HexGroup), 0);
     }
 
     #[test]
