@@ -373,11 +373,11 @@ impl Restore<'_, '_> {
             let mut quotes_share = f64::INFINITY;
             if available < wanted {
                 // Never below the budget of the shortest section, so that the oldest message (the task) is
-                // still quoted.
+                // still quoted. The cut summary states less than the whole one, so whatever the whole one left
+                // to quote is still there to quote.
                 let shortest = profile.text(USER_HEADING) + MIN_QUOTE_TOKENS;
-                let can_quote =
-                    quotes_wanted > 0.0 && user_text_section(conv, &indices, summary, profile, shortest).is_some();
-                quotes_share = (available * quotes_wanted / wanted).max(if can_quote { shortest } else { 0.0 });
+                let floor = if quotes_wanted > 0.0 { shortest } else { 0.0 };
+                quotes_share = (available * quotes_wanted / wanted).max(floor);
             }
             free = (available - wanted).max(0.0);
             *room += cut as f64;
