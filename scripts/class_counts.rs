@@ -4,9 +4,9 @@
 //! shapes are measured apart (scripts/fit-shapes.mjs), not fitted: the fit takes their tokens off the real
 //! counts and fits the scanner's classes on the rest, exactly as the package adds them up.
 //!
-//! With `--json-marks` (for scripts/fit-shapes.mjs), it prints instead the runs of JSON marks counted in
-//! each text, then the tokens of everything else in it for o200k, cl100k and claude: what the runs' cost
-//! is fitted against.
+//! With `--json-marks` or `--code-marks` (for scripts/fit-shapes.mjs), it prints instead the runs of JSON
+//! marks, or of minified code's marks, counted in each text, then the tokens of everything else in it for
+//! o200k, cl100k and claude: what the runs' cost is fitted against.
 use ctxfold::counting::profiles::{CL100K, CLAUDE, O200K};
 use ctxfold::counting::scanner::{Class, CLASS_NAMES, PROSE_CLASSES};
 use ctxfold::counting::shapes::classes_of;
@@ -20,12 +20,14 @@ fn main() {
         return;
     }
     let json_marks = std::env::args().any(|a| a == "--json-marks");
+    let code_marks = std::env::args().any(|a| a == "--code-marks");
     for line in stdin.lock().lines() {
         let line = line.expect("stdin");
         let text: String = serde_json::from_str(&line).expect("one JSON string per line");
         let mut counts = classes_of(&text);
-        if json_marks {
-            let runs = std::mem::take(&mut counts.0[Class::JsonMarks as usize]);
+        if json_marks || code_marks {
+            let class = if json_marks { Class::JsonMarks } else { Class::CodeMarks };
+            let runs = std::mem::take(&mut counts.0[class as usize]);
             let rest = [O200K, CL100K, CLAUDE].map(|p| format!("{:.4}", p.weigh(&counts)));
             writeln!(out, "{runs} {}", rest.join(" ")).expect("stdout");
             continue;

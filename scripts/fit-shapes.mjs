@@ -33,6 +33,14 @@
 //            the scanner's classes, so the two fits depend on each other: after either changes, run this,
 //            then fit-profiles.mjs, until neither table changes (from the costs measured alone, four
 //            rounds; the last moved nothing).
+//   code marks  a run of two or more marks in minified code (`){`, `});`, `=function(`), fitted in context as
+//            the JSON marks are, on the minified bundles in the dev dependencies (node_modules, the versions
+//            package-lock.json pins), cut into pieces of 20 000 characters: `source-map`'s
+//            `dist/source-map.min.js`, `protobufjs`'s `dist/minimal/protobuf.min.js` and `web-streams-polyfill`'s
+//            `dist/polyfill.min.js` fitted on; the same packages' other builds (`dist/protobuf.min.js`,
+//            `dist/polyfill.es2018.min.js`, which share much of their source with the fitted ones) held out.
+//            Few bundles, so the shapes bench's generated minified code is the check that shares nothing
+//            with them. fit-profiles.mjs needs nothing of it: no corpus text reads as minified code.
 //   runs     one character repeated: for each printable ASCII character and each tokenizer, how many
 //            characters one token covers in a run of 4 096 (BPE vocabularies hold runs of 2, 4, ... 64
 //            of a character as one token; digits go by three), and which runs of 1 to 32 of it, no
@@ -45,7 +53,7 @@
 //
 // Against the exact counts of `exactCounters` (scripts/corpus-texts.mjs), as fit-profiles.mjs.
 // Deterministic: the random bytes come from a fixed linear congruential generator.
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { readCorpus } from "../pkg-tests/corpus.mjs";
 import { classCountRows, exactCounters } from "./corpus-texts.mjs";
@@ -149,12 +157,15 @@ const jsonMarkRuns = minifiedJson.flatMap((t) => t.match(/[!-/:-@[-`{-~]{2,}/g) 
 /** Mean tokens of a run of JSON marks tokenized alone (what the table holds until the fit in context). */
 const jsonMarksAlone = (count) => jsonMarkRuns.reduce((sum, r) => sum + count(r), 0) / jsonMarkRuns.length;
 
-/** Per text: the runs of JSON marks the package finds, and the tokens of all the rest as it costs them (from the build). */
-const jsonMarksAndRest = (texts) => classCountRows(["--json-marks"], texts);
+/**
+ * Per text: the runs of JSON marks (`--json-marks`) or of code's marks (`--code-marks`) the package finds, and the
+ * tokens of all the rest as it costs them (from the build).
+ */
+const marksAndRest = (flag, texts) => classCountRows([flag], texts);
 
-/** The cost of a run of JSON marks for each tokenizer that makes the package's estimate of `texts` equal their exact count. */
-function jsonMarksInContext(texts) {
-  const lines = jsonMarksAndRest(texts);
+/** The cost of a run of `flag`'s marks for each tokenizer that makes the package's estimate of `texts` equal their exact count. */
+function marksInContext(flag, texts) {
+  const lines = marksAndRest(flag, texts);
   const runs = lines.reduce((sum, l) => sum + l[0], 0);
   return Object.fromEntries(NAMES.map((name, k) => {
     const rest = lines.reduce((sum, l) => sum + l[1 + k], 0);
@@ -164,10 +175,10 @@ function jsonMarksInContext(texts) {
 }
 
 /**
- * The package's error on `texts` (their `lines` from `jsonMarksAndRest`) with the runs at `cost`: in all, and the
+ * The package's error on `texts` (their `lines` from `marksAndRest`) with the runs at `cost`: in all, and the
  * median |error| of the texts of over 50 tokens.
  */
-function jsonError(texts, lines, cost) {
+function marksError(texts, lines, cost) {
   return Object.fromEntries(NAMES.map((name, k) => {
     const rows = texts.map((t, i) => [lines[i][1 + k] + cost[name] * lines[i][0], TOKENIZERS[name](t)]);
     const total = rows.reduce((s, r) => s + r[0], 0) / rows.reduce((s, r) => s + r[1], 0) - 1;
@@ -175,6 +186,17 @@ function jsonError(texts, lines, cost) {
     return [name, { total, median: errors[errors.length >> 1] }];
   }));
 }
+
+// Minified code: bundles cut into pieces (see the header).
+const bundle = (path) => {
+  const text = readFileSync(fileURLToPath(new URL(`../node_modules/${path}`, import.meta.url)), "utf8");
+  return Array.from({ length: Math.ceil(text.length / 20_000) }, (_, k) => text.slice(k * 20_000, (k + 1) * 20_000));
+};
+const minifiedCode = ["source-map/dist/source-map.min.js", "protobufjs/dist/minimal/protobuf.min.js", "web-streams-polyfill/dist/polyfill.min.js"].flatMap(bundle);
+const minifiedCodeHeldOut = ["protobufjs/dist/protobuf.min.js", "web-streams-polyfill/dist/polyfill.es2018.min.js"].flatMap(bundle);
+// The runs of two or more marks, as src/counting/shapes.rs finds them in minified code.
+const codeMarkRuns = minifiedCode.flatMap((t) => t.match(/[!-/:-@[-`{-~]{2,}/g) ?? []).filter((r) => !/^["{}[\]:,]+$/.test(r));
+const codeMarksAlone = (count) => codeMarkRuns.reduce((sum, r) => sum + count(r), 0) / codeMarkRuns.length;
 
 /** Tokens per dash of a UUID beyond its 32 hexadecimal digits at `hex` tokens each (the higher of lower and upper case). */
 function hexDash(count, hex) {
@@ -243,6 +265,7 @@ for (const [name, count] of Object.entries(TOKENIZERS)) {
   rates[name].hexDash = hexDash(count, round(rates[name].hex));
   rates[name].hexGroup = hexGroup(count, round(rates[name].hex));
   rates[name].jsonMarks = jsonMarksAlone(count);
+  rates[name].codeMarks = codeMarksAlone(count);
   rates[name].numbers = numberCosts(count);
   console.log(`${name}: encoded ${rates[name].encoded.toFixed(4)}, encoded text ${rates[name].encodedText.toFixed(4)}, hex ${rates[name].hex.toFixed(4)} tokens per character, ${rates[name].hexDash.toFixed(4)} per dash between hex digits, ${rates[name].hexGroup.toFixed(4)} per group of hex digits written apart, ${rates[name].jsonMarks.toFixed(4)} per run of JSON marks alone (${jsonMarkRuns.length} runs); long numbers ${rates[name].numbers.group.toFixed(4)} per group of three digits, ${rates[name].numbers.digit.toFixed(4)} per decimal digit, ${rates[name].numbers.binaryDigit.toFixed(4)} per binary digit`);
 }
@@ -279,6 +302,10 @@ pub const HEX_GROUP: [f32; 3] = [${["o200k", "cl100k", "claude"].map((n) => roun
 /// what a run adds to the estimate of minified JSON, the words and numbers around it costed as the scanner costs
 /// them.
 pub const JSON_MARKS: [f32; 3] = [${["o200k", "cl100k", "claude"].map((n) => round(rates[n].jsonMarks)).join(", ")}];
+/// Tokens per run of marks in minified code (\`){\`, \`});\`, \`=function(\`), for o200k, cl100k and claude: what a
+/// run adds to the estimate of a minified bundle, the identifiers and numbers around it costed as the scanner
+/// costs them.
+pub const CODE_MARKS: [f32; 3] = [${["o200k", "cl100k", "claude"].map((n) => round(rates[n].codeMarks)).join(", ")}];
 
 /// For o200k, cl100k and claude: how many characters one token covers in a run of one repeated character,
 /// for each printable ASCII character from the space (0x20) to \`~\` (0x7E).
@@ -316,15 +343,20 @@ ${SYMBOLS.map(symbolRow).join("\n")}
 `,
 );
 writeTable();
-const alone = Object.fromEntries(NAMES.map((n) => [n, round(rates[n].jsonMarks)]));
-const inContext = jsonMarksInContext(minifiedJson);
-for (const name of NAMES) rates[name].jsonMarks = inContext[name];
-console.log(`per run of JSON marks in minified JSON, fitted in context: ${NAMES.map((n) => `${n} ${inContext[n].toFixed(4)}`).join(", ")}`);
 const percent = (x) => `${(100 * x).toFixed(1)}%`;
-const heldOutLines = jsonMarksAndRest(minifiedHeldOut);
-for (const [what, cost] of [["alone", alone], ["in context", inContext]]) {
-  const error = jsonError(minifiedHeldOut, heldOutLines, cost);
-  console.log(`  held out (${minifiedHeldOut.length} tool outputs), the runs' cost ${what}: error in all / median |error| ${NAMES.map((n) => `${n} ${percent(error[n].total)} / ${percent(error[n].median)}`).join(", ")}`);
+for (const [what, key, flag, fitted, heldOut] of [
+  ["JSON marks in minified JSON", "jsonMarks", "--json-marks", minifiedJson, minifiedHeldOut],
+  ["code's marks in minified code", "codeMarks", "--code-marks", minifiedCode, minifiedCodeHeldOut],
+]) {
+  const alone = Object.fromEntries(NAMES.map((n) => [n, round(rates[n][key])]));
+  const inContext = marksInContext(flag, fitted);
+  for (const name of NAMES) rates[name][key] = inContext[name];
+  console.log(`per run of ${what}, fitted in context (${fitted.length} texts): ${NAMES.map((n) => `${n} ${inContext[n].toFixed(4)}`).join(", ")}`);
+  const heldOutLines = marksAndRest(flag, heldOut);
+  for (const [how, cost] of [["alone", alone], ["in context", inContext]]) {
+    const error = marksError(heldOut, heldOutLines, cost);
+    console.log(`  held out (${heldOut.length} texts), the runs' cost ${how}: error in all / median |error| ${NAMES.map((n) => `${n} ${percent(error[n].total)} / ${percent(error[n].median)}`).join(", ")}`);
+  }
 }
 writeTable();
 console.log(`wrote ${out}`);

@@ -9,7 +9,8 @@
 //! (`shapes_table.rs`). So are minified JSON's runs of marks (`":"`, `","`, `"},{"`): each mostly one token,
 //! where the scanner's costs, fitted on the longer runs of code, made minified JSON 7–26% high; their cost is
 //! fitted in context, so that it also makes up for the keys between them, which the scanner reads as code's
-//! identifiers.
+//! identifiers. Minified code's runs of marks (`){`, `});`, `=function(`) likewise: read as the scanner's
+//! punctuation, fitted on code written with spaces, bundles were 4–23% high.
 
 use crate::counting::shapes_table::{RUN_LENGTH, RUN_PIECES, SYMBOL_RUNS};
 use ctxfold_scanner::{digit_groups, Class, Counts};
@@ -40,6 +41,10 @@ const BYTES_PER_START: usize = 16;
 /// fewer (hashes have one every three): 4 of the corpus's 36 905 texts of 48 bytes or more that the word
 /// starts leave out, and one more message with the groups after a space counted.
 const BYTES_PER_ALTERNATION: usize = 4;
+/// Minified code (`is_minified_code`): a line break per this many bytes at most...
+const MINIFIED_LINE: usize = 200;
+/// ...and a statement's end or a block's start per this many bytes at least.
+const MINIFIED_STATEMENT: usize = 100;
 
 /// The classes of `text`: the scanner's, and the stretches that are not prose counted apart.
 pub fn classes_of(text: &str) -> Counts {
@@ -115,9 +120,10 @@ fn reshape(text: &str, c: &mut Counts) {
         i = end;
     }
     if may_hold_runs(c) {
+        let code = is_minified_code(bytes);
         let mut from = 0;
         for stretch in encoded.iter().chain([&(bytes.len()..bytes.len())]) {
-            runs(text, from, stretch.start, c);
+            runs(text, from, stretch.start, code, c);
             from = stretch.end;
         }
     }
@@ -316,8 +322,9 @@ fn add(c: &mut Counts, class: Class, n: usize) {
 /// marks holding a run of one mark of `MIN_MARK_RUN` or more with all its marks, each run of one mark
 /// in its pieces (`[`, `####`, `....`, `]`); each run of a symbol of `SYMBOL_RUNS` (`┌`, `──────`,
 /// `██████`) alone: the scanner costs every symbol alike, where a vocabulary holds 16 `─` in a token and
-/// cuts a `┌` in two. Any other run of JSON's marks (`is_json_marks`) is one `JsonMarks`.
-fn runs(text: &str, from: usize, to: usize, c: &mut Counts) {
+/// cuts a `┌` in two. Any other run of JSON's marks (`is_json_marks`) is one `JsonMarks`, and in minified
+/// code (`code`) any other run of two marks or more one `CodeMarks`.
+fn runs(text: &str, from: usize, to: usize, code: bool, c: &mut Counts) {
     let bytes = text.as_bytes();
     let mut i = from;
     while i < to {
@@ -328,6 +335,9 @@ fn runs(text: &str, from: usize, to: usize, c: &mut Counts) {
             if !in_pieces && is_json_marks(&bytes[i..end]) {
                 c.subtract(&Counts::scan(&text[i..end]));
                 add(c, Class::JsonMarks, 1);
+            } else if !in_pieces && code && end - i >= 2 {
+                c.subtract(&Counts::scan(&text[i..end]));
+                add(c, Class::CodeMarks, 1);
             }
             i = end;
         } else if b.is_ascii() {
@@ -351,6 +361,27 @@ fn runs(text: &str, from: usize, to: usize, c: &mut Counts) {
             };
         }
     }
+}
+
+/// Whether `bytes` reads as minified code: long lines (a line break per `MINIFIED_LINE` bytes at most, and
+/// one line at least as long) and statements run together (a `;` or a `){` per `MINIFIED_STATEMENT` bytes
+/// at least), as bundles are written and neither JSON nor prose is (a one-line `python -c "a; b"` is too
+/// short).
+fn is_minified_code(bytes: &[u8]) -> bool {
+    if bytes.len() < MINIFIED_LINE {
+        return false;
+    }
+    let mut breaks = 0;
+    let mut statements = 0;
+    for (k, &b) in bytes.iter().enumerate() {
+        match b {
+            b'\n' => breaks += 1,
+            b';' => statements += 1,
+            b'{' if k > 0 && bytes[k - 1] == b')' => statements += 1,
+            _ => {}
+        }
+    }
+    breaks * MINIFIED_LINE <= bytes.len() && statements * MINIFIED_STATEMENT >= bytes.len()
 }
 
 /// `u8::is_ascii_punctuation`, which `opt-level = "z"` leaves a call for every byte.
@@ -553,6 +584,27 @@ mod tests {
         // Spaced JSON has words at every other place: it is read as the scanner reads it.
         let spaced = r#"{"id": 7, "tags": ["a", "b"], "ok": true} "#.repeat(6);
         assert_eq!(classes_of(&spaced), Counts::scan(&spaced));
+    }
+
+    #[test]
+    fn minified_codes_runs_of_marks_are_counted_apart() {
+        let bundle = (0..40)
+            .map(|i| format!("function f{i}(a,b){{return a+b*{i}}}if(x{i}>10){{g(\"v\",x{i})}}"))
+            .collect::<String>();
+        let c = classes_of(&bundle);
+        // Per function, the runs of two marks or more: `){`, `){`, `("`, `)}` are one `CodeMarks` each, `",` is
+        // JSON's (`JsonMarks`); the single marks (`(`, `,`, `+`, `*`, `}`, `>`) stay the scanner's.
+        assert_eq!(c.get(CodeMarks), 4 * 40);
+        assert_eq!(c.get(JsonMarks), 40);
+        // Not minified code: the same written line by line, minified JSON, a short command, prose with
+        // semicolons.
+        let lines = bundle.replace('}', "}\n");
+        let json = r#"[{"id":7,"tags":["a","b"],"ok":true},{"id":8,"price":1.5,"note":"x-y"}]"#.repeat(5);
+        let command = r#"{"command": "python -c \"import ast; print(ast.dump(ast.parse('Tuple[()]')))\""}"#;
+        let prose = "First; second; third; and so on (in brackets); until the line is long enough. ".repeat(4);
+        for text in [&lines, &json, command, &prose] {
+            assert_eq!(classes_of(text).get(CodeMarks), 0, "{text}");
+        }
     }
 
     #[test]

@@ -8,7 +8,7 @@ mod fitted;
 use crate::counting::memo;
 use crate::counting::shapes::classes_of;
 use crate::counting::shapes_table::{
-    BINARY_DIGIT, ENCODED, ENCODED_TEXT, HEX, HEX_DASH, HEX_GROUP, JSON_MARKS, NUMBER_DIGIT, NUMBER_GROUP,
+    BINARY_DIGIT, CODE_MARKS, ENCODED, ENCODED_TEXT, HEX, HEX_DASH, HEX_GROUP, JSON_MARKS, NUMBER_DIGIT, NUMBER_GROUP,
 };
 use crate::error::{Error, Result};
 use crate::reading::image::ImageSize;
@@ -203,6 +203,7 @@ const fn with_shapes(fitted: [f32; PROSE_CLASSES], measured: usize, scale: f32) 
     costs[Class::NumberDigit as usize] = NUMBER_DIGIT[measured] * scale;
     costs[Class::BinaryDigit as usize] = BINARY_DIGIT[measured] * scale;
     costs[Class::JsonMarks as usize] = JSON_MARKS[measured] * scale;
+    costs[Class::CodeMarks as usize] = CODE_MARKS[measured] * scale;
     // Each run class holds the tokens of one vocabulary: only the measured one counts.
     costs[Class::RunO200k as usize + measured] = scale;
     costs

@@ -120,6 +120,9 @@ pub enum Class {
     /// Runs of JSON's marks between the keys and values of minified JSON (`":"`, `","`, `"},{"`): each
     /// mostly one token, where the scanner's punctuation costs weigh the marks of code.
     JsonMarks,
+    /// Runs of two or more marks in minified code (`){`, `});`, `=function(`, `||`): where the scanner's
+    /// punctuation costs were fitted on code written with spaces, whose marks stand apart.
+    CodeMarks,
     /// Tokens of runs of one repeated character, as o200k, cl100k and claude cut them.
     RunO200k,
     RunCl100k,
