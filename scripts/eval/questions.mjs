@@ -113,14 +113,16 @@ function answerOf(fact, keptText) {
  * orders what a summary should keep: 0 the user's and the assistant's words, 1 the assistant's tool calls, 2 tool
  * output and long user messages (task statements, observations).
  */
-function sourceOf(messages, index, needle, names) {
+export function sourceOf(messages, index, needle, names) {
   const m = messages[index];
   const text = textOf(m);
   if (text.includes(needle)) {
     if (m.role === "tool") {
+      // The call this output answers is the last one before it with its id: a run may use an id again (tau-bench
+      // does), so the name is the call's, not the id's last.
       const call = messages.slice(0, index).flatMap(callsOf).findLast((c) => c.id === m.tool_call_id);
       const ran = call ? `, after the assistant called \`${call.name}\` with \`${commandOf(call, 120)}\`` : "";
-      return { who: `the output of the tool \`${names.get(m.tool_call_id) ?? "tool"}\`${ran}`, text, rank: 2 };
+      return { who: `the output of the tool \`${call?.name ?? names.get(m.tool_call_id) ?? "tool"}\`${ran}`, text, rank: 2 };
     }
     const who = m.role === "user" ? "the user" : m.role === "assistant" ? "the assistant" : `the ${m.role} message`;
     return { who, text, rank: m.role === "user" && text.length > LONG_USER_CHARS ? 2 : 0 };
