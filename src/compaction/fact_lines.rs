@@ -16,6 +16,9 @@ use crate::text::{ceil_boundary, floor_boundary, one_line};
 /// ID:", "Price: $137 + $167 =") sits right beside it.
 const MAX_LINE_CHARS: usize = 40;
 
+/// Longest line shown for a value of a JSON record (bytes).
+const MAX_RECORD_CHARS: usize = 80;
+
 /// Longest quote of how a message begins, in a heading (bytes).
 const MAX_OPENING_CHARS: usize = 48;
 
@@ -143,14 +146,17 @@ fn heading(label: &str, text: &str, start: usize) -> String {
 /// a window around them.
 fn line_around(text: &str, at: usize, len: usize) -> (usize, usize) {
     let (line_start, line_end) = line_of(text, at);
-    let width = MAX_LINE_CHARS.max(len);
+    // A value of a JSON record (`"flight_number": "HAT017"`) is told from another record's by the fields
+    // after it (`"origin": "MCO", "destination": "BOS"`): a wider window, most of it after the value.
+    let record = text[..at].ends_with("\": \"") || text[..at].ends_with("\":\"");
+    let width = if record { MAX_RECORD_CHARS } else { MAX_LINE_CHARS }.max(len);
     if line_end - line_start <= width {
         return (line_start, line_end);
     }
-    // Two thirds of the window before the fact, where its label is; moved inside the line where the
-    // fact sits near one of its ends. A fact as long as the window (a constraint sentence in a long
-    // paragraph) is shown alone.
-    let side = (width - len) * 2 / 3;
+    // Two thirds of the window before the fact, where its label is (a record's key: a third); moved inside
+    // the line where the fact sits near one of its ends. A fact as long as the window (a constraint
+    // sentence in a long paragraph) is shown alone.
+    let side = if record { (width - len) / 3 } else { (width - len) * 2 / 3 };
     let start = at.saturating_sub(side).max(line_start).min(line_end - width);
     let mut start = floor_boundary(text, start);
     // Never inside the fact (a start moved back to a character's first byte moves the window with it).
@@ -255,6 +261,19 @@ mod tests {
             (Some("output of `book_reservation`"), "\"reservation_id\": \"ZFA04Y\",")
         );
         assert!(!code.same_source(&id) && !id.same_source(&later) && later.same_source(&later));
+    }
+
+    #[test]
+    fn a_records_value_is_shown_with_the_fields_that_tell_it_from_another_records() {
+        let flights = r#"[{"flight_number": "HAT017", "origin": "MCO", "destination": "BOS", "scheduled_departure_time_est": "10:00:00", "status": "available"}]"#;
+        let at = flights.find("HAT017").unwrap();
+        let shown = shown_around(flights, at, 6);
+        assert_eq!(shown, r#"[{"flight_number": "HAT017", "origin": "MCO", "destination": "BOS",…"#);
+        // A value in prose keeps the window of its words, most of it before (its label).
+        let prose =
+            "After a long search the agent found that the flight number HAT017 leaves from gate 12 in the morning.";
+        let shown = shown_around(prose, prose.find("HAT017").unwrap(), 6);
+        assert_eq!(shown, "…the flight number HAT017 leaves from…");
     }
 
     fn shown_around(text: &str, at: usize, len: usize) -> String {
