@@ -15,18 +15,24 @@ use std::io::{BufRead, BufWriter, Write};
 fn main() {
     let stdin = std::io::stdin();
     let mut out = BufWriter::new(std::io::stdout());
-    if std::env::args().any(|a| a == "--names") {
+    let flag = |name: &str| std::env::args().any(|a| a == name);
+    if flag("--names") {
         writeln!(out, "{}", CLASS_NAMES.join(" ")).expect("stdout");
         return;
     }
-    let json_marks = std::env::args().any(|a| a == "--json-marks");
-    let code_marks = std::env::args().any(|a| a == "--code-marks");
+    // The runs whose cost is fitted in context, if asked for.
+    let marks = if flag("--json-marks") {
+        Some(Class::JsonMarks)
+    } else if flag("--code-marks") {
+        Some(Class::CodeMarks)
+    } else {
+        None
+    };
     for line in stdin.lock().lines() {
         let line = line.expect("stdin");
         let text: String = serde_json::from_str(&line).expect("one JSON string per line");
         let mut counts = classes_of(&text);
-        if json_marks || code_marks {
-            let class = if json_marks { Class::JsonMarks } else { Class::CodeMarks };
+        if let Some(class) = marks {
             let runs = std::mem::take(&mut counts.0[class as usize]);
             let rest = [O200K, CL100K, CLAUDE].map(|p| format!("{:.4}", p.weigh(&counts)));
             writeln!(out, "{runs} {}", rest.join(" ")).expect("stdout");

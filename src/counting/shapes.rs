@@ -332,12 +332,19 @@ fn runs(text: &str, from: usize, to: usize, code: bool, c: &mut Counts) {
         if is_mark(b) {
             let end = i + bytes[i..to].iter().take_while(|&&b| is_mark(b)).count();
             let in_pieces = end - i >= MIN_MARK_RUN && marks(text, i, end, c);
-            if !in_pieces && is_json_marks(&bytes[i..end]) {
+            let run = &bytes[i..end];
+            let class = if in_pieces {
+                None // counted by `marks`
+            } else if is_json_marks(run) {
+                Some(Class::JsonMarks)
+            } else if code && run.len() >= 2 {
+                Some(Class::CodeMarks)
+            } else {
+                None
+            };
+            if let Some(class) = class {
                 c.subtract(&Counts::scan(&text[i..end]));
-                add(c, Class::JsonMarks, 1);
-            } else if !in_pieces && code && end - i >= 2 {
-                c.subtract(&Counts::scan(&text[i..end]));
-                add(c, Class::CodeMarks, 1);
+                add(c, class, 1);
             }
             i = end;
         } else if b.is_ascii() {
