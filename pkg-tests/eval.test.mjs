@@ -152,7 +152,8 @@ test("a question whose quoted words hold another value elsewhere is ambiguous, a
 
 test("a tool's output is named by the call it answers, also where a run uses a call id again", async () => {
   const { sourceOf } = await import("../scripts/eval/questions.mjs");
-  const { toolNames } = await import("../scripts/eval/messages.mjs");
+  const { answeredCalls } = await import("../scripts/eval/messages.mjs");
+  const { transcript } = await import("../scripts/eval/transcript.mjs");
   const call = (name, args) => ({ role: "assistant", content: "", tool_calls: [{ id: "call_0", type: "function", function: { name, arguments: args } }] });
   const messages = [
     call("get_reservation_details", '{"reservation_id":"JG7FMM"}'),
@@ -160,9 +161,12 @@ test("a tool's output is named by the call it answers, also where a run uses a c
     call("search_direct_flight", '{"origin":"MCO"}'),
     { role: "tool", tool_call_id: "call_0", content: '[{"flight_number": "HAT017"}]' },
   ];
-  const names = toolNames(messages);
-  assert.match(sourceOf(messages, 1, "JG7FMM", names).who, /^the output of the tool `get_reservation_details`, after the assistant called `get_reservation_details`/);
-  assert.match(sourceOf(messages, 3, "HAT017", names).who, /^the output of the tool `search_direct_flight`, after the assistant called `search_direct_flight`/);
+  const answered = answeredCalls(messages);
+  assert.match(sourceOf(messages, 1, "JG7FMM", answered).who, /^the output of the tool `get_reservation_details`, after the assistant called `get_reservation_details`/);
+  assert.match(sourceOf(messages, 3, "HAT017", answered).who, /^the output of the tool `search_direct_flight`, after the assistant called `search_direct_flight`/);
+  // The model reads the same names.
+  const results = transcript(messages).split("\n\n").filter((b) => b.startsWith("tool result"));
+  assert.deepEqual(results.map((b) => b.slice(0, b.indexOf(":"))), ["tool result (get_reservation_details)", "tool result (search_direct_flight)"]);
 });
 
 test("an answer is in context beside two words its question quotes, bare without them", async () => {

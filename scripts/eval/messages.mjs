@@ -29,11 +29,17 @@ export function commandOf(call, max = 200) {
   return line.length > max ? `${line.slice(0, max)}…` : line;
 }
 
-/** Tool name by call id, over the whole history: tool results name only the call they answer. */
-export function toolNames(messages) {
-  const names = new Map();
-  for (const m of messages) for (const c of callsOf(m)) if (c.id) names.set(c.id, c.name);
-  return names;
+/**
+ * Per message, the call a tool result answers (`{ id, name, arguments }`), else null: the last call before it with
+ * its id. A run may use an id again (tau-bench does), so a result is not named by the id's last call.
+ */
+export function answeredCalls(messages) {
+  const open = new Map();
+  return messages.map((m) => {
+    const call = m.role === "tool" ? (open.get(m.tool_call_id) ?? null) : null;
+    for (const c of callsOf(m)) if (c.id) open.set(c.id, c);
+    return call;
+  });
 }
 
 /** Everything a message says as text: content, tool calls' arguments. Used to tell where an answer occurs. */

@@ -6,7 +6,7 @@
 // fact with what it was about lets a model answer it. A fact becomes a question only if its answer occurs nowhere
 // outside the summarized range (not in the system prompt, not in the kept tail): otherwise the question would
 // test the tail, not the summary.
-import { commandOf, callsOf, fullText, textOf, toolNames } from "./messages.mjs";
+import { answeredCalls, commandOf, callsOf, fullText, textOf } from "./messages.mjs";
 import { matches, normalize } from "./match.mjs";
 import { summarizedIndices } from "./facts.mjs";
 
@@ -111,18 +111,16 @@ function answerOf(fact, keptText) {
 /**
  * Where the fact was written, as `{ who, text, rank }`: the message's own text first, then its tool calls. `rank`
  * orders what a summary should keep: 0 the user's and the assistant's words, 1 the assistant's tool calls, 2 tool
- * output and long user messages (task statements, observations).
+ * output and long user messages (task statements, observations). `answered` is `answeredCalls(messages)`.
  */
-export function sourceOf(messages, index, needle, names) {
+export function sourceOf(messages, index, needle, answered) {
   const m = messages[index];
   const text = textOf(m);
   if (text.includes(needle)) {
     if (m.role === "tool") {
-      // The call this output answers is the last one before it with its id: a run may use an id again (tau-bench
-      // does), so the name is the call's, not the id's last.
-      const call = messages.slice(0, index).flatMap(callsOf).findLast((c) => c.id === m.tool_call_id);
+      const call = answered[index];
       const ran = call ? `, after the assistant called \`${call.name}\` with \`${commandOf(call, 120)}\`` : "";
-      return { who: `the output of the tool \`${call?.name ?? names.get(m.tool_call_id) ?? "tool"}\`${ran}`, text, rank: 2 };
+      return { who: `the output of the tool \`${call?.name ?? m.name ?? "tool"}\`${ran}`, text, rank: 2 };
     }
     const who = m.role === "user" ? "the user" : m.role === "assistant" ? "the assistant" : `the ${m.role} message`;
     return { who, text, rank: m.role === "user" && text.length > LONG_USER_CHARS ? 2 : 0 };
@@ -168,7 +166,7 @@ export function questionsFor(messages, plan, facts, max = 8, accept = () => true
   const keptText = messages.filter((_, i) => !inRange.has(i)).map(fullText).join("\n");
   const rangeTexts = summarized.map((i) => fullText(messages[i]));
   const allTexts = messages.map(fullText);
-  const names = toolNames(messages);
+  const answered = answeredCalls(messages);
   const candidates = [];
   for (const fact of facts) {
     if (fullText(messages[fact.message]).length > MAX_SOURCE_CHARS) continue;
@@ -178,7 +176,7 @@ export function questionsFor(messages, plan, facts, max = 8, accept = () => true
     if (plain.replace(/\s/g, "").length < (/^\d+$/.test(plain) ? 2 : 3)) continue;
     if (matches(keptText, answer) || !accept(answer)) continue;
     // Where it was said: the fact's own text (an error line, a sentence), else the answer itself.
-    const source = sourceOf(messages, fact.message, fact.text, names) ?? sourceOf(messages, fact.message, answer, names);
+    const source = sourceOf(messages, fact.message, fact.text, answered) ?? sourceOf(messages, fact.message, answer, answered);
     if (!source) continue;
     const context = contextAround(source.text, source.text.includes(fact.text) ? fact.text : answer);
     if (!context) continue;

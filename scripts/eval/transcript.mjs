@@ -6,7 +6,7 @@
 // cut): a small model on two CPU cores reads a few hundred tokens a second, and long tool outputs, task statements
 // and demonstrations would make every question cost minutes. What compaction wrote (summaries) is never cut.
 // Questions whose answer the capped original no longer shows are not asked (select.mjs).
-import { callsOf, textOf, toolNames } from "./messages.mjs";
+import { answeredCalls, callsOf, textOf } from "./messages.mjs";
 
 /** A message's text in the transcript, at most (characters). */
 export const MESSAGE_CHARS = 2000;
@@ -25,13 +25,13 @@ function capped(text, cap) {
  * compaction and are shown whole; the others are capped.
  */
 export function transcript(messages, own = null) {
-  const names = toolNames(messages);
+  const answered = answeredCalls(messages);
   const ownSet = own ? new Set(own) : null;
   const blocks = [];
-  for (const m of messages) {
+  for (const [i, m] of messages.entries()) {
     const cap = !ownSet || ownSet.has(m) ? MESSAGE_CHARS : 0;
     if (m.role === "tool") {
-      blocks.push(`tool result (${names.get(m.tool_call_id) ?? m.name ?? "tool"}): ${capped(textOf(m), cap)}`);
+      blocks.push(`tool result (${answered[i]?.name ?? m.name ?? "tool"}): ${capped(textOf(m), cap)}`);
       continue;
     }
     const lines = [];
