@@ -96,6 +96,27 @@ describe("www/worker: the compacting proxy in workerd", () => {
     assert.equal(res.headers.get("x-ctxfold-compacted"), "llm");
   });
 
+  test("the next request of a compacted conversation gets its compacted history back, with no summary request", async () => {
+    llm.requests.length = 0;
+    let n = 120;
+    while (long[n].role === "tool") n++; // no call left without its result
+    const [first, later] = [long.slice(0, n), long.slice(0, n + 2)];
+    const res = await withProxy({ UPSTREAM_URL: `${llm.url}/upstream/v1`, CONTEXT_WINDOW: "32000" }, async (url) => {
+      const one = await post(url, { model: "gpt-test", messages: first });
+      const asked = llm.requests.length;
+      const two = await post(url, { model: "gpt-test", messages: later });
+      return { one, two, asked, headers: two.headers };
+    });
+    assert.equal(res.one.headers.get("x-ctxfold-compacted"), "llm");
+    assert.equal(res.asked, 3, "summary, revision, forwarded");
+    assert.equal(llm.requests.length, 4, "then only the forwarded request");
+    assert.equal(res.headers.get("x-ctxfold-compacted"), "no");
+    assert.equal(res.headers.get("x-ctxfold-resumed"), String(first.length));
+    const [sentFirst, sentLater] = [llm.requests[2].body.messages, llm.requests[3].body.messages];
+    assert.deepEqual(sentLater, [...sentFirst, ...later.slice(first.length)]);
+    assert.deepEqual(pairingProblems(sentLater), []);
+  });
+
   test("when the summary request fails, the offline digest is used and the request still goes through", async () => {
     llm.requests.length = 0;
     const res = await withProxy(

@@ -12,6 +12,28 @@ export function asyncExports(glue) {
    * where it fails, and applies. `onProgress` hears of each job as it settles.
    */
   async function compact(messages, options) {
+    const memory = options?.memory;
+    if (memory == null) {
+      const result = await compactOnce(messages, options);
+      result.resumed = 0;
+      return result;
+    }
+    // The conversation's last compaction, when the store has one whose messages this request starts with:
+    // the compacted history takes their place, and a model is asked again only when it outgrows the limit.
+    const recall = glue.__memory_recall(messages, memory);
+    let resumed = 0;
+    if (recall) {
+      const stored = await memory.get(recall.key);
+      const found = typeof stored === "string" ? glue.__memory_resume(messages, stored) : undefined;
+      if (found) ({ messages, resumed } = found);
+    }
+    const result = await compactOnce(messages, options);
+    result.resumed = resumed;
+    if (recall && result.compacted) await memory.set(recall.key, glue.__memory_state(recall.count, recall.fingerprint, result.messages));
+    return result;
+  }
+
+  async function compactOnce(messages, options) {
     const begun = glue.__compact_begin(messages, options);
     if (begun.result) return begun.result;
     const { run, summarize, fallback, concurrency, maxRevisions, onProgress, onFallback, prompts } = begun;

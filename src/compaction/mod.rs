@@ -2,8 +2,8 @@
 //! to ask for the summary (`prompt`, `template`), the host's answer read and cleaned (`answer`) and spliced
 //! back (`apply`), what it lost (`facts` and `named`, `audit`; `probe` for a host's own check) and what is
 //! restored after it (`restore`; `fact_lines` shows a fact in its line), a summary without an LLM (`digest`),
-//! and the policy of a whole run (`compact`, `run`, `revise`, `summarizer`). The types that several of them
-//! share, such as ranges, jobs and plans, live in `types`.
+//! the policy of a whole run (`compact`, `run`, `revise`, `summarizer`), and a run remembered for the next
+//! request (`memory`). The types that several of them share, such as ranges, jobs and plans, live in `types`.
 
 pub mod answer;
 pub mod apply;
@@ -13,6 +13,7 @@ pub mod digest;
 pub mod fact_lines;
 pub mod facts;
 pub mod fingerprint;
+pub mod memory;
 pub mod named;
 pub mod pins;
 pub mod plan;

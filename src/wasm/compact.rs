@@ -278,9 +278,17 @@ fn split_options(options: &JsValue) -> Result<(CompactOptions, JsValue), Error> 
         None => return Err(Error::option("options.prune", "expected a boolean")),
     };
     let rest = Object::assign(&Object::new(), options.unchecked_ref());
-    for name in
-        ["summarize", "fallback", "concurrency", "maxRevisions", "onProgress", "onFallback", "prune", "overflow"]
-    {
+    for name in [
+        "summarize",
+        "fallback",
+        "concurrency",
+        "maxRevisions",
+        "onProgress",
+        "onFallback",
+        "prune",
+        "overflow",
+        "memory",
+    ] {
         let _ = Reflect::delete_property(&rest, &name.into());
     }
     Ok((

@@ -669,6 +669,25 @@ export interface CompactOptions extends Options {
    * second overflow is the host's to throw.
    */
   overflow?: unknown;
+  /**
+   * Where a conversation's last compaction is kept for its next request: any store with `get(key)` and
+   * `set(key, value)` (either may return a Promise); a `Map` works, and so does a wrapper around a KV store.
+   * For a host that keeps no state of its own, such as a proxy, which is sent the whole uncompacted history each
+   * time: once compacted, a request that starts with the same messages gets the compacted history in their
+   * place, and the model is asked again only when that outgrows the limit. The key names the conversation's
+   * opening (its messages through the first user message); the value, a string, holds the compacted messages
+   * (keep the store as private as the conversations) and the fingerprint of the messages they replace: a
+   * request whose earlier messages differ in any byte (an edited message, another conversation that opens
+   * alike) is compacted as if nothing was stored. Read on every call, written after each compaction; what `get`
+   * or `set` throws is thrown back unchanged.
+   */
+  memory?: CompactMemory;
+}
+
+/** A store for `CompactOptions.memory`: a `Map<string, string>`, or a wrapper around any key-value store. */
+export interface CompactMemory {
+  get(key: string): string | undefined | null | Promise<string | undefined | null>;
+  set(key: string, value: string): unknown;
 }
 
 /** A job that did not get the model's summary, in `compact`. */
@@ -730,6 +749,12 @@ export interface CompactResult<T = Message[]> {
   pruned: PrunedOutput[];
   /** One entry per plan job: where its summary came from. Empty when nothing was compacted. */
   jobs: CompactJob[];
+  /**
+   * With `memory`: how many of the given messages the remembered compaction stood in for (0 when none did). The
+   * rest of the result then describes that history: `tokensBefore` counts it, and `messages` holds new objects
+   * (or text) for the compacted part, then the caller's own messages that came after it.
+   */
+  resumed: number;
 }
 
 /**

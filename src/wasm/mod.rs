@@ -10,6 +10,7 @@ mod compact;
 mod context_overflow;
 mod convert;
 mod estimate;
+mod memory;
 mod plan_compaction;
 mod prelude;
 mod prune;

@@ -12,12 +12,32 @@
 //   CONTEXT_WINDOW  the model's context window in tokens (default 128000)
 //   SUMMARY_URL     where summaries are asked for (default: UPSTREAM_URL)
 //   SUMMARY_MODEL   the model that writes summaries (default: the request's model)
+//   MEMORY          optional KV namespace binding that keeps each conversation's last compaction (see below)
 // The caller's Authorization header is forwarded upstream and used for the summary request too.
+//
+// The caller sends the whole history every time, uncompacted. Once a conversation has been compacted, its next
+// requests start with the same messages: `memory` keeps the compacted history and puts it back in their place,
+// so the model is asked for a summary again only when the conversation outgrows the window once more, not on
+// every request. A stored history is used only for a request whose earlier messages are byte for byte the ones
+// it was made from. Kept in KV when MEMORY is bound (shared by every isolate, a day at most), else in this
+// isolate's memory (the newest 100 conversations; an isolate serves many requests, but not all of them).
 import { compact, openai_summarizer } from "ctxfold";
 
 const json = (status, value, headers = {}) => Response.json(value, { status, headers });
 const fail = (status, message, extra = {}) => json(status, { error: { message, type: "ctxfold_proxy_error", ...extra } });
 const modelOf = (body) => JSON.parse(new TextDecoder().decode(body)).model;
+
+const recent = new Map();
+const isolateMemory = {
+  get: (key) => recent.get(key),
+  set(key, value) {
+    recent.delete(key); // re-inserted as the newest
+    recent.set(key, value);
+    if (recent.size > 100) recent.delete(recent.keys().next().value);
+  },
+};
+const memoryOf = (env) =>
+  env.MEMORY ? { get: (key) => env.MEMORY.get(key), set: (key, value) => env.MEMORY.put(key, value, { expirationTtl: 86_400 }) } : isolateMemory;
 
 export default {
   async fetch(request, env) {
@@ -39,7 +59,7 @@ export default {
     let result;
     try {
       // Old tool outputs are pruned first (cheap, no model), then the body is compacted if still needed.
-      result = await compact(body, { ...options, summarize });
+      result = await compact(body, { ...options, summarize, memory: memoryOf(env) });
     } catch (e) {
       // ctxfold says what is wrong with the request and where (INVALID_INPUT at messages[3].role, or the
       // line and column of malformed JSON).
@@ -58,6 +78,7 @@ export default {
     const out = new Headers(answer.headers);
     out.set("x-ctxfold-tokens", `${result.tokensBefore}->${result.tokensAfter}`);
     out.set("x-ctxfold-compacted", result.compacted ? result.jobs.map((j) => j.source).join(",") : "no");
+    out.set("x-ctxfold-resumed", String(result.resumed)); // messages the remembered compaction stood in for
     return new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers: out });
   },
 };

@@ -1,0 +1,87 @@
+//! The Rust half of `compact`'s `memory` option (`scripts/entries/async.js` awaits the host's store):
+//! a request's history as remembered, a stored state put in place of the messages it stands for, and
+//! the state to store after compacting. What is decided is decided in `crate::compaction::memory`.
+
+use super::prelude::*;
+use super::text;
+use crate::compaction::memory::{recall, resume, spliced_text, state};
+use crate::edit::items_of;
+use crate::text::json_text;
+use js_sys::{Array, Object, Reflect};
+
+/// `{ key, count, fingerprint }` of `messages`, or undefined for an empty history. `memory` is checked
+/// first: it must have `get` and `set` functions (a `Map`, or a wrapper around a KV store).
+#[wasm_bindgen(js_name = __memory_recall)]
+pub fn memory_recall(messages: JsValue, memory: JsValue) -> Result<JsValue, JsValue> {
+    let method = |name: &str| Reflect::get(&memory, &name.into()).is_ok_and(|f| f.is_function());
+    if !memory.is_object() || !method("get") || !method("set") {
+        return Err(Error::option(
+            "options.memory",
+            "expected a store with get(key) and set(key, value) functions, such as a Map",
+        )
+        .into());
+    }
+    let value = messages_from_js(&messages)?;
+    let Some(recall) = recall(Input::read(&value)?.items) else { return Ok(JsValue::UNDEFINED) };
+    let out = Object::new();
+    Reflect::set(&out, &"key".into(), &recall.key.into())?;
+    Reflect::set(&out, &"count".into(), &(recall.count as f64).into())?;
+    Reflect::set(&out, &"fingerprint".into(), &recall.fingerprint.into())?;
+    Ok(out.into())
+}
+
+/// `{ messages, resumed }`: `messages` with the compacted history of `stored` in place of the `resumed`
+/// messages it stands for, in the kind it was given (text as text, every other byte as it was; objects
+/// as an array, or a body copy, holding the caller's own objects after them). Undefined when `stored`
+/// is not a state of this conversation.
+#[wasm_bindgen(js_name = __memory_resume)]
+pub fn memory_resume(messages: JsValue, stored: String) -> Result<JsValue, JsValue> {
+    let value = messages_from_js(&messages)?;
+    let input = Input::read(&value)?;
+    let Some(resumed) = resume(input.items, stored) else { return Ok(JsValue::UNDEFINED) };
+    let count = resumed.count;
+    let spliced = match text::with_items(&messages, input.key, |text, given| {
+        spliced_text(text, given, count, &resumed.text, &resumed.spans)
+    })? {
+        Some(spliced) => text::answer(&spliced, messages.is_instance_of::<js_sys::Uint8Array>()),
+        None => {
+            // The stored items as new objects, then the caller's own.
+            let stored: Array = Reflect::get(&js_sys::JSON::parse(&resumed.text)?, &"messages".into())?.into();
+            let given: Array = match input.key {
+                Some(key) => Reflect::get(&messages, &key.into())?.into(),
+                None => messages.clone().into(),
+            };
+            let list = stored.concat(&given.slice(count as u32, given.length()));
+            match input.key {
+                Some(key) => {
+                    let body = Object::assign(&Object::new(), messages.unchecked_ref());
+                    Reflect::set(&body, &key.into(), &list)?;
+                    body.into()
+                }
+                None => list.into(),
+            }
+        }
+    };
+    let out = Object::new();
+    Reflect::set(&out, &"messages".into(), &spliced)?;
+    Reflect::set(&out, &"resumed".into(), &(count as f64).into())?;
+    Ok(out.into())
+}
+
+/// The state to store for a history of `count` messages of `fingerprint` (its `__memory_recall`), compacted
+/// into `compacted` (`compact`'s result): text's items copied byte for byte, objects' written as JSON.
+#[wasm_bindgen(js_name = __memory_state)]
+pub fn memory_state(count: f64, fingerprint: String, compacted: JsValue) -> Result<String, JsValue> {
+    let value = messages_from_js(&compacted)?;
+    let input = Input::read(&value)?;
+    let from_text = text::with_items(&compacted, input.key, |text, items| {
+        state(count as usize, &fingerprint, items.items.iter().map(|r| &text[r.clone()]))
+    })?;
+    Ok(match from_text {
+        Some(stored) => stored,
+        None => {
+            let texts: Vec<String> = items_of(&value, input.key).iter().map(json_text).collect();
+            state(count as usize, &fingerprint, texts.iter().map(String::as_str))
+        }
+    })
+}
