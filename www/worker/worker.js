@@ -18,22 +18,30 @@
 // The caller sends the whole history every time, uncompacted. Once a conversation has been compacted, its next
 // requests start with the same messages: `memory` keeps the compacted history and puts it back in their place,
 // so the model is asked for a summary again only when the conversation outgrows the window once more, not on
-// every request. A stored history is used only for a request whose earlier messages are byte for byte the ones
-// it was made from. Kept in KV when MEMORY is bound (shared by every isolate, a day at most), else in this
-// isolate's memory (the newest 100 conversations; an isolate serves many requests, but not all of them).
+// every request. A stored history is used only for a request whose earlier messages are the ones it was made
+// from, every field and value. Kept in KV when MEMORY is bound (shared by every isolate, a day at most), else in this
+// isolate's memory (the newest conversations, up to 8 Mi characters: an isolate has 128 MB, and serves many
+// requests, but not all of them).
 import { compact, openai_summarizer } from "ctxfold";
 
 const json = (status, value, headers = {}) => Response.json(value, { status, headers });
 const fail = (status, message, extra = {}) => json(status, { error: { message, type: "ctxfold_proxy_error", ...extra } });
 const modelOf = (body) => JSON.parse(new TextDecoder().decode(body)).model;
 
-const recent = new Map();
+const recent = new Map(); // oldest first
+let held = 0; // characters
 const isolateMemory = {
   get: (key) => recent.get(key),
   set(key, value) {
+    held -= recent.get(key)?.length ?? 0;
     recent.delete(key); // re-inserted as the newest
     recent.set(key, value);
-    if (recent.size > 100) recent.delete(recent.keys().next().value);
+    held += value.length;
+    for (const [oldest, old] of recent) {
+      if (held <= 8 * 1024 * 1024) break;
+      recent.delete(oldest);
+      held -= old.length;
+    }
   },
 };
 const memoryOf = (env) =>
