@@ -8,7 +8,8 @@
 //   /garbage/…       200 with an HTML body
 //   /slow/…          headers never sent: the client's timeout must fire (held until stop())
 //   /stall/…         200 and the first bytes of a body, then nothing: the timeout must fire while the body is read
-//   /upstream/…      a chat completion answering the conversation (the Worker example's upstream)
+//   /upstream/…      an answer to the conversation, a chat completion or an Anthropic message by the path (the
+//                    Worker example's upstream)
 //   /openai/…        OpenAI's documented checks of the length limit: a reasoning model (o-series, gpt-5) sent
 //                    `max_tokens` gets its 400 (`unsupported_parameter`); otherwise a summary naming the field used
 //   /anthropic/…     Anthropic's: a Messages request without `max_tokens` gets its 400 (`invalid_request_error`)
@@ -80,6 +81,10 @@ export async function startLlmServer() {
       }
     } else if (req.url.startsWith("/upstream/")) {
       const count = Array.isArray(body?.messages) ? body.messages.length : 0;
+      if (anthropic) {
+        json(200, { type: "message", role: "assistant", model: body?.model, content: [{ type: "text", text: `upstream saw ${count} messages` }], stop_reason: "end_turn" });
+        return;
+      }
       json(200, {
         object: "chat.completion",
         model: body?.model,

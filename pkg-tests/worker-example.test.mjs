@@ -1,12 +1,13 @@
-// The Worker example (www/worker/worker.js) in the real workerd runtime, with the installed tarball:
-// an OpenAI-compatible proxy in front of the local test server (the "upstream"). The server records
-// what reached it, so the tests check the summary request the Worker made, and that the forwarded
-// conversation was compacted, still valid, and otherwise the caller's request unchanged.
+// The Worker example (www/worker/worker.js) in the real workerd runtime, with the installed tarball: a
+// proxy for OpenAI's Chat Completions and Anthropic's Messages in front of the local test server (the
+// "upstream"). The server records what reached it, so the tests check the summary request the Worker
+// made, and that the forwarded conversation was compacted, still valid, and otherwise the caller's
+// request unchanged.
 import assert from "node:assert/strict";
 import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { fixture } from "./fixture.mjs";
 import { startLlmServer } from "./llm-server.mjs";
 import { bundleWorker, serveWorker } from "./workerd.mjs";
@@ -14,7 +15,7 @@ import { bundleWorker, serveWorker } from "./workerd.mjs";
 const example = fileURLToPath(new URL("../www/worker/worker.js", import.meta.url));
 const KEY = "sk-proxy-caller-key";
 
-let llm, bundle, outDir, long;
+let llm, bundle, outDir, long, c;
 before(async () => {
   const { scratch, project, input } = fixture();
   copyFileSync(example, join(project, "proxy-worker.js"));
@@ -22,6 +23,7 @@ before(async () => {
   bundle = await bundleWorker(project, outDir, "proxy-worker.js");
   llm = await startLlmServer();
   long = JSON.parse(readFileSync(input, "utf8")).swe.messages;
+  c = await import(pathToFileURL(join(project, "node_modules", "ctxfold", "dist", "node.mjs")).href);
 });
 after(() => llm?.stop());
 
@@ -55,6 +57,24 @@ function pairingProblems(messages) {
     } else if (open.size) problems.push(`messages[${i}] (${m.role}) interrupts open calls ${[...open]}`);
   });
   return problems;
+}
+
+/**
+ * An OpenAI Chat conversation as an Anthropic Messages body: the system message as `system`, calls as
+ * `tool_use` blocks, each run of results (and a user turn right after them) as one user message.
+ */
+function asAnthropic(messages) {
+  const out = [];
+  const user = (block) => (out.at(-1)?.role === "user" ? out.at(-1).content.push(block) : out.push({ role: "user", content: [block] }));
+  for (const m of messages.slice(1)) {
+    if (m.role === "tool") user({ type: "tool_result", tool_use_id: m.tool_call_id, content: m.content });
+    else if (m.role === "user") user({ type: "text", text: m.content });
+    else {
+      const calls = (m.tool_calls ?? []).map((t) => ({ type: "tool_use", id: t.id, name: t.function.name, input: JSON.parse(t.function.arguments) }));
+      out.push({ role: "assistant", content: [...(m.content ? [{ type: "text", text: m.content }] : []), ...calls] });
+    }
+  }
+  return { system: messages[0].content, messages: out };
 }
 
 const extraFields = { temperature: 0.2, tools: [{ type: "function", function: { name: "bash", parameters: { type: "object" } } }] };
@@ -115,6 +135,35 @@ describe("www/worker: the compacting proxy in workerd", () => {
     const [sentFirst, sentLater] = [llm.requests[2].body.messages, llm.requests[3].body.messages];
     assert.deepEqual(sentLater, [...sentFirst, ...later.slice(first.length)]);
     assert.deepEqual(pairingProblems(sentLater), []);
+  });
+
+  test("an Anthropic Messages request is compacted by Anthropic's protocol, with the caller's x-api-key", async () => {
+    llm.requests.length = 0;
+    const body = { model: "claude-test", max_tokens: 1024, ...asAnthropic(long) };
+    assert.equal(c.validate(body).valid, true, "a valid Messages body to start from");
+    const res = await withProxy({ ANTHROPIC_URL: `${llm.url}/upstream`, CONTEXT_WINDOW: "32000" }, (url) =>
+      fetch(`${url}v1/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": KEY, "anthropic-version": "2023-06-01" },
+        body: JSON.stringify(body),
+      }));
+    const answer = await res.json();
+    assert.equal(res.status, 200, JSON.stringify(answer));
+    assert.equal(res.headers.get("x-ctxfold-compacted"), "llm");
+    const [summary, ...rest] = llm.requests;
+    const forwarded = rest.at(-1);
+    for (const r of [summary, forwarded]) {
+      assert.equal(r.path, "/upstream/v1/messages");
+      assert.equal(r.headers["x-api-key"], KEY);
+      assert.equal(r.headers["anthropic-version"], "2023-06-01");
+    }
+    assert.equal(summary.body.model, "claude-test");
+    const sent = forwarded.body;
+    assert.deepEqual([sent.model, sent.max_tokens, sent.system], [body.model, body.max_tokens, body.system]);
+    assert.ok(sent.messages.length < body.messages.length);
+    assert.equal(c.validate(sent).valid, true);
+    assert.deepEqual(sent.messages.at(-1), body.messages.at(-1));
+    assert.equal(answer.content[0].text, `upstream saw ${sent.messages.length} messages`);
   });
 
   test("when the summary request fails, the offline digest is used and the request still goes through", async () => {

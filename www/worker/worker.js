@@ -1,28 +1,32 @@
-// A Cloudflare Worker: an OpenAI-compatible proxy that keeps every conversation inside the model's
-// context window. Point your client's base URL at the Worker instead of the provider; each
-// `POST …/chat/completions` body has its `messages` pruned and, when needed, compacted (the summary is
-// written by the upstream model itself, or by the offline digest if that call fails), then it is
-// forwarded, and the upstream answer (streamed or not) is passed back as is. The body goes through as
-// UTF-8 bytes: ctxfold reads them in one pass and gives back the same bytes with only the message list
-// rewritten, every message it kept and every other field byte for byte (as bytes rather than text, the body
-// is never decoded to a JavaScript string and encoded again).
+// A Cloudflare Worker: a proxy that keeps every conversation inside the model's context window. Point your
+// client's base URL at the Worker instead of the provider. It serves both OpenAI's Chat Completions
+// (`POST …/chat/completions`, to any OpenAI-compatible provider) and Anthropic's Messages (`POST …/v1/messages`):
+// each body has its messages pruned and, when needed, compacted (the summary is written by the upstream provider
+// itself, or by the offline digest if that call fails), then it is forwarded, and the upstream answer (streamed
+// or not) is passed back as is. The body goes through as UTF-8 bytes: ctxfold reads them in one pass and gives
+// back the same bytes with only the message list rewritten, every message it kept and every other field byte for
+// byte (as bytes rather than text, the body is never decoded to a JavaScript string and encoded again).
 //
 // Configuration (wrangler.toml [vars], or secrets):
-//   UPSTREAM_URL    the provider's base URL, e.g. https://api.openai.com/v1 (required)
-//   CONTEXT_WINDOW  the model's context window in tokens (default 128000)
-//   SUMMARY_URL     where summaries are asked for (default: UPSTREAM_URL)
-//   SUMMARY_MODEL   the model that writes summaries (default: the request's model)
-//   MEMORY          optional KV namespace binding that keeps each conversation's last compaction (see below)
-// The caller's Authorization header is forwarded upstream and used for the summary request too.
+//   UPSTREAM_URL             the OpenAI-compatible provider's base URL, e.g. https://api.openai.com/v1 (for
+//                            …/chat/completions)
+//   ANTHROPIC_URL            Anthropic's base URL (default https://api.anthropic.com; for …/v1/messages)
+//   CONTEXT_WINDOW           the model's context window in tokens (default 128000)
+//   SUMMARY_URL              where summaries of Chat Completions requests are asked for (default: UPSTREAM_URL)
+//   SUMMARY_MODEL            the model that writes them (default: the request's model)
+//   ANTHROPIC_SUMMARY_MODEL  the model that writes summaries of Messages requests (default: the request's model)
+//   MEMORY                   optional KV namespace binding that keeps each conversation's last compaction (below)
+// The caller's credentials (Authorization; for Anthropic x-api-key, with anthropic-version and anthropic-beta)
+// are forwarded upstream and used for the summary request too.
 //
 // The caller sends the whole history every time, uncompacted. Once a conversation has been compacted, its next
 // requests start with the same messages: `memory` keeps the compacted history and puts it back in their place,
 // so the model is asked for a summary again only when the conversation outgrows the window once more, not on
 // every request. A stored history is used only for a request whose earlier messages are the ones it was made
-// from, every field and value. Kept in KV when MEMORY is bound (shared by every isolate, a day at most), else in this
-// isolate's memory (the newest conversations, up to 8 Mi characters: an isolate has 128 MB, and serves many
+// from, every field and value. Kept in KV when MEMORY is bound (shared by every isolate, a day at most), else in
+// this isolate's memory (the newest conversations, up to 8 Mi characters: an isolate has 128 MB, and serves many
 // requests, but not all of them).
-import { compact, openai_summarizer } from "ctxfold";
+import { anthropic_summarizer, compact, openai_summarizer } from "ctxfold";
 
 const json = (status, value, headers = {}) => Response.json(value, { status, headers });
 const fail = (status, message, extra = {}) => json(status, { error: { message, type: "ctxfold_proxy_error", ...extra } });
@@ -47,22 +51,45 @@ const isolateMemory = {
 const memoryOf = (env) =>
   env.MEMORY ? { get: (key) => env.MEMORY.get(key), set: (key, value) => env.MEMORY.put(key, value, { expirationTtl: 86_400 }) } : isolateMemory;
 
+/**
+ * The protocol of a request path: where it goes upstream, which of the caller's headers go with it, and who
+ * writes the summaries; undefined for a path this proxy does not serve.
+ */
+function routeOf(pathname, env, headers) {
+  if (pathname.endsWith("/chat/completions")) {
+    if (!env.UPSTREAM_URL) return { missing: "UPSTREAM_URL" };
+    const upstream = env.UPSTREAM_URL.replace(/\/+$/, "");
+    const authorization = headers.get("authorization");
+    return {
+      url: `${upstream}/chat/completions`,
+      forwarded: { authorization },
+      summarizer: (model) =>
+        openai_summarizer({ baseUrl: env.SUMMARY_URL ?? upstream, apiKey: authorization?.match(/^Bearer (.+)$/)?.[1], model: env.SUMMARY_MODEL ?? model }),
+    };
+  }
+  if (pathname.endsWith("/v1/messages")) {
+    const upstream = (env.ANTHROPIC_URL ?? "https://api.anthropic.com").replace(/\/+$/, "");
+    const forwarded = Object.fromEntries(["x-api-key", "authorization", "anthropic-version", "anthropic-beta"].map((h) => [h, headers.get(h)]));
+    return {
+      url: `${upstream}/v1/messages`,
+      forwarded,
+      summarizer: (model) =>
+        anthropic_summarizer({ baseUrl: upstream, apiKey: forwarded["x-api-key"] ?? undefined, model: env.ANTHROPIC_SUMMARY_MODEL ?? model }),
+    };
+  }
+  return undefined;
+}
+
 export default {
   async fetch(request, env) {
-    const { pathname } = new URL(request.url);
-    if (request.method !== "POST" || !pathname.endsWith("/chat/completions")) {
-      return fail(404, "this proxy serves POST /v1/chat/completions");
-    }
-    if (!env.UPSTREAM_URL) return fail(500, "the Worker has no UPSTREAM_URL configured");
-    const upstream = env.UPSTREAM_URL.replace(/\/+$/, "");
+    const route = request.method === "POST" ? routeOf(new URL(request.url).pathname, env, request.headers) : undefined;
+    if (!route) return fail(404, "this proxy serves POST /v1/chat/completions and POST /v1/messages");
+    if (route.missing) return fail(500, `the Worker has no ${route.missing} configured`);
 
     const body = new Uint8Array(await request.arrayBuffer());
-    const authorization = request.headers.get("authorization");
-    const apiKey = authorization?.match(/^Bearer (.+)$/)?.[1];
     const options = { contextWindow: Number(env.CONTEXT_WINDOW ?? 128_000) };
     // Only a summary needs the request's model: the body is parsed for it then, not on every request.
-    const summarize = (prompt) =>
-      openai_summarizer({ baseUrl: env.SUMMARY_URL ?? upstream, apiKey, model: env.SUMMARY_MODEL ?? modelOf(body) })(prompt);
+    const summarize = (prompt) => route.summarizer(modelOf(body))(prompt);
 
     let result;
     try {
@@ -76,8 +103,8 @@ export default {
     }
 
     const headers = { "content-type": "application/json" };
-    if (authorization) headers.authorization = authorization;
-    const answer = await fetch(`${upstream}/chat/completions`, {
+    for (const [name, value] of Object.entries(route.forwarded)) if (value) headers[name] = value;
+    const answer = await fetch(route.url, {
       method: "POST",
       headers,
       body: result.messages, // the caller's body as bytes, its message list compacted
