@@ -68,8 +68,8 @@ pub struct Resumed {
     pub spans: ItemSpans,
 }
 
-/// `stored` read, when it is a state of ours whose messages are the first of `items`; None otherwise
-/// (another conversation under the same key, an earlier message changed, or not a state at all).
+/// `stored` read, when it is a state of ours made from the first of `items`; None otherwise (another
+/// conversation under the same key, an earlier message changed, or not a state at all).
 pub fn resume(items: &[Value], stored: String) -> Option<Resumed> {
     let (value, spans) = parse_with_spans(&stored).ok()?;
     let field = |name: &str| value.get(name);
