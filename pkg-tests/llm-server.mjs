@@ -8,8 +8,8 @@
 //   /garbage/…       200 with an HTML body
 //   /slow/…          headers never sent: the client's timeout must fire (held until stop())
 //   /stall/…         200 and the first bytes of a body, then nothing: the timeout must fire while the body is read
-//   /upstream/…      an answer to the conversation, a chat completion or an Anthropic message by the path (the
-//                    Worker example's upstream)
+//   /upstream/…      an answer to the conversation, a chat completion, a Responses response or an Anthropic
+//                    message by the path (the Worker example's upstream)
 //   /openai/…        OpenAI's documented checks of the length limit: a reasoning model (o-series, gpt-5) sent
 //                    `max_tokens` gets its 400 (`unsupported_parameter`); otherwise a summary naming the field used
 //   /anthropic/…     Anthropic's: a Messages request without `max_tokens` gets its 400 (`invalid_request_error`)
@@ -80,7 +80,11 @@ export async function startLlmServer() {
         json(200, { object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: `answered ${counted} tokens` }, finish_reason: "stop" }] });
       }
     } else if (req.url.startsWith("/upstream/")) {
-      const count = Array.isArray(body?.messages) ? body.messages.length : 0;
+      const count = Array.isArray(body?.messages) ? body.messages.length : Array.isArray(body?.input) ? body.input.length : 0;
+      if (req.url.endsWith("/responses")) {
+        json(200, { object: "response", model: body?.model, status: "completed", output: [{ type: "message", role: "assistant", content: [{ type: "output_text", text: `upstream saw ${count} items` }] }] });
+        return;
+      }
       if (anthropic) {
         json(200, { type: "message", role: "assistant", model: body?.model, content: [{ type: "text", text: `upstream saw ${count} messages` }], stop_reason: "end_turn" });
         return;

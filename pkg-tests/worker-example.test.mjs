@@ -1,6 +1,6 @@
 // The Worker example (www/worker/worker.js) in the real workerd runtime, with the installed tarball: a
-// proxy for OpenAI's Chat Completions and Anthropic's Messages in front of the local test server (the
-// "upstream"). The server records what reached it, so the tests check the summary request the Worker
+// proxy for OpenAI's Chat Completions and Responses and Anthropic's Messages in front of the local test
+// server (the "upstream"). The server records what reached it, so the tests check the summary request the Worker
 // made, and that the forwarded conversation was compacted, still valid, and otherwise the caller's
 // request unchanged.
 import assert from "node:assert/strict";
@@ -75,6 +75,16 @@ function asAnthropic(messages) {
     }
   }
   return { system: messages[0].content, messages: out };
+}
+
+/** The same conversation as a Responses body: the system message as `instructions`, calls and results as items. */
+function asResponses(messages) {
+  const input = messages.slice(1).flatMap((m) => {
+    if (m.role === "tool") return [{ type: "function_call_output", call_id: m.tool_call_id, output: m.content }];
+    const text = m.content ? [{ type: "message", role: m.role, content: m.content }] : [];
+    return [...text, ...(m.tool_calls ?? []).map((t) => ({ type: "function_call", call_id: t.id, name: t.function.name, arguments: t.function.arguments }))];
+  });
+  return { instructions: messages[0].content, input };
 }
 
 const extraFields = { temperature: 0.2, tools: [{ type: "function", function: { name: "bash", parameters: { type: "object" } } }] };
@@ -164,6 +174,27 @@ describe("www/worker: the compacting proxy in workerd", () => {
     assert.equal(c.validate(sent).valid, true);
     assert.deepEqual(sent.messages.at(-1), body.messages.at(-1));
     assert.equal(answer.content[0].text, `upstream saw ${sent.messages.length} messages`);
+  });
+
+  test("an OpenAI Responses request is compacted too, its summary asked for by Chat Completions", async () => {
+    llm.requests.length = 0;
+    const body = { model: "gpt-test", store: false, ...asResponses(long) };
+    assert.equal(c.validate(body).valid, true, "a valid Responses body to start from");
+    const res = await withProxy({ UPSTREAM_URL: `${llm.url}/upstream/v1`, CONTEXT_WINDOW: "32000" }, (url) =>
+      fetch(`${url}v1/responses`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${KEY}` }, body: JSON.stringify(body) }));
+    const answer = await res.json();
+    assert.equal(res.status, 200, JSON.stringify(answer));
+    assert.equal(res.headers.get("x-ctxfold-compacted"), "llm");
+    assert.equal(llm.requests[0].path, "/upstream/v1/chat/completions");
+    const forwarded = llm.requests.at(-1);
+    assert.equal(forwarded.path, "/upstream/v1/responses");
+    assert.equal(forwarded.headers.authorization, `Bearer ${KEY}`);
+    const sent = forwarded.body;
+    assert.deepEqual([sent.model, sent.store, sent.instructions], [body.model, body.store, body.instructions]);
+    assert.ok(sent.input.length < body.input.length);
+    assert.equal(c.validate(sent).valid, true);
+    assert.deepEqual(sent.input.at(-1), body.input.at(-1));
+    assert.equal(answer.output[0].content[0].text, `upstream saw ${sent.input.length} items`);
   });
 
   test("when the summary request fails, the offline digest is used and the request still goes through", async () => {

@@ -1,18 +1,20 @@
 // A Cloudflare Worker: a proxy that keeps every conversation inside the model's context window. Point your
-// client's base URL at the Worker instead of the provider. It serves both OpenAI's Chat Completions
-// (`POST …/chat/completions`, to any OpenAI-compatible provider) and Anthropic's Messages (`POST …/v1/messages`):
-// each body has its messages pruned and, when needed, compacted (the summary is written by the upstream provider
-// itself, or by the offline digest if that call fails), then it is forwarded, and the upstream answer (streamed
-// or not) is passed back as is. The body goes through as UTF-8 bytes: ctxfold reads them in one pass and gives
-// back the same bytes with only the message list rewritten, every message it kept and every other field byte for
-// byte (as bytes rather than text, the body is never decoded to a JavaScript string and encoded again).
+// client's base URL at the Worker instead of the provider. It serves OpenAI's Chat Completions
+// (`POST …/chat/completions`, to any OpenAI-compatible provider) and Responses (`POST …/responses`), and
+// Anthropic's Messages (`POST …/v1/messages`): each body has its messages pruned and, when needed, compacted
+// (the summary is written by the upstream provider itself, or by the offline digest if that call fails), then
+// it is forwarded, and the upstream answer (streamed or not) is passed back as is. The body goes through as
+// UTF-8 bytes: ctxfold reads them in one pass and gives back the same bytes with only the message list
+// rewritten, every message it kept and every other field byte for byte (as bytes rather than text, the body is
+// never decoded to a JavaScript string and encoded again).
 //
 // Configuration (wrangler.toml [vars], or secrets):
 //   UPSTREAM_URL             the OpenAI-compatible provider's base URL, e.g. https://api.openai.com/v1 (for
-//                            …/chat/completions)
+//                            …/chat/completions and …/responses)
 //   ANTHROPIC_URL            Anthropic's base URL (default https://api.anthropic.com; for …/v1/messages)
 //   CONTEXT_WINDOW           the model's context window in tokens (default 128000)
-//   SUMMARY_URL              where summaries of Chat Completions requests are asked for (default: UPSTREAM_URL)
+//   SUMMARY_URL              where summaries of OpenAI requests are asked for, by Chat Completions (default:
+//                            UPSTREAM_URL)
 //   SUMMARY_MODEL            the model that writes them (default: the request's model)
 //   ANTHROPIC_SUMMARY_MODEL  the model that writes summaries of Messages requests (default: the request's model)
 //   MEMORY                   optional KV namespace binding that keeps each conversation's last compaction (below)
@@ -56,12 +58,13 @@ const memoryOf = (env) =>
  * writes the summaries; undefined for a path this proxy does not serve.
  */
 function routeOf(pathname, env, headers) {
-  if (pathname.endsWith("/chat/completions")) {
+  const openai = ["/chat/completions", "/responses"].find((endpoint) => pathname.endsWith(endpoint));
+  if (openai) {
     if (!env.UPSTREAM_URL) return { missing: "UPSTREAM_URL" };
     const upstream = env.UPSTREAM_URL.replace(/\/+$/, "");
     const authorization = headers.get("authorization");
     return {
-      url: `${upstream}/chat/completions`,
+      url: `${upstream}${openai}`,
       forwarded: { authorization },
       summarizer: (model) =>
         openai_summarizer({ baseUrl: env.SUMMARY_URL ?? upstream, apiKey: authorization?.match(/^Bearer (.+)$/)?.[1], model: env.SUMMARY_MODEL ?? model }),
@@ -83,7 +86,7 @@ function routeOf(pathname, env, headers) {
 export default {
   async fetch(request, env) {
     const route = request.method === "POST" ? routeOf(new URL(request.url).pathname, env, request.headers) : undefined;
-    if (!route) return fail(404, "this proxy serves POST /v1/chat/completions and POST /v1/messages");
+    if (!route) return fail(404, "this proxy serves POST /v1/chat/completions, /v1/responses and /v1/messages");
     if (route.missing) return fail(500, `the Worker has no ${route.missing} configured`);
 
     const body = new Uint8Array(await request.arrayBuffer());
