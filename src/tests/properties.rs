@@ -1,6 +1,7 @@
 //! The invariants of DESIGN.md, on generated histories in every format: provider validity after every
 //! operation, system prompts untouched, unchanged messages kept (and in order), prune count-preserving
-//! and idempotent, apply never larger, determinism, appended messages accepted, same split everywhere.
+//! and idempotent, apply never larger, determinism, appended messages accepted, same split everywhere, and a
+//! compaction remembered resuming its conversation.
 
 #[path = "convert.rs"]
 mod convert;
@@ -8,8 +9,10 @@ mod convert;
 use convert::{convert, FORMATS};
 use ctxfold::checking::validate::problems;
 use ctxfold::compaction::apply::{apply_summary, offline_summaries};
+use ctxfold::compaction::memory;
 use ctxfold::compaction::plan::plan_compaction;
 use ctxfold::edit::{materialize, Slot};
+use ctxfold::json::parse_with_spans;
 use ctxfold::options::Options;
 use ctxfold::pruning::prune::prune;
 use ctxfold::reading::format;
@@ -175,6 +178,48 @@ proptest! {
         msgs[1]["content"] = json!("edited");
         let e = apply_summary(&Input::items(&msgs), &plan, &summary).unwrap_err();
         prop_assert_eq!(e.code.as_str(), "STALE_PLAN");
+    }
+
+    #[test]
+    fn a_remembered_compaction_resumes_its_conversation_in_every_format(
+        turns in prop::collection::vec(turn(), 3..30),
+        more in prop::collection::vec(turn(), 1..4),
+    ) {
+        for name in FORMATS {
+            let fmt = format::Format::from_name(name, "format").unwrap();
+            let first = convert(name, &history(&without_developer(&turns, name))).input;
+            let whole = convert(name, &history(&without_developer(&[turns.clone(), more.clone()].concat(), name))).input;
+            let (first, whole) = (Input::read(&first).unwrap(), Input::read(&whole).unwrap());
+            let opts = Options::from_json(&json!({ "format": name, "force": true, "keepRecentTurns": 1 })).unwrap();
+            let plan = serde_json::to_value(plan_compaction(&first, &opts).unwrap()).unwrap();
+            if plan["jobs"].as_array().unwrap().is_empty() {
+                continue;
+            }
+            let summary = Value::Object(offline_summaries(&first, &plan).unwrap());
+            let Ok(applied) = apply_summary(&first, &plan, &summary) else { continue };
+            let compacted = materialize(&applied.slots, first.items);
+            let recall = memory::recall(first.items).unwrap();
+            let texts: Vec<String> = compacted.iter().map(|m| m.to_string()).collect();
+            let stored = memory::state(recall.count, &recall.fingerprint, texts.iter().map(String::as_str));
+
+            // The same conversation, messages on: resumed where its first messages are the ones compacted
+            // (Anthropic and Gemini merge a user's text into the turn of results before it, so not always).
+            let resumed = memory::resume(whole.items, stored.clone());
+            prop_assert_eq!(resumed.is_some(), whole.items.starts_with(first.items), "{}", name);
+            let Some(resumed) = resumed else { continue };
+            prop_assert_eq!(resumed.count, first.items.len());
+            let items: Vec<Value> = compacted.iter().chain(&whole.items[resumed.count..]).cloned().collect();
+            check_valid(&format!("{name} resumed"), &items, fmt);
+
+            // As text, the same items, and every byte of the request outside the first messages as it was.
+            let text = serde_json::to_string_pretty(&Value::Array(whole.items.to_vec())).unwrap();
+            let (_, spans) = parse_with_spans(&text).unwrap();
+            let spans = spans.items(None).unwrap();
+            let spliced = memory::spliced_text(&text, &spans, resumed.count, &resumed.text, &resumed.spans);
+            prop_assert_eq!(serde_json::from_str::<Value>(&spliced).unwrap(), Value::Array(items));
+            let rest_at = spans.items.get(resumed.count).map_or(text.len() - 1, |r| r.start);
+            prop_assert!(spliced.ends_with(&text[rest_at..]));
+        }
     }
 }
 
