@@ -115,6 +115,33 @@ test("a remembered history that outgrows the limit is compacted again, its earli
   assert.equal(JSON.parse([...memory.values()][0]).count, whole.length);
 });
 
+test("a client that moves its cache_control mark to its newest message is resumed, each kept message as it sends it now", async () => {
+  // An Anthropic chat whose client marks its newest message for the prompt cache, and unmarks the one before.
+  const words = (k) => `Turn ${k}: ${"the quarterly report needs another pass over the figures and the summary table ".repeat(30)}`;
+  const turn = (k, marked) => ({
+    role: k % 2 ? "assistant" : "user",
+    content: [{ type: "text", text: words(k), ...(marked ? { cache_control: { type: "ephemeral" } } : {}) }],
+  });
+  const chat = (n) => ({ model: "claude-test", max_tokens: 1024, system: "You help with reports.", messages: Array.from({ length: n }, (_, k) => turn(k, k === n - 1)) });
+  const [first, later] = [chat(41), chat(43)];
+  const window = Math.ceil(c.estimate(first).total / 0.6 / 1.1);
+  const memory = new Map();
+  const { calls, options } = counting();
+  const one = await c.compact(first, { ...options, contextWindow: window, memory });
+  assert.equal(one.compacted, true);
+  const asked = calls.length;
+  const two = await c.compact(later, { ...options, contextWindow: window, memory });
+  assert.equal(calls.length, asked, "no summary asked for");
+  assert.equal(two.resumed, 41);
+  const marks = (body) => body.messages.filter((m) => JSON.stringify(m).includes("cache_control")).length;
+  assert.equal(marks(two.messages), 1, "only the newest message is marked, as the client sent it");
+  assert.equal(two.messages.messages.at(-1), later.messages.at(-1));
+  // The messages the compaction kept are the caller's objects of this request, not the earlier request's.
+  const kept = two.messages.messages.filter((m) => later.messages.includes(m));
+  assert.ok(kept.length > 2);
+  assert.equal(c.validate(two.messages).valid, true);
+});
+
 test("any store with get and set will do, a Promise-returning one too; anything else is a coded error", async () => {
   const kv = new Map();
   const store = { get: async (k) => kv.get(k) ?? null, set: async (k, v) => void kv.set(k, v) };

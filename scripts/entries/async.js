@@ -29,7 +29,7 @@ export function asyncExports(glue) {
     }
     const result = await compactOnce(messages, options);
     result.resumed = resumed;
-    if (recall && result.compacted) await memory.set(recall.key, glue.__memory_state(recall.count, recall.fingerprint, result.messages));
+    if (recall && result.compacted) await memory.set(recall.key, glue.__memory_state(recall.contents, result.messages));
     return result;
   }
 

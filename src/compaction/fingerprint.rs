@@ -45,7 +45,7 @@ impl Hasher {
 
 /// Hash of the first `count` messages.
 pub fn of_messages(messages: &[Value], count: usize) -> u64 {
-    let mut h = Words(OFFSET);
+    let mut h = Words(OFFSET, None);
     for m in messages.iter().take(count) {
         h.value(m);
     }
@@ -53,9 +53,20 @@ pub fn of_messages(messages: &[Value], count: usize) -> u64 {
     h.finish()
 }
 
+/// Hash of what `message` says: `of_messages` of it alone, its `cache_control` members (at any depth) left
+/// out. Where a provider caches is no part of a message's content, and clients move those marks from one
+/// request to the next.
+pub fn of_content(message: &Value) -> u64 {
+    let mut h = Words(OFFSET, Some("cache_control"));
+    h.value(message);
+    h.word(1);
+    h.finish()
+}
+
 /// A hash that takes a 64-bit word a step: a multiply and a rotation (the multiplier is the golden
-/// ratio's, which spreads every input bit over the high half).
-struct Words(u64);
+/// ratio's, which spreads every input bit over the high half). With a key, object members of that name
+/// are left out.
+struct Words(u64, Option<&'static str>);
 
 impl Words {
     fn word(&mut self, w: u64) {
@@ -97,10 +108,13 @@ impl Words {
             }
             Value::Object(members) => {
                 self.word(7);
-                self.word(members.len() as u64);
+                let skipped = self.1.filter(|&k| members.contains_key(k));
+                self.word((members.len() - usize::from(skipped.is_some())) as u64);
                 for (key, value) in members {
-                    self.bytes(key.as_bytes());
-                    self.value(value);
+                    if Some(key.as_str()) != skipped {
+                        self.bytes(key.as_bytes());
+                        self.value(value);
+                    }
                 }
             }
         }
@@ -125,6 +139,17 @@ mod tests {
         let (a, b, c) = (a.as_array().unwrap(), b.as_array().unwrap(), c.as_array().unwrap());
         assert_eq!(of_messages(a, 1), of_messages(b, 1));
         assert_ne!(of_messages(a, 1), of_messages(c, 1));
+    }
+
+    #[test]
+    fn a_messages_content_is_the_same_with_its_cache_marks_moved() {
+        let marked = json!({ "role": "user", "content": [{ "type": "text", "text": "x", "cache_control": { "type": "ephemeral" } }] });
+        let plain = json!({ "role": "user", "content": [{ "type": "text", "text": "x" }] });
+        let other = json!({ "role": "user", "content": [{ "type": "text", "text": "y" }] });
+        assert_eq!(of_content(&marked), of_content(&plain));
+        assert_ne!(of_content(&plain), of_content(&other));
+        // The plan's fingerprint still tells them apart.
+        assert_ne!(of_messages(&[marked], 1), of_messages(&[plain], 1));
     }
 
     #[test]

@@ -6,66 +6,88 @@
 //! the earlier summary into the new one).
 //!
 //! What is stored is a string the host keeps under the conversation's key: the number of messages that
-//! were compacted, their fingerprint, and the compacted history's items. The key is the fingerprint of
-//! the conversation's opening (through its first user message), so conversations that open alike share
-//! a key; the fingerprint of all the compacted messages decides whether a stored history is this
-//! conversation's, and a request whose earlier messages changed (an edited or removed message) is
-//! compacted as if nothing was stored.
+//! were compacted, their fingerprint, and the compacted history's items, each either its JSON (what
+//! compaction wrote or edited) or the index of the request's message it kept as it was. The key is the
+//! fingerprint of the conversation's opening (through its first user message), so conversations that open
+//! alike share a key; the fingerprint of all the compacted messages decides whether a stored history is
+//! this conversation's, and a request whose earlier messages changed (an edited or removed message) is
+//! compacted as if nothing was stored. Both fingerprints leave out `cache_control` marks, which clients
+//! move from message to message; a kept message is taken from the request as it is now, with its marks.
 
-use crate::compaction::fingerprint::of_messages;
+use crate::compaction::fingerprint::{of_content, Hasher};
 use crate::json::{parse_with_spans, ItemSpans};
 use serde_json::Value;
 
 /// Marks a stored state as ours, and its layout's version.
 const VERSION: u64 = 1;
 
-/// What a request's history is remembered by: the key its state is stored under (the fingerprint of its
-/// items through the first user message, or of the first item when none is a user's), and the number and
-/// fingerprint of its items, which a state made from it records.
+/// What a request's history is remembered by: the key its state is stored under, and the fingerprint of
+/// each item's content, from which a state made from it records theirs (and by which the compacted
+/// history's kept items are found among them).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Recall {
     pub key: String,
-    pub count: usize,
-    pub fingerprint: String,
+    pub contents: Vec<u64>,
 }
 
-/// How `items` are remembered; None for an empty history.
+/// How `items` are remembered; None for an empty history. The key is the fingerprint of the items through
+/// the first user message (the first item when none is a user's).
 pub fn recall(items: &[Value]) -> Option<Recall> {
     if items.is_empty() {
         return None;
     }
+    let contents: Vec<u64> = items.iter().map(of_content).collect();
     let opening = items.iter().position(|m| m.get("role").and_then(Value::as_str) == Some("user")).unwrap_or(0);
-    Some(Recall {
-        key: format!("ctxfold:{}", hex(of_messages(items, opening + 1))),
-        count: items.len(),
-        fingerprint: hex(of_messages(items, items.len())),
-    })
+    Some(Recall { key: format!("ctxfold:{}", hex(combined(&contents[..=opening]))), contents })
+}
+
+fn combined(contents: &[u64]) -> u64 {
+    let mut h = Hasher::default();
+    contents.iter().for_each(|&c| h.number(c));
+    h.number(contents.len() as u64);
+    h.finish()
 }
 
 fn hex(n: u64) -> String {
     format!("{n:016x}")
 }
 
-/// The state to store after compacting `count` items of fingerprint `fingerprint` (a `Recall`'s) into the
-/// items whose JSON texts are `compacted`.
-pub fn state<'t>(count: usize, fingerprint: &str, compacted: impl IntoIterator<Item = &'t str>) -> String {
-    let mut out = format!("{{\"ctxfold\":{VERSION},\"count\":{count},\"fingerprint\":\"{fingerprint}\",\"messages\":[");
-    for (k, item) in compacted.into_iter().enumerate() {
+/// The state to store after compacting a history whose items' contents are `contents` (its `Recall`'s)
+/// into `compacted` (each item's JSON text and value): an item whose content is that of one of the
+/// history's messages, in order, is stored as that message's index.
+pub fn state<'t>(contents: &[u64], compacted: impl IntoIterator<Item = (&'t str, &'t Value)>) -> String {
+    let mut next = 0; // kept messages keep their order
+    let mut out = format!(
+        "{{\"ctxfold\":{VERSION},\"count\":{},\"fingerprint\":\"{}\",\"messages\":[",
+        contents.len(),
+        hex(combined(contents))
+    );
+    for (k, (text, value)) in compacted.into_iter().enumerate() {
         if k > 0 {
             out.push(',');
         }
-        out.push_str(item);
+        // Looked for from the last one found on: a kept message is near it, and what compaction wrote (a
+        // summary, a pruned output) is looked for to the end, once each.
+        let content = of_content(value);
+        match contents.iter().skip(next).position(|&c| c == content).map(|k| next + k) {
+            Some(i) => {
+                out.push_str(&i.to_string());
+                next = i + 1;
+            }
+            None => out.push_str(text),
+        }
     }
     out.push_str("]}");
     out
 }
 
 /// A stored state that applies to a request: how many of its items it stands for, and the stored text with
-/// where each compacted item is in it.
+/// where each compacted item is in it, or which of the request's items it is.
 pub struct Resumed {
     pub count: usize,
     pub text: String,
     pub spans: ItemSpans,
+    pub kept: Vec<Option<usize>>,
 }
 
 /// `stored` read, when it is a state of ours made from the first of `items`; None otherwise (another
@@ -78,23 +100,29 @@ pub fn resume(items: &[Value], stored: String) -> Option<Resumed> {
     }
     let count = usize::try_from(field("count")?.as_u64()?).ok()?;
     let fingerprint = field("fingerprint")?.as_str()?;
-    if count == 0 || count > items.len() || fingerprint != hex(of_messages(items, count)) {
+    if count == 0 || count > items.len() {
         return None;
     }
-    field("messages")?.as_array()?;
+    let contents: Vec<u64> = items[..count].iter().map(of_content).collect();
+    if fingerprint != hex(combined(&contents)) {
+        return None;
+    }
+    let kept = field("messages")?
+        .as_array()?
+        .iter()
+        .map(|m| match m.as_u64() {
+            Some(i) => usize::try_from(i).ok().filter(|&i| i < count).map(Some),
+            None => Some(None),
+        })
+        .collect::<Option<Vec<_>>>()?;
     let spans = spans.items(Some("messages"))?;
-    Some(Resumed { count, text: stored, spans })
+    Some(Resumed { count, text: stored, spans, kept })
 }
 
-/// `text` (JSON whose item list is at `list`, each item at `given`) with its first `count` items replaced
-/// by `compacted`'s (each at its span in `compacted_text`): every other byte as it was.
-pub fn spliced_text(
-    text: &str,
-    given: &ItemSpans,
-    count: usize,
-    compacted_text: &str,
-    compacted: &ItemSpans,
-) -> String {
+/// `text` (JSON whose items are at `given`) with its first `resumed.count` items replaced by the compacted
+/// ones: every other byte as it was, and a kept item as it is in `text`.
+pub fn spliced_text(text: &str, given: &ItemSpans, resumed: &Resumed) -> String {
+    let count = resumed.count;
     let (start, end) = match (given.items.first(), given.items.get(count), given.items.get(count - 1)) {
         (Some(first), Some(next), _) => (first.start, next.start),
         (Some(first), None, Some(last)) => (first.start, last.end),
@@ -102,14 +130,17 @@ pub fn spliced_text(
     };
     let mut out = String::with_capacity(text.len());
     out.push_str(&text[..start]);
-    for (k, span) in compacted.items.iter().enumerate() {
+    for (k, (span, kept)) in resumed.spans.items.iter().zip(&resumed.kept).enumerate() {
         if k > 0 {
             out.push(',');
         }
-        out.push_str(&compacted_text[span.clone()]);
+        match kept {
+            Some(i) => out.push_str(&text[given.items[*i].clone()]),
+            None => out.push_str(&resumed.text[span.clone()]),
+        }
     }
     // Before the next item, the separator that the replaced items' last one had.
-    if count < given.items.len() && !compacted.items.is_empty() {
+    if count < given.items.len() && !resumed.kept.is_empty() {
         out.push(',');
     }
     out.push_str(&text[end..]);
@@ -124,6 +155,12 @@ mod tests {
 
     fn items(v: &Value) -> &[Value] {
         v.as_array().unwrap()
+    }
+
+    /// The stored state of `given` compacted into `compacted`.
+    fn stored(given: &Value, compacted: &Value) -> String {
+        let texts: Vec<String> = items(compacted).iter().map(Value::to_string).collect();
+        state(&recall(items(given)).unwrap().contents, texts.iter().map(String::as_str).zip(items(compacted)))
     }
 
     #[test]
@@ -148,12 +185,10 @@ mod tests {
             { "role": "assistant", "content": "two" },
             { "role": "user", "content": "three" }
         ]);
-        let Recall { count, fingerprint, .. } = recall(items(&given)).unwrap();
-        let stored = state(
-            count,
-            &fingerprint,
-            [r#"{"role":"user","content":"summary"}"#, r#"{"role":"user","content":"three"}"#],
-        );
+        let compacted = json!([{ "role": "user", "content": "summary" }, { "role": "user", "content": "three" }]);
+        let stored = stored(&given, &compacted);
+        // What compaction wrote is stored as it is; a message it kept, as its index.
+        assert!(stored.ends_with(r#""messages":[{"content":"summary","role":"user"},2]}"#), "{stored}");
         // The same messages and more: resumed, standing for the three.
         let later = json!([
             { "role": "user", "content": "one" },
@@ -162,9 +197,7 @@ mod tests {
             { "role": "assistant", "content": "four" }
         ]);
         let resumed = resume(items(&later), stored.clone()).expect("resumed");
-        assert_eq!(resumed.count, 3);
-        let texts: Vec<&str> = resumed.spans.items.iter().map(|r| &resumed.text[r.clone()]).collect();
-        assert_eq!(texts, [r#"{"role":"user","content":"summary"}"#, r#"{"role":"user","content":"three"}"#]);
+        assert_eq!((resumed.count, resumed.kept.as_slice()), (3, [None, Some(2)].as_slice()));
         // An earlier message changed, fewer messages, or not a state: not resumed.
         let edited = json!([
             { "role": "user", "content": "one!" },
@@ -175,31 +208,56 @@ mod tests {
         assert!(resume(&items(&given)[..2], stored.clone()).is_none());
         assert!(resume(items(&given), "{\"count\":3}".to_string()).is_none());
         assert!(resume(items(&given), "not JSON".to_string()).is_none());
+        assert!(resume(items(&given), stored.replace(",2]}", ",7]}")).is_none(), "a kept index past the messages");
+    }
+
+    #[test]
+    fn cache_marks_moved_since_do_not_matter_and_a_kept_message_comes_as_it_is_now() {
+        let mark = json!({ "type": "ephemeral" });
+        let text = |t: &str, marked: bool| {
+            let mut block = json!({ "type": "text", "text": t });
+            if marked {
+                block["cache_control"] = mark.clone();
+            }
+            json!({ "role": "user", "content": [block] })
+        };
+        let answer = |t: &str| json!({ "role": "assistant", "content": t });
+        let given = json!([text("one", false), answer("two"), text("three", true)]);
+        let compacted = json!([text("summary", false), text("three", true)]);
+        let stored = stored(&given, &compacted);
+        let later =
+            json!([text("one", false), answer("two"), text("three", false), answer("four"), text("five", true)]);
+        let resumed = resume(items(&later), stored).expect("resumed, the mark moved");
+        assert_eq!(resumed.kept, [None, Some(2)]);
+        let body = serde_json::to_string(&json!({ "messages": later })).unwrap();
+        let (_, spans) = parse_with_spans(&body).unwrap();
+        let spliced: Value =
+            serde_json::from_str(&spliced_text(&body, &spans.items(Some("messages")).unwrap(), &resumed)).unwrap();
+        // The kept message without the mark it no longer has; the newest with its own.
+        assert_eq!(
+            spliced["messages"],
+            json!([text("summary", false), text("three", false), answer("four"), text("five", true)])
+        );
     }
 
     #[test]
     fn the_compacted_items_take_the_place_of_those_they_stand_for_and_nothing_else_moves() {
+        let given = json!([{ "role": "user", "content": "one" }, { "role": "assistant", "content": "two" }]);
+        let compacted = json!([{ "role": "user", "content": "summary" }]);
+        let state = stored(&given, &compacted);
         let text = "{\"model\": \"m\", \"messages\": [ {\"role\":\"user\",\"content\":\"one\"} ,\n {\"role\":\"assistant\",\"content\":\"two\"}, {\"role\":\"user\",\"content\":\"new\"} ], \"stream\": true}";
-        let (_, spans) = parse_with_spans(text).unwrap();
-        let given = spans.items(Some("messages")).unwrap();
-        let stored = "{\"messages\":[{\"role\":\"user\",\"content\":\"summary\"}]}";
-        let (_, stored_spans) = parse_with_spans(stored).unwrap();
-        let compacted = stored_spans.items(Some("messages")).unwrap();
-        let out = spliced_text(text, &given, 2, stored, &compacted);
+        let (value, spans) = parse_with_spans(text).unwrap();
+        let resumed = resume(items(&value["messages"]), state.clone()).unwrap();
+        let out = spliced_text(text, &spans.items(Some("messages")).unwrap(), &resumed);
         assert_eq!(
             out,
-            "{\"model\": \"m\", \"messages\": [ {\"role\":\"user\",\"content\":\"summary\"},{\"role\":\"user\",\"content\":\"new\"} ], \"stream\": true}"
+            "{\"model\": \"m\", \"messages\": [ {\"content\":\"summary\",\"role\":\"user\"},{\"role\":\"user\",\"content\":\"new\"} ], \"stream\": true}"
         );
-        // A message list given alone, as the root array.
-        let list = "[{\"role\":\"user\",\"content\":\"one\"},\n {\"role\":\"user\",\"content\":\"new\"}]";
-        let (_, spans) = parse_with_spans(list).unwrap();
-        let out = spliced_text(list, &spans.items(None).unwrap(), 1, stored, &compacted);
-        assert_eq!(out, "[{\"role\":\"user\",\"content\":\"summary\"},{\"role\":\"user\",\"content\":\"new\"}]");
-        // All of them replaced: the list's end as it was.
-        let out = spliced_text(text, &given, 3, stored, &compacted);
-        assert_eq!(
-            out,
-            "{\"model\": \"m\", \"messages\": [ {\"role\":\"user\",\"content\":\"summary\"} ], \"stream\": true}"
-        );
+        // A message list given alone, as the root array; all of its items replaced: the list's end as it was.
+        let list = "[{\"role\":\"user\",\"content\":\"one\"},\n {\"role\":\"assistant\",\"content\":\"two\"} ]";
+        let (value, spans) = parse_with_spans(list).unwrap();
+        let resumed = resume(items(&value), state).unwrap();
+        let out = spliced_text(list, &spans.items(None).unwrap(), &resumed);
+        assert_eq!(out, "[{\"content\":\"summary\",\"role\":\"user\"} ]");
     }
 }

@@ -200,7 +200,7 @@ proptest! {
             let compacted = materialize(&applied.slots, first.items);
             let recall = memory::recall(first.items).unwrap();
             let texts: Vec<String> = compacted.iter().map(|m| m.to_string()).collect();
-            let stored = memory::state(recall.count, &recall.fingerprint, texts.iter().map(String::as_str));
+            let stored = memory::state(&recall.contents, texts.iter().map(String::as_str).zip(&compacted));
 
             // The same conversation, messages on: resumed where its first messages are the ones compacted
             // (Anthropic and Gemini merge a user's text into the turn of results before it, so not always).
@@ -215,7 +215,7 @@ proptest! {
             let text = serde_json::to_string_pretty(&Value::Array(whole.items.to_vec())).unwrap();
             let (_, spans) = parse_with_spans(&text).unwrap();
             let spans = spans.items(None).unwrap();
-            let spliced = memory::spliced_text(&text, &spans, resumed.count, &resumed.text, &resumed.spans);
+            let spliced = memory::spliced_text(&text, &spans, &resumed);
             prop_assert_eq!(serde_json::from_str::<Value>(&spliced).unwrap(), Value::Array(items));
             let rest_at = spans.items.get(resumed.count).map_or(text.len() - 1, |r| r.start);
             prop_assert!(spliced.ends_with(&text[rest_at..]));

@@ -677,8 +677,9 @@ export interface CompactOptions extends Options {
    * place, and the model is asked again only when that outgrows the limit. The key names the conversation's
    * opening (its messages through the first user message); the value, a string, holds the compacted messages
    * (keep the store as private as the conversations) and the fingerprint of the messages they replace: a
-   * request whose earlier messages differ in any field or value (an edited message, another conversation that
-   * opens alike) is compacted as if nothing was stored. Read on every call, written after each compaction;
+   * request whose earlier messages differ in any field or value but `cache_control` marks (an edited message,
+   * another conversation that opens alike) is compacted as if nothing was stored. The messages the compaction
+   * kept are taken from the request as it is now, with its marks. Read on every call, written after each compaction;
    * what `get` or `set` throws is thrown back unchanged.
    */
   memory?: CompactMemory;

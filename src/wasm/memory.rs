@@ -9,7 +9,7 @@ use crate::edit::items_of;
 use crate::text::json_text;
 use js_sys::{Array, Object, Reflect};
 
-/// `{ key, count, fingerprint }` of `messages`, or undefined for an empty history. `memory` is checked
+/// `{ key, contents }` of `messages` (a `Recall`), or undefined for an empty history. `memory` is checked
 /// first: it must have `get` and `set` functions (a `Map`, or a wrapper around a KV store).
 #[wasm_bindgen(js_name = __memory_recall)]
 pub fn memory_recall(messages: JsValue, memory: JsValue) -> Result<JsValue, JsValue> {
@@ -25,8 +25,7 @@ pub fn memory_recall(messages: JsValue, memory: JsValue) -> Result<JsValue, JsVa
     let Some(recall) = recall(Input::read(&value)?.items) else { return Ok(JsValue::UNDEFINED) };
     let out = Object::new();
     Reflect::set(&out, &"key".into(), &recall.key.into())?;
-    Reflect::set(&out, &"count".into(), &(recall.count as f64).into())?;
-    Reflect::set(&out, &"fingerprint".into(), &recall.fingerprint.into())?;
+    Reflect::set(&out, &"contents".into(), &js_sys::BigUint64Array::from(recall.contents.as_slice()))?;
     Ok(out.into())
 }
 
@@ -40,17 +39,20 @@ pub fn memory_resume(messages: JsValue, stored: String) -> Result<JsValue, JsVal
     let input = Input::read(&value)?;
     let Some(resumed) = resume(input.items, stored) else { return Ok(JsValue::UNDEFINED) };
     let count = resumed.count;
-    let spliced = match text::with_items(&messages, input.key, |text, given| {
-        spliced_text(text, given, count, &resumed.text, &resumed.spans)
-    })? {
+    let spliced = match text::with_items(&messages, input.key, |text, given| spliced_text(text, given, &resumed))? {
         Some(spliced) => text::answer(&spliced, messages.is_instance_of::<js_sys::Uint8Array>()),
         None => {
-            // The stored items as new objects, then the caller's own.
+            // What compaction wrote as new objects, the messages it kept and those since as the caller's own.
             let stored: Array = Reflect::get(&js_sys::JSON::parse(&resumed.text)?, &"messages".into())?.into();
             let given: Array = match input.key {
                 Some(key) => Reflect::get(&messages, &key.into())?.into(),
                 None => messages.clone().into(),
             };
+            for (k, kept) in resumed.kept.iter().enumerate() {
+                if let Some(i) = kept {
+                    stored.set(k as u32, given.get(*i as u32));
+                }
+            }
             let list = stored.concat(&given.slice(count as u32, given.length()));
             match input.key {
                 Some(key) => {
@@ -68,20 +70,21 @@ pub fn memory_resume(messages: JsValue, stored: String) -> Result<JsValue, JsVal
     Ok(out.into())
 }
 
-/// The state to store for a history of `count` messages of `fingerprint` (its `__memory_recall`), compacted
-/// into `compacted` (`compact`'s result): text's items copied byte for byte, objects' written as JSON.
+/// The state to store for a history of the given `contents` (its `__memory_recall`), compacted into
+/// `compacted` (`compact`'s result): text's items copied byte for byte, objects' written as JSON.
 #[wasm_bindgen(js_name = __memory_state)]
-pub fn memory_state(count: f64, fingerprint: String, compacted: JsValue) -> Result<String, JsValue> {
+pub fn memory_state(contents: Vec<u64>, compacted: JsValue) -> Result<String, JsValue> {
     let value = messages_from_js(&compacted)?;
     let input = Input::read(&value)?;
-    let from_text = text::with_items(&compacted, input.key, |text, items| {
-        state(count as usize, &fingerprint, items.items.iter().map(|r| &text[r.clone()]))
+    let items = items_of(&value, input.key);
+    let from_text = text::with_items(&compacted, input.key, |text, spans| {
+        state(&contents, spans.items.iter().map(|r| &text[r.clone()]).zip(items))
     })?;
     Ok(match from_text {
         Some(stored) => stored,
         None => {
-            let texts: Vec<String> = items_of(&value, input.key).iter().map(json_text).collect();
-            state(count as usize, &fingerprint, texts.iter().map(String::as_str))
+            let texts: Vec<String> = items.iter().map(json_text).collect();
+            state(&contents, texts.iter().map(String::as_str).zip(items))
         }
     })
 }

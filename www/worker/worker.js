@@ -25,9 +25,9 @@
 // requests start with the same messages: `memory` keeps the compacted history and puts it back in their place,
 // so the model is asked for a summary again only when the conversation outgrows the window once more, not on
 // every request. A stored history is used only for a request whose earlier messages are the ones it was made
-// from, every field and value. Kept in KV when MEMORY is bound (shared by every isolate, a day at most), else in
-// this isolate's memory (the newest conversations, up to 8 Mi characters: an isolate has 128 MB, and serves many
-// requests, but not all of them).
+// from, every field and value but Anthropic's cache_control marks (which clients move). Kept in KV when MEMORY
+// is bound (shared by every isolate, a day at most), else in this isolate's memory (the newest conversations,
+// up to 8 Mi characters: an isolate has 128 MB, and serves many requests, but not all of them).
 import { anthropic_summarizer, compact, openai_summarizer } from "ctxfold";
 
 const json = (status, value, headers = {}) => Response.json(value, { status, headers });
