@@ -16,6 +16,7 @@
 
 use crate::compaction::fingerprint::{of_content, Hasher};
 use crate::json::{parse_with_spans, ItemSpans};
+use crate::text::json_text;
 use serde_json::Value;
 
 /// Marks a stored state as ours, and its layout's version.
@@ -53,28 +54,32 @@ fn hex(n: u64) -> String {
 }
 
 /// The state to store after compacting a history whose items' contents are `contents` (its `Recall`'s)
-/// into `compacted` (each item's JSON text and value): an item whose content is that of one of the
-/// history's messages, in order, is stored as that message's index.
-pub fn state<'t>(contents: &[u64], compacted: impl IntoIterator<Item = (&'t str, &'t Value)>) -> String {
+/// into `compacted`: an item whose content is that of one of the history's messages, in order, is stored as
+/// that message's index, any other as its JSON text (from `text`, the compacted history's, where each item
+/// is at its span, when it was given as text; else written).
+pub fn state(contents: &[u64], compacted: &[Value], text: Option<(&str, &ItemSpans)>) -> String {
     let mut next = 0; // kept messages keep their order
     let mut out = format!(
         "{{\"ctxfold\":{VERSION},\"count\":{},\"fingerprint\":\"{}\",\"messages\":[",
         contents.len(),
         hex(combined(contents))
     );
-    for (k, (text, value)) in compacted.into_iter().enumerate() {
+    for (k, value) in compacted.iter().enumerate() {
         if k > 0 {
             out.push(',');
         }
         // Looked for from the last one found on: a kept message is near it, and what compaction wrote (a
         // summary, a pruned output) is looked for to the end, once each.
         let content = of_content(value);
-        match contents.iter().skip(next).position(|&c| c == content).map(|k| next + k) {
+        match contents.iter().skip(next).position(|&c| c == content).map(|at| next + at) {
             Some(i) => {
                 out.push_str(&i.to_string());
                 next = i + 1;
             }
-            None => out.push_str(text),
+            None => match text.and_then(|(text, spans)| text.get(spans.items.get(k)?.clone())) {
+                Some(written) => out.push_str(written),
+                None => out.push_str(&json_text(value)),
+            },
         }
     }
     out.push_str("]}");
@@ -159,8 +164,7 @@ mod tests {
 
     /// The stored state of `given` compacted into `compacted`.
     fn stored(given: &Value, compacted: &Value) -> String {
-        let texts: Vec<String> = items(compacted).iter().map(Value::to_string).collect();
-        state(&recall(items(given)).unwrap().contents, texts.iter().map(String::as_str).zip(items(compacted)))
+        state(&recall(items(given)).unwrap().contents, items(compacted), None)
     }
 
     #[test]

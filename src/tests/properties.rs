@@ -199,8 +199,7 @@ proptest! {
             let Ok(applied) = apply_summary(&first, &plan, &summary) else { continue };
             let compacted = materialize(&applied.slots, first.items);
             let recall = memory::recall(first.items).unwrap();
-            let texts: Vec<String> = compacted.iter().map(|m| m.to_string()).collect();
-            let stored = memory::state(&recall.contents, texts.iter().map(String::as_str).zip(&compacted));
+            let stored = memory::state(&recall.contents, &compacted, None);
 
             // The same conversation, messages on: resumed where its first messages are the ones compacted
             // (Anthropic and Gemini merge a user's text into the turn of results before it, so not always).

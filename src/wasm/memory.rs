@@ -6,7 +6,6 @@ use super::prelude::*;
 use super::text;
 use crate::compaction::memory::{recall, resume, spliced_text, state};
 use crate::edit::items_of;
-use crate::text::json_text;
 use js_sys::{Array, Object, Reflect};
 
 /// `{ key, contents }` of `messages` (a `Recall`), or undefined for an empty history. `memory` is checked
@@ -77,14 +76,7 @@ pub fn memory_state(contents: Vec<u64>, compacted: JsValue) -> Result<String, Js
     let value = messages_from_js(&compacted)?;
     let input = Input::read(&value)?;
     let items = items_of(&value, input.key);
-    let from_text = text::with_items(&compacted, input.key, |text, spans| {
-        state(&contents, spans.items.iter().map(|r| &text[r.clone()]).zip(items))
-    })?;
-    Ok(match from_text {
-        Some(stored) => stored,
-        None => {
-            let texts: Vec<String> = items.iter().map(json_text).collect();
-            state(&contents, texts.iter().map(String::as_str).zip(items))
-        }
-    })
+    let from_text =
+        text::with_items(&compacted, input.key, |text, spans| state(&contents, items, Some((text, spans))))?;
+    Ok(from_text.unwrap_or_else(|| state(&contents, items, None)))
 }
