@@ -1,6 +1,6 @@
 // `npm run bench` (after the estimate bench): plan_compaction, summarize_offline and apply_summary on
 // generated agent-run histories of 100 to 100 000 messages, to show how their time grows with size.
-// DESIGN's target: plan on 10 000 messages linear in size and within 3× of one estimate pass, so each
+// DESIGN's target: plan on 10 000 messages linear in size and within 1.5× of one estimate pass, so each
 // row also prints the ratio plan / estimate on the same history. Prints numbers; asserts nothing
 // (benchmarks never fail on time). Uses the built package (dist/) through its Node entry, so the
 // JS ⇄ wasm boundary (reading the caller's arrays) is inside every measurement, as a host sees it.
