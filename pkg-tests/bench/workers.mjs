@@ -21,7 +21,10 @@
 // less; and the last text it wrote, so `plan_compaction` takes prune's answer without reading it again. Two
 // cases are measured: "new", where every round's body is one no earlier request held (each message's text
 // starts with the round's number), which is the figure for the target; and "again", the same body every round
-// (a client retrying, or a conversation sent again unchanged).
+// (a client retrying, or a conversation sent again unchanged). Then a compacting proxy's steady state: `compact`
+// on a body that grows by two messages a round, with `memory` (the conversation's compaction remembered from
+// the first round) and without (each round compacted anew, the summarizer a function that answers at once);
+// this build only.
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -39,14 +42,22 @@ const TOKENS = 200_000;
 const WARM_UP = 60;
 const OPTIONS = { contextWindow: 128_000 };
 
-const WORKER = `import { plan_compaction, prune } from "ctxfold";
+const WORKER = `import { compact, plan_compaction, prune } from "ctxfold";
 const OPTIONS = ${JSON.stringify(OPTIONS)};
+const memory = new Map();
 export default {
   async fetch(request) {
     const { pathname } = new URL(request.url);
     // The body as text, or as its UTF-8 bytes, which ctxfold reads as they are (no decoding, no copy to UTF-16).
     const body = pathname.endsWith("-bytes") ? new Uint8Array(await request.arrayBuffer()) : await request.text();
     if (pathname.startsWith("/echo")) return new Response(String(body.length));
+    if (pathname.startsWith("/proxy")) {
+      // A compacting proxy's request: compact, with memory or without (the summarizer is the host's own
+      // function, here one that answers at once, so that only ctxfold's work is timed).
+      const remember = pathname.startsWith("/proxy-memory") ? { memory } : {};
+      const result = await compact(body, { ...OPTIONS, ...remember, maxRevisions: 0, summarize: () => "The work so far." });
+      return Response.json({ resumed: result.resumed, compacted: result.compacted, tokens: result.tokensAfter });
+    }
     const pruned = prune(body, OPTIONS).messages;
     const plan = plan_compaction(pruned, OPTIONS);
     return Response.json({ tokens: plan.tokensBefore, needed: plan.needed, jobs: plan.jobs.length });
@@ -122,6 +133,27 @@ try {
       console.log(`      prune → plan, /work less the /echo median: median ${at(r.net, 0.5).toFixed(1)} ms, p90 ${at(r.net, 0.9).toFixed(1)} ms${target}`);
     });
     if (base) console.log(`    this build / base, median of prune → plan: ${(at(results[0].net, 0.5) / at(results[1].net, 0.5)).toFixed(3)}`);
+  }
+  // A proxy's steady state: each request is the one before with two messages more, as a client sends it, with
+  // the conversation's compaction remembered from the first request, and without (each request compacted
+  // anew). This build only (the option is new).
+  for (const [what, path] of [["with memory", "/proxy-memory-bytes"], ["without memory", "/proxy-bytes"]]) {
+    const turns = [];
+    const proxy = { work: [], echo: [] };
+    let last;
+    for (let k = -WARM_UP; k < 30; k++) {
+      turns.push({ role: "assistant", content: `Answer ${k}.` }, { role: "user", content: `Question ${k}?` });
+      const b = new TextEncoder().encode(JSON.stringify({ model: "gpt-4.1", messages: [...messages, ...turns] }));
+      const [w, a] = await post(builds[0].worker, path, b);
+      const [e] = await post(builds[0].worker, "/echo-bytes", b);
+      if (k < 0) continue;
+      proxy.work.push(w);
+      proxy.echo.push(e);
+      last = JSON.parse(a);
+    }
+    const net = proxy.work.map((w) => w - at(proxy.echo, 0.5));
+    console.log(`  compact ${what}, each request the one before and two messages, as bytes (a compacting proxy; ${last.resumed} messages resumed, compacted: ${last.compacted}):`);
+    console.log(`    ${builds[0].name}: less the /echo median: median ${at(net, 0.5).toFixed(1)} ms, p90 ${at(net, 0.9).toFixed(1)} ms`);
   }
   // The same work in this Node process, for comparison (new bodies).
   const inNode = [];
