@@ -128,7 +128,8 @@ pub fn resume(items: &[Value], stored: String) -> Option<Resumed> {
 /// ones: every other byte as it was, and a kept item as it is in `text`.
 pub fn spliced_text(text: &str, given: &ItemSpans, resumed: &Resumed) -> String {
     let count = resumed.count;
-    let (start, end) = match (given.items.first(), given.items.get(count), given.items.get(count - 1)) {
+    let last = count.checked_sub(1).and_then(|k| given.items.get(k));
+    let (start, end) = match (given.items.first(), given.items.get(count), last) {
         (Some(first), Some(next), _) => (first.start, next.start),
         (Some(first), None, Some(last)) => (first.start, last.end),
         _ => return text.to_string(),
