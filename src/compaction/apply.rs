@@ -3,7 +3,7 @@
 //! smaller. Also reads plans back from their plain-data form, for this and the offline digest.
 
 use crate::compaction::answer::cleaned_summaries;
-use crate::compaction::audit::{Audit, Kind};
+use crate::compaction::audit::{found_in, Audit, Kind};
 use crate::compaction::digest::digest;
 use crate::compaction::restore::{job_facts, Restore};
 use crate::compaction::template::Template;
@@ -66,8 +66,11 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
     let conv = format::read(input, Some(plan.format))?;
     let (cleaned, mut warnings) = cleaned_summaries(summary, plan)?;
     let sizes = Sizes::of(input, plan, &conv)?;
+    // The facts of the summarized messages, found once (reading them is most of an apply's time): for the
+    // audit, and for restoring what the summaries lost.
+    let found = found_in(&conv, &sizes.summarized);
     let facts = match plan.keep_facts {
-        true => job_facts(plan, &conv, &sizes.summarized),
+        true => job_facts(plan, &conv, &sizes.summarized, &found),
         false => Vec::new(),
     };
     // The quotes and facts can cost more in place than measured alone (rounding of each message's
@@ -114,7 +117,7 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
 
     // Each job's summary as it went in (cleaned, not yet joined or wrapped).
     let audit = crate::compaction::audit::audit(
-        &conv,
+        found,
         &plan.jobs,
         &sizes.summarized,
         summarized_tokens,

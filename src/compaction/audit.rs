@@ -115,16 +115,17 @@ crate::json_object!(Fact {
 });
 
 /// Audits the summaries of `jobs` (as spliced, one per job, in order) against the messages they
-/// replaced (`summarized`, the indices outside pinned messages).
+/// replaced (`summarized`, the indices outside pinned messages), whose facts are `found`
+/// (`found_in(conv, summarized)`).
 pub fn audit(
-    conv: &Conversation,
+    found: Found,
     jobs: &[JobRef],
     summarized: &[usize],
     summarized_tokens: u64,
     summary_tokens: u64,
     summaries: &[String],
 ) -> Audit {
-    let checked = check(conv, jobs, summarized, summaries);
+    let checked = checked(found, jobs, summaries);
     let mut kept = Vec::new();
     let mut missing: Vec<Fact> = Vec::new();
     let mut prompts = Map::new();
@@ -187,10 +188,11 @@ pub struct Checked {
 
 /// The facts of the summarized messages, each checked against the summary of the job it falls in.
 pub fn check(conv: &Conversation, jobs: &[JobRef], summarized: &[usize], summaries: &[String]) -> Checked {
-    let mut found = Found::default();
-    for &i in summarized {
-        message_facts(conv, i, &mut found);
-    }
+    checked(found_in(conv, summarized), jobs, summaries)
+}
+
+/// `found`, each fact checked against the summary of the job it falls in.
+fn checked(found: Found, jobs: &[JobRef], summaries: &[String]) -> Checked {
     let mut views = Vec::with_capacity(summaries.len());
     for s in summaries {
         views.push(SummaryView::new(s));
@@ -208,11 +210,16 @@ pub fn check(conv: &Conversation, jobs: &[JobRef], summarized: &[usize], summari
 /// The salient facts of the messages at `indices`, in message order (at most `MAX_CHECKED` of a
 /// kind): what the offline digest makes sure to state.
 pub fn facts_of(conv: &Conversation, indices: &[usize]) -> Vec<Fact> {
+    found_in(conv, indices).facts
+}
+
+/// `facts_of`, and how many more were found past the number of a kind kept: what an audit reads.
+pub fn found_in(conv: &Conversation, indices: &[usize]) -> Found {
     let mut found = Found::default();
     for &i in indices {
         message_facts(conv, i, &mut found);
     }
-    found.facts
+    found
 }
 
 /// Those of `facts` that `text` does not keep, in the order they are restored while they fit: the user's
@@ -315,8 +322,8 @@ fn in_turn(facts: Vec<&Fact>) -> Vec<&Fact> {
 
 /// The facts found so far, each once, at most `MAX_CHECKED` of a kind.
 #[derive(Default)]
-struct Found {
-    facts: Vec<Fact>,
+pub struct Found {
+    pub facts: Vec<Fact>,
     /// Kind and key, as one string.
     seen: Set,
     per_kind: [usize; 6],
@@ -1079,7 +1086,7 @@ mod tests {
         let n = conv.messages.len();
         let jobs = [JobRef { id: "summary-1".into(), range: Range { start: 1, end: n }, max_output_tokens: 1000 }];
         let summarized: Vec<usize> = (1..n).collect();
-        audit(&conv, &jobs, &summarized, 100, 10, &[summary.to_string()])
+        audit(found_in(&conv, &summarized), &jobs, &summarized, 100, 10, &[summary.to_string()])
     }
 
     fn texts(a: &Audit, kind: Kind) -> Vec<String> {
@@ -1301,7 +1308,7 @@ mod tests {
         let msgs = json!([{ "role": "user", "content": format!("Look at {}.", words.join(" ")) }, { "role": "assistant", "content": "ok" }]);
         let conv = crate::fixtures::read(&msgs);
         let jobs = [JobRef { id: "s".into(), range: Range { start: 0, end: 2 }, max_output_tokens: 100 }];
-        let a = audit(&conv, &jobs, &[0, 1], 1, 1, &["fn_0 fn_1".to_string()]);
+        let a = audit(found_in(&conv, &[0, 1]), &jobs, &[0, 1], 1, 1, &["fn_0 fn_1".to_string()]);
         assert_eq!(a.facts_checked, MAX_CHECKED);
         assert_eq!((a.facts_kept.len(), a.facts_missing.len(), a.missing.len()), (2, MAX_LISTED, MAX_LISTED));
         assert_eq!(a.facts_cut, 300 - MAX_CHECKED + (MAX_CHECKED - 2 - MAX_LISTED));

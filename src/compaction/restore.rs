@@ -7,7 +7,7 @@
 //! exactly these (the booking code, the file being edited), and the model that reads the compacted
 //! history cannot ask for them again.
 
-use crate::compaction::audit::{facts_of, lost_and_bare, Fact, Kind};
+use crate::compaction::audit::{facts_of, lost_and_bare, Fact, Found, Kind};
 use crate::compaction::fact_lines::{fact_line, FactLine};
 use crate::compaction::types::{JobRef, PlanRef};
 use crate::counting::profiles::Profile;
@@ -104,11 +104,16 @@ pub struct Restore<'r, 'c> {
 }
 
 /// The salient facts of each job's summarized messages, in the plan's job order: found once, for both
-/// making room and appending what was lost (finding them reads every summarized message).
-pub fn job_facts(plan: &PlanRef, conv: &Conversation, summarized: &[usize]) -> Vec<Vec<Fact>> {
+/// making room and appending what was lost (finding them reads every summarized message). `all` are those
+/// of all the summarized messages (the audit's), which are the job's when there is one.
+pub fn job_facts(plan: &PlanRef, conv: &Conversation, summarized: &[usize], all: &Found) -> Vec<Vec<Fact>> {
     let mut facts = Vec::with_capacity(plan.jobs.len());
     for job in &plan.jobs {
-        facts.push(facts_of(conv, &job.range.select(summarized)));
+        let indices = job.range.select(summarized);
+        facts.push(match indices.len() == summarized.len() {
+            true => all.facts.clone(),
+            false => facts_of(conv, &indices),
+        });
     }
     facts
 }
