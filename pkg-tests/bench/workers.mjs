@@ -102,15 +102,18 @@ try {
     if (!res.ok) throw new Error(`${path}: ${res.status} ${answer}`);
     return [performance.now() - t0, answer];
   };
-  /** Each build's `/work` times, its median `/echo` time, and its cost of the work (`net`: each `/work` less that median). */
-  const measure = async (bodyOf, as = "") => {
-    const times = builds.map(() => ({ work: [], echo: [] }));
+  /**
+   * Each build's `/work` times (or `work`'s, from `on` only), its median `/echo` time, and its cost of the work
+   * (`net`: each `/work` less that median). `bodyOf(k)` is asked once a round, in order.
+   */
+  const measure = async (bodyOf, as = "", work = "/work", on = builds) => {
+    const times = on.map(() => ({ work: [], echo: [] }));
     let answer;
     for (let k = -WARM_UP; k < 30; k++) {
       const b = bodyOf(k);
-      for (const j of builds.map((_, j) => (j + k + WARM_UP) % builds.length)) {
-        const [w, a] = await post(builds[j].worker, `/work${as}`, b);
-        const [e] = await post(builds[j].worker, `/echo${as}`, b);
+      for (const j of on.map((_, j) => (j + k + WARM_UP) % on.length)) {
+        const [w, a] = await post(on[j].worker, `${work}${as}`, b);
+        const [e] = await post(on[j].worker, `/echo${as}`, b);
         if (k < 0) continue;
         times[j].work.push(w);
         times[j].echo.push(e);
@@ -137,21 +140,14 @@ try {
   // A proxy's steady state: each request is the one before with two messages more, as a client sends it, with
   // the conversation's compaction remembered from the first request, and without (each request compacted
   // anew). This build only (the option is new).
-  for (const [what, path] of [["with memory", "/proxy-memory-bytes"], ["without memory", "/proxy-bytes"]]) {
+  for (const [what, work] of [["with memory", "/proxy-memory"], ["without memory", "/proxy"]]) {
     const turns = [];
-    const proxy = { work: [], echo: [] };
-    let last;
-    for (let k = -WARM_UP; k < 30; k++) {
+    const grown = (k) => {
       turns.push({ role: "assistant", content: `Answer ${k}.` }, { role: "user", content: `Question ${k}?` });
-      const b = new TextEncoder().encode(JSON.stringify({ model: "gpt-4.1", messages: [...messages, ...turns] }));
-      const [w, a] = await post(builds[0].worker, path, b);
-      const [e] = await post(builds[0].worker, "/echo-bytes", b);
-      if (k < 0) continue;
-      proxy.work.push(w);
-      proxy.echo.push(e);
-      last = JSON.parse(a);
-    }
-    const net = proxy.work.map((w) => w - at(proxy.echo, 0.5));
+      return new TextEncoder().encode(JSON.stringify({ model: "gpt-4.1", messages: [...messages, ...turns] }));
+    };
+    const [{ net, answer }] = await measure(grown, "-bytes", work, [builds[0]]);
+    const last = JSON.parse(answer);
     console.log(`  compact ${what}, each request the one before and two messages, as bytes (a compacting proxy; ${last.resumed} messages resumed, compacted: ${last.compacted}):`);
     console.log(`    ${builds[0].name}: less the /echo median: median ${at(net, 0.5).toFixed(1)} ms, p90 ${at(net, 0.9).toFixed(1)} ms`);
   }

@@ -24,7 +24,7 @@ export function asyncExports(glue) {
     let resumed = 0;
     if (recall) {
       const stored = await memory.get(recall.key);
-      const found = typeof stored === "string" ? glue.__memory_resume(messages, stored) : undefined;
+      const found = typeof stored === "string" ? glue.__memory_resume(messages, stored, recall.contents, recall.list) : undefined;
       if (found) ({ messages, resumed } = found);
     }
     const result = await compactOnce(messages, options);

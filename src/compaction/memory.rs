@@ -95,9 +95,10 @@ pub struct Resumed {
     pub kept: Vec<Option<usize>>,
 }
 
-/// `stored` read, when it is a state of ours made from the first of `items`; None otherwise (another
-/// conversation under the same key, an earlier message changed, or not a state at all).
-pub fn resume(items: &[Value], stored: String) -> Option<Resumed> {
+/// `stored` read, when it is a state of ours made from the first of the items whose contents are
+/// `contents` (their `Recall`'s); None otherwise (another conversation under the same key, an earlier
+/// message changed, or not a state at all).
+pub fn resume(contents: &[u64], stored: String) -> Option<Resumed> {
     let (value, spans) = parse_with_spans(&stored).ok()?;
     let field = |name: &str| value.get(name);
     if field("ctxfold").and_then(Value::as_u64) != Some(VERSION) {
@@ -105,11 +106,7 @@ pub fn resume(items: &[Value], stored: String) -> Option<Resumed> {
     }
     let count = usize::try_from(field("count")?.as_u64()?).ok()?;
     let fingerprint = field("fingerprint")?.as_str()?;
-    if count == 0 || count > items.len() {
-        return None;
-    }
-    let contents: Vec<u64> = items[..count].iter().map(of_content).collect();
-    if fingerprint != hex(combined(&contents)) {
+    if count == 0 || count > contents.len() || fingerprint != hex(combined(&contents[..count])) {
         return None;
     }
     let kept = field("messages")?
@@ -125,14 +122,14 @@ pub fn resume(items: &[Value], stored: String) -> Option<Resumed> {
 }
 
 /// `text` (JSON whose items are at `given`) with its first `resumed.count` items replaced by the compacted
-/// ones: every other byte as it was, and a kept item as it is in `text`.
-pub fn spliced_text(text: &str, given: &ItemSpans, resumed: &Resumed) -> String {
+/// ones: every other byte as it was, and a kept item as it is in `text`. None when `text` has fewer items
+/// than the state stands for (text changed since it was remembered).
+pub fn spliced_text(text: &str, given: &ItemSpans, resumed: &Resumed) -> Option<String> {
     let count = resumed.count;
-    let last = count.checked_sub(1).and_then(|k| given.items.get(k));
-    let (start, end) = match (given.items.first(), given.items.get(count), last) {
-        (Some(first), Some(next), _) => (first.start, next.start),
-        (Some(first), None, Some(last)) => (first.start, last.end),
-        _ => return text.to_string(),
+    let start = given.items.first()?.start;
+    let end = match given.items.get(count) {
+        Some(next) => next.start,
+        None => given.items.get(count.checked_sub(1)?)?.end,
     };
     let mut out = String::with_capacity(text.len());
     out.push_str(&text[..start]);
@@ -141,8 +138,8 @@ pub fn spliced_text(text: &str, given: &ItemSpans, resumed: &Resumed) -> String 
             out.push(',');
         }
         match kept {
-            Some(i) => out.push_str(&text[given.items[*i].clone()]),
-            None => out.push_str(&resumed.text[span.clone()]),
+            Some(i) => out.push_str(text.get(given.items.get(*i)?.clone())?),
+            None => out.push_str(resumed.text.get(span.clone())?),
         }
     }
     // Before the next item, the separator that the replaced items' last one had.
@@ -150,7 +147,7 @@ pub fn spliced_text(text: &str, given: &ItemSpans, resumed: &Resumed) -> String 
         out.push(',');
     }
     out.push_str(&text[end..]);
-    out
+    Some(out)
 }
 
 #[cfg(test)]
@@ -161,6 +158,11 @@ mod tests {
 
     fn items(v: &Value) -> &[Value] {
         v.as_array().unwrap()
+    }
+
+    /// What `resume` is given for a request: its items' contents, as remembered.
+    fn contents(items: &[Value]) -> Vec<u64> {
+        recall(items).map_or_else(Vec::new, |r| r.contents)
     }
 
     /// The stored state of `given` compacted into `compacted`.
@@ -201,7 +203,7 @@ mod tests {
             { "role": "user", "content": "three" },
             { "role": "assistant", "content": "four" }
         ]);
-        let resumed = resume(items(&later), stored.clone()).expect("resumed");
+        let resumed = resume(&contents(items(&later)), stored.clone()).expect("resumed");
         assert_eq!((resumed.count, resumed.kept.as_slice()), (3, [None, Some(2)].as_slice()));
         // An earlier message changed, fewer messages, or not a state: not resumed.
         let edited = json!([
@@ -209,11 +211,14 @@ mod tests {
             { "role": "assistant", "content": "two" },
             { "role": "user", "content": "three" }
         ]);
-        assert!(resume(items(&edited), stored.clone()).is_none());
-        assert!(resume(&items(&given)[..2], stored.clone()).is_none());
-        assert!(resume(items(&given), "{\"count\":3}".to_string()).is_none());
-        assert!(resume(items(&given), "not JSON".to_string()).is_none());
-        assert!(resume(items(&given), stored.replace(",2]}", ",7]}")).is_none(), "a kept index past the messages");
+        assert!(resume(&contents(items(&edited)), stored.clone()).is_none());
+        assert!(resume(&contents(&items(&given)[..2]), stored.clone()).is_none());
+        assert!(resume(&contents(items(&given)), "{\"count\":3}".to_string()).is_none());
+        assert!(resume(&contents(items(&given)), "not JSON".to_string()).is_none());
+        assert!(
+            resume(&contents(items(&given)), stored.replace(",2]}", ",7]}")).is_none(),
+            "a kept index past the messages"
+        );
     }
 
     #[test]
@@ -232,12 +237,13 @@ mod tests {
         let stored = stored(&given, &compacted);
         let later =
             json!([text("one", false), answer("two"), text("three", false), answer("four"), text("five", true)]);
-        let resumed = resume(items(&later), stored).expect("resumed, the mark moved");
+        let resumed = resume(&contents(items(&later)), stored).expect("resumed, the mark moved");
         assert_eq!(resumed.kept, [None, Some(2)]);
         let body = serde_json::to_string(&json!({ "messages": later })).unwrap();
         let (_, spans) = parse_with_spans(&body).unwrap();
         let spliced: Value =
-            serde_json::from_str(&spliced_text(&body, &spans.items(Some("messages")).unwrap(), &resumed)).unwrap();
+            serde_json::from_str(&spliced_text(&body, &spans.items(Some("messages")).unwrap(), &resumed).unwrap())
+                .unwrap();
         // The kept message without the mark it no longer has; the newest with its own.
         assert_eq!(
             spliced["messages"],
@@ -252,8 +258,8 @@ mod tests {
         let state = stored(&given, &compacted);
         let text = "{\"model\": \"m\", \"messages\": [ {\"role\":\"user\",\"content\":\"one\"} ,\n {\"role\":\"assistant\",\"content\":\"two\"}, {\"role\":\"user\",\"content\":\"new\"} ], \"stream\": true}";
         let (value, spans) = parse_with_spans(text).unwrap();
-        let resumed = resume(items(&value["messages"]), state.clone()).unwrap();
-        let out = spliced_text(text, &spans.items(Some("messages")).unwrap(), &resumed);
+        let resumed = resume(&contents(items(&value["messages"])), state.clone()).unwrap();
+        let out = spliced_text(text, &spans.items(Some("messages")).unwrap(), &resumed).unwrap();
         assert_eq!(
             out,
             "{\"model\": \"m\", \"messages\": [ {\"content\":\"summary\",\"role\":\"user\"},{\"role\":\"user\",\"content\":\"new\"} ], \"stream\": true}"
@@ -261,8 +267,8 @@ mod tests {
         // A message list given alone, as the root array; all of its items replaced: the list's end as it was.
         let list = "[{\"role\":\"user\",\"content\":\"one\"},\n {\"role\":\"assistant\",\"content\":\"two\"} ]";
         let (value, spans) = parse_with_spans(list).unwrap();
-        let resumed = resume(items(&value), state).unwrap();
-        let out = spliced_text(list, &spans.items(None).unwrap(), &resumed);
+        let resumed = resume(&contents(items(&value)), state).unwrap();
+        let out = spliced_text(list, &spans.items(None).unwrap(), &resumed).unwrap();
         assert_eq!(out, "[{\"content\":\"summary\",\"role\":\"user\"} ]");
     }
 }

@@ -203,7 +203,7 @@ proptest! {
 
             // The same conversation, messages on: resumed where its first messages are the ones compacted
             // (Anthropic and Gemini merge a user's text into the turn of results before it, so not always).
-            let resumed = memory::resume(whole.items, stored.clone());
+            let resumed = memory::resume(&memory::recall(whole.items).unwrap().contents, stored.clone());
             prop_assert_eq!(resumed.is_some(), whole.items.starts_with(first.items), "{}", name);
             let Some(resumed) = resumed else { continue };
             prop_assert_eq!(resumed.count, first.items.len());
@@ -214,7 +214,7 @@ proptest! {
             let text = serde_json::to_string_pretty(&Value::Array(whole.items.to_vec())).unwrap();
             let (_, spans) = parse_with_spans(&text).unwrap();
             let spans = spans.items(None).unwrap();
-            let spliced = memory::spliced_text(&text, &spans, &resumed);
+            let spliced = memory::spliced_text(&text, &spans, &resumed).unwrap();
             prop_assert_eq!(serde_json::from_str::<Value>(&spliced).unwrap(), Value::Array(items));
             let rest_at = spans.items.get(resumed.count).map_or(text.len() - 1, |r| r.start);
             prop_assert!(spliced.ends_with(&text[rest_at..]));

@@ -8,7 +8,8 @@ use crate::compaction::memory::{recall, resume, spliced_text, state};
 use crate::edit::items_of;
 use js_sys::{Array, Object, Reflect};
 
-/// `{ key, contents }` of `messages` (a `Recall`), or undefined for an empty history. `memory` is checked
+/// `{ key, contents, list }` of `messages`: its `Recall`, and the body field holding its items (undefined for
+/// an array of messages); undefined for an empty history. `memory` is checked
 /// first: it must have `get` and `set` functions (a `Map`, or a wrapper around a KV store).
 #[wasm_bindgen(js_name = __memory_recall)]
 pub fn memory_recall(messages: JsValue, memory: JsValue) -> Result<JsValue, JsValue> {
@@ -21,29 +22,37 @@ pub fn memory_recall(messages: JsValue, memory: JsValue) -> Result<JsValue, JsVa
         .into());
     }
     let value = messages_from_js(&messages)?;
-    let Some(recall) = recall(Input::read(&value)?.items) else { return Ok(JsValue::UNDEFINED) };
+    let input = Input::read(&value)?;
+    let Some(recall) = recall(input.items) else { return Ok(JsValue::UNDEFINED) };
     let out = Object::new();
     Reflect::set(&out, &"key".into(), &recall.key.into())?;
     Reflect::set(&out, &"contents".into(), &js_sys::BigUint64Array::from(recall.contents.as_slice()))?;
+    Reflect::set(&out, &"list".into(), &input.key.map_or(JsValue::UNDEFINED, JsValue::from))?;
     Ok(out.into())
 }
 
 /// `{ messages, resumed }`: `messages` with the compacted history of `stored` in place of the `resumed`
 /// messages it stands for, in the kind it was given (text as text, every other byte as it was; objects
 /// as an array, or a body copy, holding the caller's own objects after them). Undefined when `stored`
-/// is not a state of this conversation.
+/// is not a state of this conversation. `contents` and `list` are `__memory_recall`'s: the messages are
+/// not read again (text is found where that call left it; objects are only indexed).
 #[wasm_bindgen(js_name = __memory_resume)]
-pub fn memory_resume(messages: JsValue, stored: String) -> Result<JsValue, JsValue> {
-    let value = messages_from_js(&messages)?;
-    let input = Input::read(&value)?;
-    let Some(resumed) = resume(input.items, stored) else { return Ok(JsValue::UNDEFINED) };
+pub fn memory_resume(
+    messages: JsValue,
+    stored: String,
+    contents: Vec<u64>,
+    list: Option<String>,
+) -> Result<JsValue, JsValue> {
+    let Some(resumed) = resume(&contents, stored) else { return Ok(JsValue::UNDEFINED) };
     let count = resumed.count;
-    let spliced = match text::with_items(&messages, input.key, |text, given| spliced_text(text, given, &resumed))? {
-        Some(spliced) => text::answer(&spliced, messages.is_instance_of::<js_sys::Uint8Array>()),
+    let field = list.as_deref();
+    let spliced = match text::with_items(&messages, field, |text, given| spliced_text(text, given, &resumed))? {
+        Some(None) => return Ok(JsValue::UNDEFINED),
+        Some(Some(spliced)) => text::answer(&spliced, messages.is_instance_of::<js_sys::Uint8Array>()),
         None => {
             // What compaction wrote as new objects, the messages it kept and those since as the caller's own.
             let stored: Array = Reflect::get(&js_sys::JSON::parse(&resumed.text)?, &"messages".into())?.into();
-            let given: Array = match input.key {
+            let given: Array = match field {
                 Some(key) => Reflect::get(&messages, &key.into())?.into(),
                 None => messages.clone().into(),
             };
@@ -53,7 +62,7 @@ pub fn memory_resume(messages: JsValue, stored: String) -> Result<JsValue, JsVal
                 }
             }
             let list = stored.concat(&given.slice(count as u32, given.length()));
-            match input.key {
+            match field {
                 Some(key) => {
                     let body = Object::assign(&Object::new(), messages.unchecked_ref());
                     Reflect::set(&body, &key.into(), &list)?;
