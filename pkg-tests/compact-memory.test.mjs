@@ -79,6 +79,41 @@ test("as bytes, the compacted history goes back in place byte for byte, and the 
   for (const m of later.slice(first.length)) assert.ok(decode(two.messages).includes(JSON.stringify(m, null, 1).replaceAll("\n", "\n  ")));
 });
 
+test("bytes the caller changes while the store or the model is awaited do not change the answer", async () => {
+  // What `compact` answers is the compaction of the bytes as they were when it was called, as `fetch` sends a
+  // body as it was: a host that reuses its buffer for the next request while this one waits changes nothing.
+  const body = (messages) => utf8.encode(JSON.stringify({ model: "m", messages }));
+  const { options } = counting();
+  const memory = new Map();
+  await c.compact(body(first), { ...options, contextWindow, memory });
+  // The newest message's text (kept as it was sent), overwritten ("xxx…") during the awaits.
+  const newest = JSON.stringify(later.at(-1).content).slice(1, -1);
+  const scribbling = (sent) => {
+    const at = decode(sent).lastIndexOf(newest);
+    assert.ok(at > 0 && newest.length > 20);
+    return () => sent.fill(0x78, at, at + newest.length);
+  };
+
+  // Resumed from the store: changed while the store's `get` is awaited.
+  const expected = await c.compact(body(later), { ...options, contextWindow, memory: new Map(memory) });
+  assert.equal(expected.resumed, first.length);
+  const sent = body(later);
+  const scribble = scribbling(sent);
+  const store = { get: async (k) => (scribble(), memory.get(k)), set: (k, v) => memory.set(k, v) };
+  const got = await c.compact(sent, { ...options, contextWindow, memory: store });
+  assert.equal(got.resumed, first.length);
+  assert.deepEqual(got.messages, expected.messages);
+  assert.ok(decode(got.messages).includes(newest));
+
+  // Compacted: changed while the summarizer is awaited.
+  const plain = await c.compact(body(later), { ...options, contextWindow });
+  assert.equal(plain.compacted, true);
+  const again = body(later);
+  const scribbleAgain = scribbling(again);
+  const compacted = await c.compact(again, { ...options, contextWindow, summarize: (p) => (scribbleAgain(), options.summarize(p)) });
+  assert.deepEqual(compacted.messages, plain.messages);
+});
+
 test("a request whose earlier messages changed is compacted afresh, and the store then holds its compaction", async () => {
   const memory = new Map();
   const { calls, options } = counting();

@@ -20,6 +20,9 @@ export function asyncExports(glue) {
     }
     // The conversation's last compaction, when the store has one whose messages this request starts with:
     // the compacted history takes their place, and a model is asked again only when it outgrows the limit.
+    // Bytes are copied first: what the store is asked for and what is spliced must be the same bytes, and a
+    // caller may reuse its buffer while the store is awaited (a copy costs about 0.1 ms a megabyte).
+    if (messages instanceof Uint8Array) messages = new Uint8Array(messages);
     const recall = glue.__memory_recall(messages, memory);
     let resumed = 0;
     if (recall) {
