@@ -271,4 +271,40 @@ mod tests {
         let out = spliced_text(list, &spans.items(None).unwrap(), &resumed).unwrap();
         assert_eq!(out, "[{\"content\":\"summary\",\"role\":\"user\"} ]");
     }
+
+    #[test]
+    fn a_store_that_gives_back_a_damaged_state_never_breaks_the_request() {
+        // A store is the host's (a KV namespace, a cache): what it gives back may be cut short, or another
+        // byte may be in place of one. Each such state is passed over or, where it still reads as a state of
+        // this conversation, spliced into JSON that reads.
+        let given = json!([
+            { "role": "user", "content": "one" },
+            { "role": "assistant", "content": "two" },
+            { "role": "user", "content": "three" }
+        ]);
+        let compacted = json!([{ "role": "user", "content": "summary" }, { "role": "user", "content": "three" }]);
+        let state = stored(&given, &compacted);
+        let text =
+            "{\"messages\":[{\"role\":\"user\",\"content\":\"one\"},{\"role\":\"assistant\",\"content\":\"two\"},\
+                    {\"role\":\"user\",\"content\":\"three\"},{\"role\":\"assistant\",\"content\":\"four\"}]}";
+        let (value, spans) = parse_with_spans(text).unwrap();
+        let (contents, spans) = (contents(items(&value["messages"])), spans.items(Some("messages")).unwrap());
+        let mut damaged: Vec<String> = (0..state.len()).map(|n| state[..n].to_string()).collect();
+        for at in 0..state.len() {
+            for byte in [b'0', b'9', b'"', b',', b']', b'}', b' ', b'x'] {
+                let mut bytes = state.clone().into_bytes();
+                bytes[at] = byte;
+                damaged.extend(String::from_utf8(bytes).ok());
+            }
+        }
+        let mut resumed = 0;
+        for state in damaged {
+            if let Some(r) = resume(&contents, state.clone()) {
+                resumed += 1;
+                let out = spliced_text(text, &spans, &r).expect("spliced");
+                assert!(parse_with_spans(&out).is_ok(), "{state} gave {out}");
+            }
+        }
+        assert!(resumed > 0, "a byte changed inside the summary's text still resumes");
+    }
 }
