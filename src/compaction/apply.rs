@@ -68,10 +68,9 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
     let sizes = Sizes::of(input, plan, &conv)?;
     // The facts of the summarized messages, found once (reading them is most of an apply's time): for the
     // audit, and for restoring what the summaries lost.
-    let found = found_in(&conv, &sizes.summarized);
-    let facts = match plan.keep_facts {
-        true => job_facts(plan, &conv, &sizes.summarized, &found),
-        false => Vec::new(),
+    let (found, facts) = match plan.keep_facts {
+        true => job_facts(plan, &conv, &sizes.summarized),
+        false => (found_in(&conv, &sizes.summarized), Vec::new()),
     };
     // The quotes and facts can cost more in place than measured alone (rounding of each message's
     // count): then again with less room, so a full list loses its last lines rather than all of them;

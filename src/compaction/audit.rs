@@ -332,19 +332,47 @@ pub struct Found {
 
 impl Found {
     fn add(&mut self, kind: Kind, text: &str, key: String, message: usize) {
+        if !text.is_empty() && !key.is_empty() && self.first_within_limit(kind, &key) {
+            self.facts.push(Fact { kind, text: one_line(text, MAX_FACT_CHARS), message, key });
+        }
+    }
+
+    /// Whether the fact of `kind` and `key` is new and its kind under its limit (a new one past the limit is
+    /// counted as unchecked).
+    fn first_within_limit(&mut self, kind: Kind, key: &str) -> bool {
         let mut seen = String::with_capacity(key.len() + 1);
         seen.push(char::from(b'0' + kind as u8));
-        seen.push_str(&key);
-        if text.is_empty() || key.is_empty() || self.seen.insert(seen, Value::Null).is_some() {
-            return;
+        seen.push_str(key);
+        if self.seen.insert(seen, Value::Null).is_some() {
+            return false;
         }
         let count = &mut self.per_kind[kind as usize];
         if *count >= MAX_CHECKED {
             self.unchecked += 1;
-        } else {
-            *count += 1;
-            self.facts.push(Fact { kind, text: one_line(text, MAX_FACT_CHARS), message, key: key.clone() });
+            return false;
         }
+        *count += 1;
+        true
+    }
+
+    /// The facts of runs of messages found apart (`found_in` of each), as `found_in` of all of them in
+    /// turn finds them: each fact once, where it is first found, within the same limit per kind. None when
+    /// one of several runs stopped at the limit of a kind: it may have left out a fact that all of them
+    /// count. One run is all of them, whatever it left out.
+    pub fn joined(parts: &[Found]) -> Option<Found> {
+        let mut all = Found::default();
+        for part in parts {
+            if part.unchecked > 0 && parts.len() > 1 {
+                return None;
+            }
+            all.unchecked += part.unchecked;
+            for fact in &part.facts {
+                if all.first_within_limit(fact.kind, &fact.key) {
+                    all.facts.push(fact.clone());
+                }
+            }
+        }
+        Some(all)
     }
 }
 
@@ -1108,6 +1136,41 @@ mod tests {
         assert_eq!(bare("Codes seen: ZX81QP, AB12CD."), ["ZX81QP"], "in a list of codes");
         assert!(bare("The Paris reservation is ZX81QP.").is_empty(), "beside its words");
         assert!(bare("The user asked for a booking.").is_empty(), "lost, not kept: lost_in's");
+    }
+
+    #[test]
+    fn facts_found_run_by_run_join_into_those_of_all_the_runs() {
+        let msgs = conversation();
+        let conv = crate::fixtures::read(&msgs);
+        let all: Vec<usize> = (0..conv.len()).collect();
+        // Every split into two runs: the facts of the second that the first has too are not counted again.
+        for at in 0..=all.len() {
+            let runs = [found_in(&conv, &all[..at]), found_in(&conv, &all[at..])];
+            let joined = Found::joined(&runs).expect("no run at a limit");
+            assert_eq!(joined.facts, found_in(&conv, &all).facts, "split at {at}");
+        }
+        // A fact repeated in both runs is found in each, and once in all of them.
+        let repeated = json!([
+            { "role": "user", "content": "Call parse_config_v2 first." },
+            { "role": "user", "content": "Then parse_config_v2 again, and load_user_v3." }
+        ]);
+        let conv = crate::fixtures::read(&repeated);
+        let runs = [found_in(&conv, &[0]), found_in(&conv, &[1])];
+        let ids = |f: &[Fact]| f.iter().filter(|f| f.kind == Kind::Identifier).count();
+        assert_eq!((ids(&runs[0].facts), ids(&runs[1].facts)), (1, 2));
+        assert_eq!(ids(&Found::joined(&runs).unwrap().facts), 2);
+        // A run past the limit of a kind may have left out what all of them count: not joined.
+        let many: Vec<Value> = (0..MAX_CHECKED + 2)
+            .map(|k| json!({ "role": "user", "content": format!("Call parse_v{k} now.") }))
+            .collect();
+        let many = Value::Array(many);
+        let conv = crate::fixtures::read(&many);
+        let every: Vec<usize> = (0..conv.len()).collect();
+        let (first, rest) = every.split_at(1);
+        assert!(Found::joined(&[found_in(&conv, first), found_in(&conv, rest)]).is_none());
+        // One run is all of them, what it left out counted as unchecked.
+        let one = Found::joined(&[found_in(&conv, &every)]).expect("one run");
+        assert_eq!((one.facts, one.unchecked), (found_in(&conv, &every).facts, 2));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! exactly these (the booking code, the file being edited), and the model that reads the compacted
 //! history cannot ask for them again.
 
-use crate::compaction::audit::{facts_of, lost_and_bare, Fact, Found, Kind};
+use crate::compaction::audit::{found_in, lost_and_bare, Fact, Found, Kind};
 use crate::compaction::fact_lines::{fact_line, FactLine};
 use crate::compaction::types::{JobRef, PlanRef};
 use crate::counting::profiles::Profile;
@@ -103,19 +103,32 @@ pub struct Restore<'r, 'c> {
     pub facts: &'r [Vec<Fact>],
 }
 
-/// The salient facts of each job's summarized messages, in the plan's job order: found once, for both
-/// making room and appending what was lost (finding them reads every summarized message). `all` are those
-/// of all the summarized messages (the audit's), which are the job's when there is one.
-pub fn job_facts(plan: &PlanRef, conv: &Conversation, summarized: &[usize], all: &Found) -> Vec<Vec<Fact>> {
-    let mut facts = Vec::with_capacity(plan.jobs.len());
+/// The salient facts of all the summarized messages (the audit's) and of each job's, in the plan's job
+/// order, for both making room and appending what was lost: each message read once (finding them is most
+/// of an apply's time). Each job's are found, then joined into all of them (`Found::joined`); where they
+/// cannot be, all of them are found again.
+pub fn job_facts(plan: &PlanRef, conv: &Conversation, summarized: &[usize]) -> (Found, Vec<Vec<Fact>>) {
+    let mut runs = Vec::with_capacity(plan.jobs.len());
+    // Whether the jobs' runs, one after the other, are the summarized messages: the jobs' ranges follow one
+    // another, and the runs hold as many messages.
+    let (mut in_turn, mut end, mut held) = (true, 0, 0);
     for job in &plan.jobs {
-        let indices = job.range.select(summarized);
-        facts.push(match indices.len() == summarized.len() {
-            true => all.facts.clone(),
-            false => facts_of(conv, &indices),
-        });
+        let run = job.range.select(summarized);
+        in_turn &= job.range.start >= end;
+        (end, held) = (job.range.end, held + run.len());
+        runs.push(found_in(conv, &run));
     }
-    facts
+    in_turn &= held == summarized.len();
+    let all = match in_turn {
+        true => Found::joined(&runs),
+        false => None,
+    };
+    let all = all.unwrap_or_else(|| found_in(conv, summarized));
+    let mut facts = Vec::with_capacity(runs.len());
+    for run in runs {
+        facts.push(run.facts);
+    }
+    (all, facts)
 }
 
 impl Restore<'_, '_> {
