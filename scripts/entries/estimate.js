@@ -24,6 +24,26 @@ export function estimateExports(glue) {
     return { items: messages[key], body: JSON.stringify({ ...messages, [key]: [] }) };
   }
 
+  /**
+   * `[part,part,…]` as UTF-8 bytes. Bytes, because the glue copies a string into the wasm with a JavaScript
+   * loop over its ASCII prefix (all of it, for most histories), and the encoder is native. Each part is
+   * encoded into one buffer (three bytes per UTF-16 unit at most): joining the parts first and encoding the
+   * joined string took three times as long (the corpus's 85 618 messages: 44 to 52 ms against 15, Node 20).
+   */
+  function jsonArray(parts) {
+    let units = 2;
+    for (const part of parts) units += part.length + 1;
+    const bytes = new Uint8Array(3 * units);
+    let at = 0;
+    bytes[at++] = 0x5b; // [
+    for (let k = 0; k < parts.length; k++) {
+      if (k > 0) bytes[at++] = 0x2c; // ,
+      at += utf8.encodeInto(parts[k], bytes.subarray(at)).written;
+    }
+    bytes[at++] = 0x5d; // ]
+    return bytes.subarray(0, at);
+  }
+
   /** Whether a content part of `item` holds binary data where the AI SDK puts it (`image`, `data`), as the
    * wasm checks it (`in_content_parts` in src/wasm/binary.rs). */
   function holdsBinary(item) {
@@ -80,9 +100,7 @@ export function estimateExports(glue) {
           lengths[k] = part.length;
           return part;
         });
-        // As UTF-8 bytes: the glue copies a string into the wasm with a JavaScript loop over its ASCII
-        // prefix (all of it, for most histories); the encoder is native (5% of a cold estimate).
-        json = utf8.encode(`[${parts.join(",")}]`);
+        json = jsonArray(parts);
         body = input.body;
       }
     } catch {
