@@ -27,21 +27,42 @@ export function estimateExports(glue) {
   /**
    * `[part,part,…]` as UTF-8 bytes. Bytes, because the glue copies a string into the wasm with a JavaScript
    * loop over its ASCII prefix (all of it, for most histories), and the encoder is native. Each part is
-   * encoded into one buffer (three bytes per UTF-16 unit at most): joining the parts first and encoding the
-   * joined string took three times as long (the corpus's 85 618 messages: 44 to 52 ms against 15, Node 20).
+   * encoded into one buffer: joining the parts first and encoding the joined string took three times as long
+   * (the corpus's 85 618 messages: 44 to 52 ms against 15, Node 20). The buffer holds the most a history can
+   * take (three bytes a UTF-16 unit) up to a million units; a longer one starts at a byte a unit and an eighth
+   * more, and grows when a part does not fit.
    */
   function jsonArray(parts) {
     let units = 2;
     for (const part of parts) units += part.length + 1;
-    const bytes = new Uint8Array(3 * units);
+    let bytes = new Uint8Array(units < 1 << 20 ? 3 * units : units + (units >> 3));
     let at = 0;
-    bytes[at++] = 0x5b; // [
+    const mark = (byte) => {
+      if (at === bytes.length) bytes = grown(bytes, at, 1);
+      bytes[at++] = byte;
+    };
+    mark(0x5b); // [
     for (let k = 0; k < parts.length; k++) {
-      if (k > 0) bytes[at++] = 0x2c; // ,
-      at += utf8.encodeInto(parts[k], bytes.subarray(at)).written;
+      if (k > 0) mark(0x2c); // ,
+      const part = parts[k];
+      let { read, written } = utf8.encodeInto(part, bytes.subarray(at));
+      at += written;
+      while (read < part.length) {
+        bytes = grown(bytes, at, 3 * (part.length - read));
+        const rest = utf8.encodeInto(part.slice(read), bytes.subarray(at));
+        read += rest.read;
+        at += rest.written;
+      }
     }
-    bytes[at++] = 0x5d; // ]
+    mark(0x5d); // ]
     return bytes.subarray(0, at);
+  }
+
+  /** `bytes` with its first `used` bytes, in a buffer with room for `more` after them. */
+  function grown(bytes, used, more) {
+    const next = new Uint8Array(Math.max(2 * bytes.length, used + more + 4));
+    next.set(bytes.subarray(0, used));
+    return next;
   }
 
   /** Whether a content part of `item` holds binary data where the AI SDK puts it (`image`, `data`), as the
