@@ -28,7 +28,7 @@ export function estimateExports(glue) {
    * `[part,part,…]` as UTF-8 bytes. Bytes, because the glue copies a string into the wasm with a JavaScript
    * loop over its ASCII prefix (all of it, for most histories), and the encoder is native. Each part is
    * encoded into one buffer: joining the parts first and encoding the joined string took three times as long
-   * (the corpus's 85 618 messages: 44 to 52 ms against 15, Node 20). The buffer holds the most a history can
+   * (the corpus's 85 618 messages: 44 to 52 ms against 17, Node 20). The buffer holds the most a history can
    * take (three bytes a UTF-16 unit) up to a million units; a longer one starts at a byte a unit and an eighth
    * more, and grows when a part does not fit.
    */
