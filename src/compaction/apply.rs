@@ -3,9 +3,9 @@
 //! smaller. Also reads plans back from their plain-data form, for this and the offline digest.
 
 use crate::compaction::answer::cleaned_summaries;
-use crate::compaction::audit::{found_in, Audit, Kind};
+use crate::compaction::audit::{Audit, Kind};
 use crate::compaction::digest::digest;
-use crate::compaction::restore::{job_facts, Restore};
+use crate::compaction::restore::{PlanFacts, Restore};
 use crate::compaction::template::Template;
 use crate::compaction::types::{dropped_tokens, JobRef, PlanRef};
 use crate::counting::estimate::{message_tokens, per_message, request_overhead, sum};
@@ -55,6 +55,12 @@ pub fn apply_summary(input: &Input, plan: &Value, summary: &Value) -> Result<App
 }
 
 pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<Applied> {
+    apply_with_facts(input, plan, summary, None)
+}
+
+/// `apply_planned`, with the facts of the plan's summarized messages when they were found already (by a
+/// revision check of the same compaction, from the same input).
+pub fn apply_with_facts(input: &Input, plan: &PlanRef, summary: &Value, facts: Option<&PlanFacts>) -> Result<Applied> {
     if !plan.needed || (plan.jobs.is_empty() && plan.dropped.is_none()) {
         return Err(Error::new(
             Code::NothingToApply,
@@ -66,11 +72,15 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
     let conv = format::read(input, Some(plan.format))?;
     let (cleaned, mut warnings) = cleaned_summaries(summary, plan)?;
     let sizes = Sizes::of(input, plan, &conv)?;
-    // The facts of the summarized messages, found once (reading them is most of an apply's time): for the
-    // audit, and for restoring what the summaries lost.
-    let (found, facts) = match plan.keep_facts {
-        true => job_facts(plan, &conv, &sizes.summarized),
-        false => (found_in(&conv, &sizes.summarized), Vec::new()),
+    // The facts of the summarized messages, found once: for the audit, and for restoring what the summaries
+    // lost.
+    let found;
+    let facts = match facts {
+        Some(facts) => facts,
+        None => {
+            found = PlanFacts::of(plan, &conv, &sizes.summarized);
+            &found
+        }
     };
     // The quotes and facts can cost more in place than measured alone (rounding of each message's
     // count): then again with less room, so a full list loses its last lines rather than all of them;
@@ -80,7 +90,7 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
     let bare = (keep.user_text || keep.facts).then(|| splice(plan, &conv, input.items, &per_range(plan, &cleaned)).1);
     let (mut margin, mut retries) = (0, ROOM_RETRIES);
     let done = loop {
-        let facts = if keep.facts { facts.as_slice() } else { &[] };
+        let facts = if keep.facts { facts.per_job.as_slice() } else { &[] };
         let restore = Restore { conv: &conv, plan, summarized: &sizes.summarized, tokens: &sizes.tokens, facts };
         match restored(&restore, keep, input.items, &sizes, bare, cleaned.clone(), margin) {
             Ok(done) => break done,
@@ -116,7 +126,7 @@ pub fn apply_planned(input: &Input, plan: &PlanRef, summary: &Value) -> Result<A
 
     // Each job's summary as it went in (cleaned, not yet joined or wrapped).
     let audit = crate::compaction::audit::audit(
-        found,
+        &facts.all,
         &plan.jobs,
         &sizes.summarized,
         summarized_tokens,

@@ -118,7 +118,7 @@ crate::json_object!(Fact {
 /// replaced (`summarized`, the indices outside pinned messages), whose facts are `found`
 /// (`found_in(conv, summarized)`).
 pub fn audit(
-    found: Found,
+    found: &Found,
     jobs: &[JobRef],
     summarized: &[usize],
     summarized_tokens: u64,
@@ -186,22 +186,17 @@ pub struct Checked {
     pub unchecked: usize,
 }
 
-/// The facts of the summarized messages, each checked against the summary of the job it falls in.
-pub fn check(conv: &Conversation, jobs: &[JobRef], summarized: &[usize], summaries: &[String]) -> Checked {
-    checked(found_in(conv, summarized), jobs, summaries)
-}
-
 /// `found`, each fact checked against the summary of the job it falls in.
-fn checked(found: Found, jobs: &[JobRef], summaries: &[String]) -> Checked {
+pub fn checked(found: &Found, jobs: &[JobRef], summaries: &[String]) -> Checked {
     let mut views = Vec::with_capacity(summaries.len());
     for s in summaries {
         views.push(SummaryView::new(s));
     }
     let mut facts = Vec::with_capacity(found.facts.len());
-    for f in found.facts {
+    for f in &found.facts {
         if let Some(job) = jobs.iter().position(|j| (j.range.start..j.range.end).contains(&f.message)) {
-            let kept = views.get(job).is_some_and(|v| v.keeps(&f));
-            facts.push((f, kept));
+            let kept = views.get(job).is_some_and(|v| v.keeps(f));
+            facts.push((f.clone(), kept));
         }
     }
     Checked { facts, unchecked: found.unchecked }
@@ -321,7 +316,7 @@ fn in_turn(facts: Vec<&Fact>) -> Vec<&Fact> {
 }
 
 /// The facts found so far, each once, at most `MAX_CHECKED` of a kind.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct Found {
     pub facts: Vec<Fact>,
     /// Kind and key, as one string.
@@ -1114,7 +1109,7 @@ mod tests {
         let n = conv.messages.len();
         let jobs = [JobRef { id: "summary-1".into(), range: Range { start: 1, end: n }, max_output_tokens: 1000 }];
         let summarized: Vec<usize> = (1..n).collect();
-        audit(found_in(&conv, &summarized), &jobs, &summarized, 100, 10, &[summary.to_string()])
+        audit(&found_in(&conv, &summarized), &jobs, &summarized, 100, 10, &[summary.to_string()])
     }
 
     fn texts(a: &Audit, kind: Kind) -> Vec<String> {
@@ -1371,7 +1366,7 @@ mod tests {
         let msgs = json!([{ "role": "user", "content": format!("Look at {}.", words.join(" ")) }, { "role": "assistant", "content": "ok" }]);
         let conv = crate::fixtures::read(&msgs);
         let jobs = [JobRef { id: "s".into(), range: Range { start: 0, end: 2 }, max_output_tokens: 100 }];
-        let a = audit(found_in(&conv, &[0, 1]), &jobs, &[0, 1], 1, 1, &["fn_0 fn_1".to_string()]);
+        let a = audit(&found_in(&conv, &[0, 1]), &jobs, &[0, 1], 1, 1, &["fn_0 fn_1".to_string()]);
         assert_eq!(a.facts_checked, MAX_CHECKED);
         assert_eq!((a.facts_kept.len(), a.facts_missing.len(), a.missing.len()), (2, MAX_LISTED, MAX_LISTED));
         assert_eq!(a.facts_cut, 300 - MAX_CHECKED + (MAX_CHECKED - 2 - MAX_LISTED));

@@ -2,7 +2,8 @@
 //! each job (a text, or nothing usable), pick each job's summary, falling back to the offline digest,
 //! and apply. The binding (`src/wasm/compact.rs`) calls the summarizer and reports what this decided.
 
-use crate::compaction::apply::{apply_planned, offline_planned, Applied};
+use crate::compaction::apply::{apply_with_facts, offline_planned, Applied};
+use crate::compaction::restore::PlanFacts;
 use crate::compaction::template::{Template, SNAPSHOT_TAG};
 use crate::compaction::types::{PlanRef, Range};
 use crate::error::{Code, Error, Result};
@@ -83,7 +84,14 @@ pub struct Compacted {
 /// Applies the jobs' summaries, the offline digest standing in for each failed job. When the model's
 /// summaries are refused as empty or not smaller, every job falls back to the digest: the caller asked
 /// for a shorter history, and the digest is built to fit (see `offline_summaries`).
-pub fn compact_with(input: &Input, plan_ref: &PlanRef, outcomes: &[Outcome], fallback: Fallback) -> Result<Compacted> {
+/// `facts`: those of the plan's summarized messages, when the run found them already.
+pub fn compact_with(
+    input: &Input,
+    plan_ref: &PlanRef,
+    outcomes: &[Outcome],
+    fallback: Fallback,
+    facts: Option<&PlanFacts>,
+) -> Result<Compacted> {
     let mut job_ids = Vec::with_capacity(plan_ref.jobs.len());
     for j in &plan_ref.jobs {
         job_ids.push(j.id.clone());
@@ -116,7 +124,7 @@ pub fn compact_with(input: &Input, plan_ref: &PlanRef, outcomes: &[Outcome], fal
         summaries.insert(id.clone(), text);
         sources.push(source);
     }
-    match apply_planned(input, plan_ref, &Value::Object(summaries)) {
+    match apply_with_facts(input, plan_ref, &Value::Object(summaries), facts) {
         Ok(applied) => Ok(Compacted { applied, sources, llm_rejected: None }),
         Err(e)
             if matches!(e.code, Code::SummaryNotSmaller | Code::SummaryEmpty | Code::SummaryMalformed)
@@ -129,7 +137,7 @@ pub fn compact_with(input: &Input, plan_ref: &PlanRef, outcomes: &[Outcome], fal
                 all_offline.insert(id.clone(), text);
                 sources.push(source);
             }
-            let applied = apply_planned(input, plan_ref, &Value::Object(all_offline))?;
+            let applied = apply_with_facts(input, plan_ref, &Value::Object(all_offline), facts)?;
             Ok(Compacted { applied, sources, llm_rejected: Some(e) })
         }
         Err(e) => Err(e),
@@ -176,6 +184,7 @@ mod tests {
             &plan_ref,
             &[Outcome::Text("We fixed src/app.py.".into())],
             Fallback::Digest,
+            None,
         )
         .unwrap();
         assert_eq!(done.sources, vec![Source::Llm]);
@@ -186,7 +195,7 @@ mod tests {
     #[test]
     fn a_failed_job_gets_the_offline_digest() {
         let (msgs, plan, plan_ref) = planned_ref();
-        let done = compact_with(&Input::items(&msgs), &plan_ref, &[Outcome::Failed], Fallback::Digest).unwrap();
+        let done = compact_with(&Input::items(&msgs), &plan_ref, &[Outcome::Failed], Fallback::Digest, None).unwrap();
         assert_eq!(done.sources, vec![Source::Offline]);
         let input = Input::items(&msgs);
         let expected = crate::compaction::apply::apply_summary(
@@ -201,7 +210,7 @@ mod tests {
     #[test]
     fn with_truncate_a_failed_job_leaves_a_notice() {
         let (msgs, plan, plan_ref) = planned_ref();
-        let done = compact_with(&Input::items(&msgs), &plan_ref, &[Outcome::Failed], Fallback::Truncate).unwrap();
+        let done = compact_with(&Input::items(&msgs), &plan_ref, &[Outcome::Failed], Fallback::Truncate, None).unwrap();
         assert_eq!(done.sources, vec![Source::Truncated]);
         let out = crate::edit::materialize(&done.applied.slots, &msgs);
         let range = &plan["jobs"][0]["range"];
@@ -214,11 +223,13 @@ mod tests {
     fn a_summary_that_is_not_smaller_falls_back_and_says_why() {
         let (msgs, _, plan_ref) = planned_ref();
         let huge = "All the details. ".repeat(20_000);
-        let done = compact_with(&Input::items(&msgs), &plan_ref, &[Outcome::Text(huge)], Fallback::Digest).unwrap();
+        let done =
+            compact_with(&Input::items(&msgs), &plan_ref, &[Outcome::Text(huge)], Fallback::Digest, None).unwrap();
         assert_eq!(done.sources, vec![Source::Offline]);
         assert_eq!(done.llm_rejected.map(|e| e.code), Some(Code::SummaryNotSmaller));
         let empty =
-            compact_with(&Input::items(&msgs), &plan_ref, &[Outcome::Text("  ".into())], Fallback::Digest).unwrap();
+            compact_with(&Input::items(&msgs), &plan_ref, &[Outcome::Text("  ".into())], Fallback::Digest, None)
+                .unwrap();
         assert_eq!(empty.llm_rejected.map(|e| e.code), Some(Code::SummaryEmpty));
     }
 
@@ -226,7 +237,7 @@ mod tests {
     fn outcomes_must_match_the_jobs() {
         let (msgs, _, plan_ref) = planned_ref();
         assert_eq!(
-            compact_with(&Input::items(&msgs), &plan_ref, &[], Fallback::Digest).unwrap_err().code,
+            compact_with(&Input::items(&msgs), &plan_ref, &[], Fallback::Digest, None).unwrap_err().code,
             Code::InvalidInput
         );
     }

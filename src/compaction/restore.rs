@@ -103,32 +103,41 @@ pub struct Restore<'r, 'c> {
     pub facts: &'r [Vec<Fact>],
 }
 
-/// The salient facts of all the summarized messages (the audit's) and of each job's, in the plan's job
-/// order, for both making room and appending what was lost: each message read once (finding them is most
-/// of an apply's time). Each job's are found, then joined into all of them (`Found::joined`); where they
-/// cannot be, all of them are found again.
-pub fn job_facts(plan: &PlanRef, conv: &Conversation, summarized: &[usize]) -> (Found, Vec<Vec<Fact>>) {
-    let mut runs = Vec::with_capacity(plan.jobs.len());
-    // Whether the jobs' runs, one after the other, are the summarized messages: the jobs' ranges follow one
-    // another, and the runs hold as many messages.
-    let (mut in_turn, mut end, mut held) = (true, 0, 0);
-    for job in &plan.jobs {
-        let run = job.range.select(summarized);
-        in_turn &= job.range.start >= end;
-        (end, held) = (job.range.end, held + run.len());
-        runs.push(found_in(conv, &run));
+/// The salient facts of a plan's summarized messages: all of them, which the audit and a revision check
+/// read, and each job's, in the plan's job order, which restoring reads. Finding them is most of an
+/// apply's time, so one compaction finds them once for its checks and its apply.
+#[derive(Debug)]
+pub struct PlanFacts {
+    pub all: Found,
+    pub per_job: Vec<Vec<Fact>>,
+}
+
+impl PlanFacts {
+    /// Each job's facts are found, then joined into all of them (`Found::joined`): each message is read
+    /// once. Where they cannot be joined, all of them are found again.
+    pub fn of(plan: &PlanRef, conv: &Conversation, summarized: &[usize]) -> PlanFacts {
+        let mut runs = Vec::with_capacity(plan.jobs.len());
+        // Whether the jobs' runs, one after the other, are the summarized messages: the jobs' ranges follow
+        // one another, and the runs hold as many messages.
+        let (mut in_turn, mut end, mut held) = (true, 0, 0);
+        for job in &plan.jobs {
+            let run = job.range.select(summarized);
+            in_turn &= job.range.start >= end;
+            (end, held) = (job.range.end, held + run.len());
+            runs.push(found_in(conv, &run));
+        }
+        in_turn &= held == summarized.len();
+        let all = match in_turn {
+            true => Found::joined(&runs),
+            false => None,
+        };
+        let all = all.unwrap_or_else(|| found_in(conv, summarized));
+        let mut per_job = Vec::with_capacity(runs.len());
+        for run in runs {
+            per_job.push(run.facts);
+        }
+        PlanFacts { all, per_job }
     }
-    in_turn &= held == summarized.len();
-    let all = match in_turn {
-        true => Found::joined(&runs),
-        false => None,
-    };
-    let all = all.unwrap_or_else(|| found_in(conv, summarized));
-    let mut facts = Vec::with_capacity(runs.len());
-    for run in runs {
-        facts.push(run.facts);
-    }
-    (all, facts)
 }
 
 impl Restore<'_, '_> {

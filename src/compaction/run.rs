@@ -7,13 +7,16 @@
 use crate::checking::overflow::Overflow;
 use crate::compaction::compact::{Compacted, Fallback, Outcome, Source};
 use crate::compaction::plan::{plan_compaction, Plan};
+use crate::compaction::restore::PlanFacts;
 use crate::compaction::types::PlanRef;
 use crate::edit::materialize;
 use crate::error::Result;
 use crate::options::Options;
 use crate::pruning::prune::{prune, Prune};
+use crate::reading::format;
 use crate::reading::input::Input;
 use serde_json::{Map, Value};
+use std::cell::OnceCell;
 use std::rc::Rc;
 
 /// A run after planning.
@@ -29,9 +32,22 @@ pub struct Begun {
     pub plan_ref: PlanRef,
     /// What stands in for a failed summary; None: the summarizer's error is thrown.
     pub fallback: Option<Fallback>,
+    /// The facts of the plan's summarized messages, found when first needed: the revision checks and the
+    /// apply of one run read the same ones (`facts`).
+    facts: OnceCell<PlanFacts>,
 }
 
 impl Begun {
+    /// The facts of the plan's summarized messages in the run's history, found on the first call.
+    pub fn facts(&self) -> Result<&PlanFacts> {
+        if let Some(facts) = self.facts.get() {
+            return Ok(facts);
+        }
+        let conv = format::read(&Input::read(&self.value)?, Some(self.plan_ref.format))?;
+        let facts = PlanFacts::of(&self.plan_ref, &conv, &self.plan_ref.summarized());
+        Ok(self.facts.get_or_init(|| facts))
+    }
+
     /// Whether the plan changes the history: summary jobs for the summarizer, or messages a provider's
     /// compaction item stands for to drop (a run with no job to wait for).
     pub fn has_work(&self) -> bool {
@@ -53,7 +69,8 @@ pub fn begin(value: Rc<Value>, options: &Options, prune_first: bool, fallback: O
     };
     let plan = plan_compaction(&Input::read(&value)?, options)?;
     let plan_ref = plan.to_ref()?;
-    Ok(Begun { value, pruned, plan, plan_ref, fallback: Fallback::chosen(fallback, options.preset) })
+    let fallback = Fallback::chosen(fallback, options.preset);
+    Ok(Begun { value, pruned, plan, plan_ref, fallback, facts: OnceCell::new() })
 }
 
 /// The options to compact with after the provider refused a history we estimated at `estimated`
@@ -259,15 +276,19 @@ mod tests {
         let msgs = Rc::new(Value::Array(agent_run(40, 200)));
         let begun = begin(msgs, &options(json!({ "contextWindow": 8000 })), false, Some("offline")).unwrap();
         let input = Input::read(&begun.value).unwrap();
+        // The run's facts, found once, serve every apply (and give what an apply finding them itself gives).
+        let facts = Some(begun.facts().unwrap());
         let failed = [Outcome::Failed];
-        let done = compact_with(&input, &begun.plan_ref, &failed, Fallback::Digest).unwrap();
+        let done = compact_with(&input, &begun.plan_ref, &failed, Fallback::Digest, facts).unwrap();
         assert_eq!(job_errors(&failed, &done), vec![Some(JobError::Summarizer)]);
         let refused = [Outcome::Text(" ".into())];
-        let done = compact_with(&input, &begun.plan_ref, &refused, Fallback::Digest).unwrap();
+        let done = compact_with(&input, &begun.plan_ref, &refused, Fallback::Digest, facts).unwrap();
         assert_eq!(job_errors(&refused, &done), vec![Some(JobError::Refused)]);
         let fine = [Outcome::Text("We fixed src/app.py.".into())];
-        let done = compact_with(&input, &begun.plan_ref, &fine, Fallback::Digest).unwrap();
+        let done = compact_with(&input, &begun.plan_ref, &fine, Fallback::Digest, facts).unwrap();
         assert_eq!(job_errors(&fine, &done), vec![None]);
+        let alone = compact_with(&input, &begun.plan_ref, &fine, Fallback::Digest, None).unwrap();
+        assert_eq!(alone.applied.report, done.applied.report);
     }
 
     #[test]

@@ -7,7 +7,7 @@ mod corpus_files;
 
 use corpus_files::corpus;
 use ctxfold::compaction::apply::offline_summaries;
-use ctxfold::compaction::audit::{check, Kind};
+use ctxfold::compaction::audit::{checked, found_in, Kind};
 use ctxfold::compaction::plan::plan_compaction;
 use ctxfold::compaction::types::{summarized_indices, PlanRef};
 use ctxfold::counting::estimate::estimate;
@@ -79,7 +79,7 @@ fn the_offline_digest_keeps_most_facts_of_the_corpus() {
                 plan.jobs.iter().map(|j| digests[&j.id].as_str().unwrap().to_string()).collect();
             let conv = format::read(&input, Some(plan.format)).unwrap();
             let summarized = summarized_indices(&plan.summarize, &plan.pinned);
-            for (fact, kept) in check(&conv, &plan.jobs, &summarized, &summaries).facts {
+            for (fact, kept) in checked(&found_in(&conv, &summarized), &plan.jobs, &summaries).facts {
                 tally.add(fact.kind, kept);
                 all.add(fact.kind, kept);
             }

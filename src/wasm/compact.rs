@@ -118,9 +118,8 @@ pub fn compact_text(job_id: &str, settled: JsValue) -> Result<String, JsValue> {
 #[wasm_bindgen(js_name = __compact_revision)]
 pub fn compact_revision(run: u32, job: u32, text: &str) -> Result<JsValue, JsValue> {
     with_run(run, |begun| {
-        let input = Input::read(&begun.value)?;
         let job_ref = &begun.plan_ref.jobs[job as usize];
-        let (_, prompt) = revise::lost_facts(&input, &begun.plan_ref, job as usize, text)?;
+        let (_, prompt) = revise::lost_facts(&begun.plan_ref, &begun.facts()?.all, job as usize, text);
         let Some(prompt) = prompt else { return Ok(JsValue::UNDEFINED) };
         let texts = fields(&[("jobId", &job_ref.id), ("system", &prompt.system), ("user", &prompt.user)]);
         let texts = with(texts, "maxOutputTokens", job_ref.max_output_tokens.into());
@@ -133,7 +132,7 @@ pub fn compact_revision(run: u32, job: u32, text: &str) -> Result<JsValue, JsVal
 pub fn compact_keeps_revision(run: u32, job: u32, first: &str, revised: &str) -> Result<bool, JsValue> {
     with_run(run, |begun| {
         let input = Input::read(&begun.value)?;
-        Ok(revise::keeps_revision(&input, &begun.plan_ref, job as usize, first, revised)?)
+        Ok(revise::keeps_revision(&input, &begun.plan_ref, &begun.facts()?.all, job as usize, first, revised)?)
     })
 }
 
@@ -164,7 +163,8 @@ pub fn compact_finish(
     for i in 0..begun.plan.jobs.len() as u32 {
         outcomes.push(texts.get(i).as_string().map_or(Outcome::Failed, Outcome::Text));
     }
-    let done = compact_with(&input, &begun.plan_ref, &outcomes, begun.fallback.unwrap_or(Fallback::Digest))?;
+    let fallback = begun.fallback.unwrap_or(Fallback::Digest);
+    let done = compact_with(&input, &begun.plan_ref, &outcomes, fallback, Some(begun.facts()?))?;
     let errors = run::job_errors(&outcomes, &done);
     let rejected = done.llm_rejected.clone().map(JsValue::from);
     let jobs = Array::new();
