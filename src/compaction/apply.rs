@@ -3,7 +3,7 @@
 //! smaller. Also reads plans back from their plain-data form, for this and the offline digest.
 
 use crate::compaction::answer::cleaned_summaries;
-use crate::compaction::audit::{Audit, Kind};
+use crate::compaction::audit::{facts_of, Audit, Kind};
 use crate::compaction::digest::digest;
 use crate::compaction::restore::{PlanFacts, Restore};
 use crate::compaction::template::Template;
@@ -410,6 +410,12 @@ pub fn offline_summaries(input: &Input, plan: &Value) -> Result<Map<String, Valu
 }
 
 pub fn offline_planned(input: &Input, plan: &PlanRef) -> Result<Map<String, Value>> {
+    offline_with_facts(input, plan, None)
+}
+
+/// `offline_planned`, with the facts of the plan's summarized messages when they were found already (by
+/// the compaction the digest stands in for, from the same input).
+pub fn offline_with_facts(input: &Input, plan: &PlanRef, facts: Option<&PlanFacts>) -> Result<Map<String, Value>> {
     plan.check(input.items)?;
     let conv = format::read(input, Some(plan.format))?;
     let summarized = plan.summarized();
@@ -417,13 +423,22 @@ pub fn offline_planned(input: &Input, plan: &PlanRef) -> Result<Map<String, Valu
     // Inserted one by one: collecting into the map would sort the pairs first, with a stable sort
     // compiled for this pair type alone (2.8 KB of wasm).
     let mut out = Map::new();
-    for job in &plan.jobs {
+    for (k, job) in plan.jobs.iter().enumerate() {
         let indices = job.range.select(&summarized);
         // About three bytes per token of English: the digest stays within the job's output size,
         // and within half the size of what it replaces.
         let replaced: u64 = indices.iter().map(|&i| u64::from(tokens[i])).sum();
         let budget = (job.max_output_tokens as usize).saturating_mul(3).min(replaced as usize * 2);
-        out.insert(job.id.clone(), Value::String(digest(&conv, &indices, budget, plan.template == Template::Snapshot)));
+        let found;
+        let job_facts = match facts.and_then(|f| f.per_job.get(k)) {
+            Some(job_facts) => job_facts,
+            None => {
+                found = facts_of(&conv, &indices);
+                &found
+            }
+        };
+        let text = digest(&conv, &indices, job_facts, budget, plan.template == Template::Snapshot);
+        out.insert(job.id.clone(), Value::String(text));
     }
     Ok(out)
 }

@@ -2,7 +2,7 @@
 //! each job (a text, or nothing usable), pick each job's summary, falling back to the offline digest,
 //! and apply. The binding (`src/wasm/compact.rs`) calls the summarizer and reports what this decided.
 
-use crate::compaction::apply::{apply_with_facts, offline_planned, Applied};
+use crate::compaction::apply::{apply_with_facts, offline_with_facts, Applied};
 use crate::compaction::restore::PlanFacts;
 use crate::compaction::template::{Template, SNAPSHOT_TAG};
 use crate::compaction::types::{PlanRef, Range};
@@ -110,7 +110,7 @@ pub fn compact_with(
             return Ok((Value::String(truncation_notice(job, &plan_ref.template)), Source::Truncated));
         }
         if offline.is_none() {
-            offline = Some(offline_planned(input, plan_ref)?);
+            offline = Some(offline_with_facts(input, plan_ref, facts)?);
         }
         Ok((offline.as_ref().and_then(|o| o.get(id)).cloned().unwrap_or(Value::Null), Source::Offline))
     };

@@ -2,7 +2,7 @@
 //! host uses when no model is available, and the fallback when the summary call fails: the user's
 //! requests, the files and commands touched, the errors seen, and where the work stood.
 
-use crate::compaction::audit::{self, Kind};
+use crate::compaction::audit::{self, Fact, Kind};
 use crate::compaction::facts::{command_line, error_lines, paths};
 use crate::compaction::template::SNAPSHOT_TAG;
 use crate::reading::format::Conversation;
@@ -15,9 +15,10 @@ const MAX_FILES: usize = 40;
 const MAX_COMMANDS: usize = 15;
 const MAX_ERRORS: usize = 10;
 
-/// A digest of the messages at `indices`, at most about `max_chars` bytes long; as a
-/// `<state_snapshot>` element when `snapshot` (the plan's template asked for one).
-pub fn digest(conv: &Conversation, indices: &[usize], max_chars: usize, snapshot: bool) -> String {
+/// A digest of the messages at `indices`, whose salient facts are `facts` (`audit::facts_of`), at most
+/// about `max_chars` bytes long; as a `<state_snapshot>` element when `snapshot` (the plan's template asked
+/// for one).
+pub fn digest(conv: &Conversation, indices: &[usize], facts: &[Fact], max_chars: usize, snapshot: bool) -> String {
     let msgs = || indices.iter().filter_map(|&i| conv.messages.get(i).map(|m| (i, m)));
     let mut requests = Vec::new();
     let mut earlier = Vec::new();
@@ -98,9 +99,8 @@ pub fn digest(conv: &Conversation, indices: &[usize], max_chars: usize, snapshot
     // request, numbers and names from the middle of the range) are added as long as they fit whole.
     // Up to a quarter of the room is made for them by listing fewer commands and files: a command can
     // be run again, a version or a constraint the user stated cannot be found anywhere else.
-    let facts = audit::facts_of(conv, indices);
     let full = sections.render(usize::MAX, snapshot);
-    let wanted: usize = audit::lost_in(&facts, &full).iter().map(|f| f.text.len() + 8).sum();
+    let wanted: usize = audit::lost_in(facts, &full).iter().map(|f| f.text.len() + 8).sum();
     let reserve = wanted.min(max_chars / 4);
     for (max_commands, max_files) in [(10, 25), (6, 15), (4, 10)] {
         if sections.render(usize::MAX, snapshot).len() + reserve <= max_chars {
@@ -110,7 +110,7 @@ pub fn digest(conv: &Conversation, indices: &[usize], max_chars: usize, snapshot
         sections.files = file_lines[..max_files.min(file_lines.len())].to_vec();
     }
     let draft = sections.render(max_chars, snapshot);
-    let lost = audit::lost_in(&facts, &draft);
+    let lost = audit::lost_in(facts, &draft);
     let mut room = max_chars.saturating_sub(draft.len() + 80);
     if lost.is_empty() || room == 0 {
         return draft;
@@ -228,7 +228,7 @@ mod tests {
             { "role": "assistant", "content": "The args tuple is empty; I will guard it." }
         ]);
         let conv = crate::fixtures::read(&msgs);
-        let d = digest(&conv, &[0, 1, 2, 3], 4000, false);
+        let d = digest(&conv, &[0, 1, 2, 3], &audit::facts_of(&conv, &[0, 1, 2, 3]), 4000, false);
         for needle in [
             "never touch setup.py",
             "src/io/registry.py",
@@ -238,8 +238,12 @@ mod tests {
         ] {
             assert!(d.contains(needle), "missing {needle:?} in\n{d}");
         }
-        assert_eq!(d, digest(&conv, &[0, 1, 2, 3], 4000, false), "deterministic");
-        let x = digest(&conv, &[0, 1, 2, 3], 4000, true);
+        assert_eq!(
+            d,
+            digest(&conv, &[0, 1, 2, 3], &audit::facts_of(&conv, &[0, 1, 2, 3]), 4000, false),
+            "deterministic"
+        );
+        let x = digest(&conv, &[0, 1, 2, 3], &audit::facts_of(&conv, &[0, 1, 2, 3]), 4000, true);
         assert!(x.starts_with("<state_snapshot>") && x.ends_with("</state_snapshot>"), "{x}");
         assert!(x.contains("<overall_goal>\n- #0: Fix the crash") && x.contains("IndexError"), "{x}");
     }
@@ -257,12 +261,12 @@ mod tests {
             { "role": "assistant", "content": "Done." }
         ]);
         let conv = crate::fixtures::read(&msgs);
-        let d = digest(&conv, &[0, 1, 2, 3], 3000, false);
+        let d = digest(&conv, &[0, 1, 2, 3], &audit::facts_of(&conv, &[0, 1, 2, 3]), 3000, false);
         assert!(d.contains("- #0: Never change the public API of parse_config."), "{d}");
         assert!(d.contains("Use Python 3.11.4 only."), "{d}");
         assert!(d.len() <= 3000);
         // Without room, the digest stays within its size (cut_middle's marker aside).
-        let small = digest(&conv, &[0, 1, 2, 3], 500, false);
+        let small = digest(&conv, &[0, 1, 2, 3], &audit::facts_of(&conv, &[0, 1, 2, 3]), 500, false);
         assert!(small.len() <= 500 + "\n[… 9999 characters cut …]\n".len(), "{}", small.len());
     }
 }
