@@ -3,12 +3,11 @@
 //! window, with a one-sentence summary per job: the audit and the restoring of what the summary lost, most
 //! of an apply's time. Median of 60 runs. Prints numbers, asserts nothing; for `perf record` (with
 //! `CARGO_PROFILE_RELEASE_DEBUG=true`), to see where an apply's time goes.
-#[path = "../src/tests/corpus_files.rs"]
-mod corpus_files;
+#[path = "workers_body.rs"]
+mod workers_body;
 
 use ctxfold::compaction::apply::apply_summary;
 use ctxfold::compaction::plan::plan_compaction;
-use ctxfold::counting::estimate::estimate;
 use ctxfold::json::to_text;
 use ctxfold::options::Options;
 use ctxfold::reading::input::Input;
@@ -19,16 +18,7 @@ const SUMMARY: &str = "The user and the assistant worked on the task.";
 
 fn main() {
     let options = Options::from_json(&json!({ "contextWindow": 128_000 })).expect("options");
-    let mut messages: Vec<Value> = Vec::new();
-    'files: for file in ["mini-swe-agent-tools.jsonl", "swe-agent.jsonl"] {
-        for (_, conversation) in corpus_files::corpus(file) {
-            if estimate(&Input::items(&messages), &options).expect("estimate").total >= 200_000 {
-                break 'files;
-            }
-            let system_first = |i: usize, m: &Value| i == 0 && m["role"] == "system";
-            messages.extend(conversation.into_iter().enumerate().filter(|(i, m)| !system_first(*i, m)).map(|(_, m)| m));
-        }
-    }
+    let messages = workers_body::messages(&options);
     let input = Input::items(&messages);
     // The plan as a host hands it back: its JSON.
     let plan: Value = serde_json::from_str(&to_text(&plan_compaction(&input, &options).expect("plan"))).expect("JSON");

@@ -4,17 +4,16 @@
 //! string, as the bench's "new body" case) and times what the Worker does with it: read the text, prune,
 //! write the pruned text, take it back (the binding keeps what it wrote: `edit::reread`), plan. Median of 100 rounds after 100 warm-up rounds. Prints numbers,
 //! asserts nothing; natively the wasm's time is about halved, but where it goes is the same.
-#[path = "../src/tests/corpus_files.rs"]
-mod corpus_files;
+#[path = "workers_body.rs"]
+mod workers_body;
 
 use ctxfold::compaction::plan::plan_compaction;
-use ctxfold::counting::estimate::estimate;
 use ctxfold::edit::{items_of, materialize_text, reread};
 use ctxfold::json::{parse_with_spans, to_text};
 use ctxfold::options::Options;
 use ctxfold::pruning::prune::prune;
 use ctxfold::reading::input::Input;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::time::{Duration, Instant};
 
 const STEPS: [&str; 6] =
@@ -22,16 +21,7 @@ const STEPS: [&str; 6] =
 
 fn main() {
     let options = Options::from_json(&json!({ "contextWindow": 128_000 })).expect("options");
-    let mut messages: Vec<Value> = Vec::new();
-    'files: for file in ["mini-swe-agent-tools.jsonl", "swe-agent.jsonl"] {
-        for (_, conversation) in corpus_files::corpus(file) {
-            if estimate(&Input::items(&messages), &options).expect("estimate").total >= 200_000 {
-                break 'files;
-            }
-            let system_first = |i: usize, m: &Value| i == 0 && m["role"] == "system";
-            messages.extend(conversation.into_iter().enumerate().filter(|(i, m)| !system_first(*i, m)).map(|(_, m)| m));
-        }
-    }
+    let messages = workers_body::messages(&options);
     let body = to_text(&json!({ "model": "gpt-4.1", "messages": messages }));
     println!("a {:.2} MB body of {} messages", body.len() as f64 / 1e6, messages.len());
     let mut rounds: Vec<[Duration; STEPS.len()]> = Vec::new();

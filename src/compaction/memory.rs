@@ -170,6 +170,18 @@ mod tests {
         state(&recall(items(given)).unwrap().contents, items(compacted), None)
     }
 
+    /// Three turns, and the state of their compaction into a summary and the third turn, kept.
+    fn three_turns_summarized() -> (Value, String) {
+        let given = json!([
+            { "role": "user", "content": "one" },
+            { "role": "assistant", "content": "two" },
+            { "role": "user", "content": "three" }
+        ]);
+        let compacted = json!([{ "role": "user", "content": "summary" }, { "role": "user", "content": "three" }]);
+        let state = stored(&given, &compacted);
+        (given, state)
+    }
+
     #[test]
     fn a_conversation_opens_with_its_first_user_message() {
         let a = json!([{ "role": "system", "content": "Be brief." }, { "role": "user", "content": "Fix the bug." }]);
@@ -187,13 +199,7 @@ mod tests {
 
     #[test]
     fn a_state_resumes_the_conversation_it_was_made_from_and_no_other() {
-        let given = json!([
-            { "role": "user", "content": "one" },
-            { "role": "assistant", "content": "two" },
-            { "role": "user", "content": "three" }
-        ]);
-        let compacted = json!([{ "role": "user", "content": "summary" }, { "role": "user", "content": "three" }]);
-        let stored = stored(&given, &compacted);
+        let (given, stored) = three_turns_summarized();
         // What compaction wrote is stored as it is; a message it kept, as its index.
         assert!(stored.ends_with(r#""messages":[{"content":"summary","role":"user"},2]}"#), "{stored}");
         // The same messages and more: resumed, standing for the three.
@@ -277,13 +283,7 @@ mod tests {
         // A store is the host's (a KV namespace, a cache): what it gives back may be cut short, or another
         // byte may be in place of one. Each such state is passed over or, where it still reads as a state of
         // this conversation, spliced into JSON that reads.
-        let given = json!([
-            { "role": "user", "content": "one" },
-            { "role": "assistant", "content": "two" },
-            { "role": "user", "content": "three" }
-        ]);
-        let compacted = json!([{ "role": "user", "content": "summary" }, { "role": "user", "content": "three" }]);
-        let state = stored(&given, &compacted);
+        let (_, state) = three_turns_summarized();
         let text =
             "{\"messages\":[{\"role\":\"user\",\"content\":\"one\"},{\"role\":\"assistant\",\"content\":\"two\"},\
                     {\"role\":\"user\",\"content\":\"three\"},{\"role\":\"assistant\",\"content\":\"four\"}]}";

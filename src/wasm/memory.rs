@@ -46,9 +46,10 @@ pub fn memory_resume(
     let Some(resumed) = resume(&contents, stored) else { return Ok(JsValue::UNDEFINED) };
     let count = resumed.count;
     let field = list.as_deref();
-    let spliced = match text::with_items(&messages, field, |text, given| spliced_text(text, given, &resumed))? {
+    let spliced = |body: &str, given: &_, bytes| spliced_text(body, given, &resumed).map(|s| text::answer(&s, bytes));
+    let spliced = match text::with_items(&messages, field, spliced)? {
         Some(None) => return Ok(JsValue::UNDEFINED),
-        Some(Some(spliced)) => text::answer(&spliced, messages.is_instance_of::<js_sys::Uint8Array>()),
+        Some(Some(spliced)) => spliced,
         None => {
             // What compaction wrote as new objects, the messages it kept and those since as the caller's own.
             let stored: Array = Reflect::get(&js_sys::JSON::parse(&resumed.text)?, &"messages".into())?.into();
@@ -86,6 +87,6 @@ pub fn memory_state(contents: Vec<u64>, compacted: JsValue) -> Result<String, Js
     let input = Input::read(&value)?;
     let items = items_of(&value, input.key);
     let from_text =
-        text::with_items(&compacted, input.key, |text, spans| state(&contents, items, Some((text, spans))))?;
+        text::with_items(&compacted, input.key, |text, spans, _| state(&contents, items, Some((text, spans))))?;
     Ok(from_text.unwrap_or_else(|| state(&contents, items, None)))
 }

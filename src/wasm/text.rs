@@ -271,16 +271,17 @@ pub fn objects(messages: &JsValue) -> Result<Option<JsValue>, JsValue> {
     Ok(Some(js_sys::JSON::parse(&given.text)?))
 }
 
-/// `f` of `messages`' text and where its items are, when `messages` is text (its list under `key` in a
-/// body); None when it is not text. The document is kept, as when read for any other call.
+/// `f` of `messages`' text, where its items are, and whether it was given as bytes, when `messages` is
+/// text (its list under `key` in a body); None when it is not text. The document is kept, as when read for
+/// any other call.
 pub fn with_items<T>(
     messages: &JsValue,
     key: Option<&str>,
-    f: impl FnOnce(&str, &ItemSpans) -> T,
+    f: impl FnOnce(&str, &ItemSpans, bool) -> T,
 ) -> Result<Option<T>, Error> {
     let Some(doc) = document(messages)? else { return Ok(None) };
     let Read::Done { spans, .. } = &doc.read else { return Ok(None) }; // not returned by `document`
-    let out = f(&doc.text, &items(spans, key)?);
+    let out = f(&doc.text, &items(spans, key)?, doc.bytes);
     keep(doc);
     Ok(Some(out))
 }
