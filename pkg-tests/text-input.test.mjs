@@ -173,6 +173,23 @@ test("bytes changed after they were answered are read as they are now", async ()
   assert.throws(() => c.plan_compaction(out), (e) => e.code === "INVALID_INPUT");
 });
 
+test("a string of more than a million UTF-16 units, mostly beyond ASCII, reads as its bytes and objects do", async () => {
+  const c = await api();
+  // Three bytes of UTF-8 for most units (an ideograph), four for a surrogate pair: the string takes more
+  // room as UTF-8 than a long string is first given, so its reading grows the room as it goes.
+  const messages = [
+    { role: "user", content: `${"日本語の文章です。".repeat(100_000)}🎉` },
+    { role: "assistant", content: `${"🎉é".repeat(150_000)}end` },
+  ];
+  const text = JSON.stringify(messages);
+  assert.ok(text.length > 1 << 20);
+  const fromObjects = c.estimate(messages);
+  assert.deepEqual(c.estimate(text), fromObjects);
+  assert.deepEqual(c.estimate(utf8.encode(text)), fromObjects);
+  const options = { contextWindow: 200_000, force: true, keepRecentTurns: 1 };
+  assert.deepEqual(c.plan_compaction(text, options), c.plan_compaction(messages, options));
+});
+
 test("long text with a few characters beyond ASCII is answered exactly as a string", async () => {
   const c = await api();
   // An agent run whose texts start, break and end with characters of two, three and four bytes in UTF-8
