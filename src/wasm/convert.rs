@@ -47,7 +47,7 @@ pub fn messages_from_js(messages: &JsValue) -> Result<Rc<Value>, Error> {
     if json.length() as usize > MAX_INPUT_CHARS {
         return Err(text::too_large(Some(json.length() as usize)));
     }
-    let text: String = json.into();
+    let text = text::utf8_of(&json);
     let value = crate::json::parse(&text).map_err(|e| Error::input(locate_unreadable(messages), not_json(&e)))?;
     Ok(Rc::new(value))
 }
@@ -86,7 +86,7 @@ fn read_item_by_item(items: &Array) -> Result<Value, Error> {
         if chars + length > MAX_INPUT_CHARS {
             return Err(text::too_large(None));
         }
-        let text: String = json.into();
+        let text = text::utf8_of(&json);
         let value = crate::json::parse(&text).map_err(|e| Error::input(&path, not_json(&e)))?;
         chars += length;
         values.push(value);

@@ -73,7 +73,7 @@ thread_local! {
 /// `s` as UTF-8, a lone surrogate as U+FFFD (as every engine's encoder writes it). Up to a million UTF-16
 /// units the buffer takes the most they can need, three bytes each; a longer string starts at a byte
 /// each and an eighth more, and grows when the encoder stops short.
-fn utf8_of(s: &JsString) -> String {
+pub fn utf8_of(s: &JsString) -> String {
     let units = s.length();
     let mut bytes: Vec<u8> =
         Vec::with_capacity(if units < 1 << 20 { 3 * units as usize } else { (units + units / 8) as usize });
