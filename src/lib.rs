@@ -12,7 +12,7 @@
 //! - `prompt_cache`: cache costs, breakpoints, the next turn, sessions;
 //! - `json`: JSON text in and out.
 //!
-//! The files beside them are used by every subsystem: errors, edits, ordering and small text helpers.
+//! The files beside them are used by every subsystem: errors, edits, ordering, finding text in text and small text helpers.
 
 pub mod checking;
 pub mod compaction;
@@ -24,6 +24,7 @@ pub mod reading;
 
 pub mod edit;
 pub mod error;
+pub mod find;
 pub mod json;
 pub mod order;
 pub mod text;

@@ -337,7 +337,7 @@ pub fn contains_word(text: &str, word: &str) -> bool {
     let (Some(first), Some(last)) = (word.chars().next(), word.chars().next_back()) else { return true };
     let glued = |edge: char, beside: Option<char>| is_word_char(edge) && beside.is_some_and(is_word_char);
     let mut from = 0;
-    while let Some(at) = text[from..].find(word) {
+    while let Some(at) = crate::find::find(&text[from..], word) {
         let start = from + at;
         let end = start + word.len();
         if !glued(first, text[..start].chars().next_back()) && !glued(last, text[end..].chars().next()) {

@@ -14,6 +14,7 @@ use crate::compaction::fingerprint::Hasher;
 use crate::compaction::named;
 use crate::compaction::template::Prompt;
 use crate::compaction::types::JobRef;
+use crate::find::{find, match_starts, Grams};
 use crate::json::{ToJson, Writer};
 use crate::reading::format::Conversation;
 use crate::reading::message::Role;
@@ -260,7 +261,7 @@ fn stands_alone(f: &Fact, text: &str, line: &str) -> bool {
         return false; // a line of the fact alone: nothing to stand beside
     }
     let (mut found, mut from) = (false, 0);
-    while let Some(k) = text[from..].find(f.text.as_str()) {
+    while let Some(k) = find(&text[from..], &f.text) {
         let at = from + k;
         found = true;
         let start = crate::text::floor_boundary(text, at.saturating_sub(BESIDE));
@@ -840,9 +841,9 @@ fn sentences(line: &str) -> impl Iterator<Item = &str> {
 fn is_constraint(sentence: &str) -> bool {
     // A `&str` pattern, not a `char`: one copy of `replace` in the wasm (see turn.rs's escape_attribute).
     let lower = sentence.to_ascii_lowercase().replace("’", "'");
-    CONSTRAINT_MARKS.iter().any(|m| lower.contains(m))
+    CONSTRAINT_MARKS.iter().any(|m| find(&lower, m).is_some())
         || CONSTRAINT_WORDS.iter().any(|w| {
-            lower.match_indices(w).any(|(at, _)| {
+            match_starts(&lower, w).any(|at| {
                 let before = lower[..at].chars().next_back();
                 let after = lower[at + w.len()..].chars().next();
                 !before.is_some_and(char::is_alphanumeric)
@@ -911,6 +912,9 @@ struct SummaryView<'s> {
     squeezed: String,
     /// Lowercase content units: where sentences are looked for.
     units: Set,
+    /// What rules out most lost paths, identifiers and URLs (in `text`) and numbers (in `squeezed`) unread.
+    grams: Grams,
+    squeezed_grams: Grams,
 }
 
 impl<'s> SummaryView<'s> {
@@ -930,7 +934,8 @@ impl<'s> SummaryView<'s> {
                 squeezed.push(' ');
             }
         }
-        SummaryView { text, squeezed, units: content_units(text) }
+        let (grams, squeezed_grams) = (Grams::of(text), Grams::of(&squeezed));
+        SummaryView { text, squeezed, units: content_units(text), grams, squeezed_grams }
     }
 
     /// Whether the summary still has the fact. Paths, identifiers and URLs must appear exactly (an
@@ -944,9 +949,9 @@ impl<'s> SummaryView<'s> {
     /// audit is a net for facts that went missing, not a proof of faithfulness.
     fn keeps(&self, fact: &Fact) -> bool {
         match fact.kind {
-            Kind::Path | Kind::Url => self.text.contains(&fact.key),
-            Kind::Identifier => contains_word(self.text, &fact.key),
-            Kind::Number => contains_number(&self.squeezed, &fact.key),
+            Kind::Path | Kind::Url => self.grams.may_hold(&fact.key) && find(self.text, &fact.key).is_some(),
+            Kind::Identifier => self.grams.may_hold(&fact.key) && contains_word(self.text, &fact.key),
+            Kind::Number => self.squeezed_grams.may_hold(&fact.key) && contains_number(&self.squeezed, &fact.key),
             Kind::Constraint | Kind::Error => {
                 let units = content_units(&fact.key);
                 let present = units.keys().filter(|u| self.units.contains_key(*u)).count();
@@ -962,7 +967,7 @@ impl<'s> SummaryView<'s> {
 fn contains_number(text: &str, key: &str) -> bool {
     let starts_digit = key.starts_with(|c: char| c.is_ascii_digit());
     let ends_digit = key.ends_with(|c: char| c.is_ascii_digit());
-    text.match_indices(key).any(|(at, _)| {
+    match_starts(text, key).any(|at| {
         let before = text[..at].chars().next_back();
         let after = text[at + key.len()..].chars().next();
         let glued_before = starts_digit && before.is_some_and(|c| c.is_ascii_digit() || c == '.' || c == ',');

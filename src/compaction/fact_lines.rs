@@ -7,6 +7,7 @@
 //! is shown alone, leaving the room to facts that need their words.
 
 use crate::compaction::audit::{Fact, Kind};
+use crate::find::find;
 use crate::reading::format::Conversation;
 use crate::reading::message::{Message, Role};
 use crate::text::{ceil_boundary, floor_boundary, one_line};
@@ -40,7 +41,7 @@ pub struct FactLine {
 impl FactLine {
     /// Whether this line already shows `fact` (another fact of the same line).
     pub fn shows(&self, fact: &Fact) -> bool {
-        self.place.0 == fact.message && self.text.contains(&fact.text)
+        self.place.0 == fact.message && find(&self.text, &fact.text).is_some()
     }
 
     /// Where the line is listed: in the messages' order, and within one text, the lines under its
@@ -114,7 +115,7 @@ pub fn fact_line(conv: &Conversation, fact: &Fact) -> FactLine {
     let bare = |source| FactLine { place: (fact.message, 0, 0), end: 0, source, text: fact.text.clone() };
     let Some(m) = conv.messages.get(fact.message) else { return bare(None) };
     for (source, text) in texts(m).enumerate() {
-        let Some(at) = text.find(fact.text.as_str()) else { continue };
+        let Some(at) = find(text, &fact.text) else { continue };
         let end = at + fact.text.len();
         if alone {
             return FactLine { place: (fact.message, source, at), end, source: None, text: fact.text.clone() };

@@ -79,7 +79,7 @@ fn is_error_line(line: &str) -> bool {
         "Permission denied",
     ];
     let line = line.trim();
-    !line.is_empty() && SIGNS.iter().any(|s| line.contains(s))
+    !line.is_empty() && SIGNS.iter().any(|s| crate::find::find(line, s).is_some())
 }
 
 /// A tool call as one short line: its shell command when it has one, else its arguments.
