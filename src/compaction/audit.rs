@@ -983,18 +983,22 @@ fn contains_number(text: &str, key: &str) -> bool {
 /// `STOPWORDS`, and for CJK and kana (written without spaces) each pair of adjacent characters.
 fn content_units(text: &str) -> Set {
     let mut out = Set::new();
-    let mut word = String::new();
-    let mut prev_cjk: Option<char> = None;
-    let push = |out: &mut Set, unit: String| {
-        out.insert(unit, Value::Null);
+    // Units are built in these two buffers and copied into the set only when new: most of a long text's
+    // words come again, and a string made for each was most of the time this took.
+    let (mut word, mut pair) = (String::new(), String::new());
+    let add = |out: &mut Set, unit: &str| {
+        if !out.contains_key(unit) {
+            out.insert(unit.to_string(), Value::Null);
+        }
     };
+    let mut prev_cjk: Option<char> = None;
     for c in text.chars().chain(std::iter::once(' ')) {
         if is_cjk_or_hangul(c) {
             if let Some(p) = prev_cjk {
-                let mut pair = String::with_capacity(p.len_utf8() + c.len_utf8());
+                pair.clear();
                 pair.push(p);
                 pair.push(c);
-                push(&mut out, pair);
+                add(&mut out, &pair);
             }
             prev_cjk = Some(c);
         } else {
@@ -1004,7 +1008,7 @@ fn content_units(text: &str) -> Set {
             word.push(c.to_ascii_lowercase());
         } else if !word.is_empty() {
             if word.chars().count() >= 2 && !STOPWORDS.contains(&word.as_str()) {
-                push(&mut out, std::mem::take(&mut word));
+                add(&mut out, &word);
             }
             word.clear();
         }
