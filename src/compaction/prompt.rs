@@ -5,6 +5,7 @@
 
 use crate::compaction::fingerprint::Hasher;
 use crate::compaction::template::{Prompt, Template};
+use crate::find::find;
 use crate::reading::format::Conversation;
 use crate::reading::message::Role;
 use crate::text::{cut_middle, one_line, opens_summary, split_summary};
@@ -213,11 +214,12 @@ fn render_message(t: &mut String, conv: &Conversation, i: usize, nonce: &str, cu
 /// Eight hex digits that occur in none of the rendered messages.
 fn nonce(conv: &Conversation, indices: &[usize], seed: u64) -> String {
     let mentions = |n: &str| {
+        let within = |text: &str| find(text, n).is_some();
         indices.iter().filter_map(|&i| conv.messages.get(i)).any(|m| {
-            m.text.contains(n)
-                || m.name.is_some_and(|s| s.contains(n))
-                || m.tool_calls.iter().any(|c| c.name.contains(n) || c.arguments.contains(n))
-                || m.tool_results.iter().any(|r| r.text.contains(n))
+            within(&m.text)
+                || m.name.is_some_and(within)
+                || m.tool_calls.iter().any(|c| within(&c.name) || within(&c.arguments))
+                || m.tool_results.iter().any(|r| within(&r.text))
         })
     };
     let mut salt = 0u64;
