@@ -218,7 +218,7 @@ fn nonce(conv: &Conversation, indices: &[usize], seed: u64) -> String {
         indices.iter().filter_map(|&i| conv.messages.get(i)).any(|m| {
             within(&m.text)
                 || m.name.is_some_and(within)
-                || m.tool_calls.iter().any(|c| within(&c.name) || within(&c.arguments))
+                || m.tool_calls.iter().any(|c| within(c.name) || within(&c.arguments))
                 || m.tool_results.iter().any(|r| within(&r.text))
         })
     };
