@@ -360,7 +360,7 @@ pub fn is_spaced_alphanumeric(c: char) -> bool {
 
 /// `char::is_whitespace`, with ASCII decided inline: `opt-level = "z"` leaves it a call per character.
 #[inline(always)]
-fn is_space(c: char) -> bool {
+pub fn is_space(c: char) -> bool {
     match c {
         ' ' | '\t'..='\r' => true,
         _ => !c.is_ascii() && c.is_whitespace(),

@@ -500,9 +500,11 @@ fn names(text: &str, identifiers: bool, i: usize, found: &mut Found) {
 /// punctuation, with the character just before it and the text after it.
 fn tokens(text: &str) -> Vec<(&str, Option<char>, &str)> {
     let mut out = Vec::new();
+    // ASCII decided inline: `opt-level = "z"` leaves `is_alphanumeric` a call per character.
     let part = |c: char| {
-        c.is_alphanumeric()
+        c.is_ascii_alphanumeric()
             || matches!(c, '_' | '.' | '-' | '#' | '/' | ':' | '@' | '$' | '%' | '~' | '+' | '=' | '?' | '&')
+            || (!c.is_ascii() && c.is_alphanumeric())
     };
     for (s, end) in crate::text::runs(text, part) {
         let token = text[s..end].trim_end_matches(['.', ':', ',', '?', '=', '&', '-']);

@@ -15,10 +15,15 @@ const EXTENSIONS: &[&str] = &[
 pub fn paths(text: &str, out: &mut Vec<String>) {
     // `matches!`, not a string's `contains`: that searches the string for every character of the text.
     let separators = |c: char| {
-        c.is_whitespace()
+        crate::text::is_space(c)
             || matches!(c, '"' | '\'' | '`' | '(' | ')' | '[' | ']' | '{' | '}' | '<' | '>' | ',' | ';' | '=' | '|')
     };
     for (start, end) in crate::text::runs(text, |c| !separators(c)) {
+        // `is_path`'s first test, before the trimming: most words have neither a slash nor a dot.
+        let run = &text.as_bytes()[start..end];
+        if run.len() < 3 || !run.iter().any(|&b| b == b'/' || b == b'.') {
+            continue;
+        }
         let word = text[start..end].trim_start_matches(':').trim_end_matches(['.', ':', ',', '!', '?']);
         if is_path(word) && !out.iter().any(|p| p == word) {
             out.push(word.to_string());
