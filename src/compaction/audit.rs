@@ -906,6 +906,17 @@ const STOPWORDS: &[&str] = &[
     "at", "by", "from", "you", "we", "me", "my", "your", "our", "please", "will", "can", "so", "if", "then", "but",
     "any", "all",
 ];
+/// The length of the longest stop word: a longer word is none, known without looking through them.
+const LONGEST_STOPWORD: usize = {
+    let (mut k, mut longest) = (0, 0);
+    while k < STOPWORDS.len() {
+        if STOPWORDS[k].len() > longest {
+            longest = STOPWORDS[k].len();
+        }
+        k += 1;
+    }
+    longest
+};
 
 /// The summary, prepared once for every check.
 struct SummaryView<'s> {
@@ -997,7 +1008,7 @@ fn content_units(text: &str) -> Set {
     };
     let mut prev_cjk: Option<char> = None;
     for c in text.chars().chain(std::iter::once(' ')) {
-        if is_cjk_or_hangul(c) {
+        if !c.is_ascii() && is_cjk_or_hangul(c) {
             if let Some(p) = prev_cjk {
                 pair.clear();
                 pair.push(p);
@@ -1011,7 +1022,8 @@ fn content_units(text: &str) -> Set {
         if is_spaced_alphanumeric(c) {
             word.push(c.to_ascii_lowercase());
         } else if !word.is_empty() {
-            if word.chars().count() >= 2 && !STOPWORDS.contains(&word.as_str()) {
+            let long_enough = word.len() >= 2 && (word.is_ascii() || word.chars().count() >= 2);
+            if long_enough && !(word.len() <= LONGEST_STOPWORD && STOPWORDS.contains(&word.as_str())) {
                 add(&mut out, &word);
             }
             word.clear();
