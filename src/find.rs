@@ -30,20 +30,20 @@ pub fn match_starts<'a>(haystack: &'a str, needle: &'a str) -> impl Iterator<Ite
 /// in the text, known without a search. Most facts a summary lost are ruled out so, and a search for each of
 /// them would read the whole summary (about 1 400 look-ups in 40 to 54 KB summaries for each apply on the
 /// Workers bench's body).
-pub struct Grams {
+pub struct Trigrams {
     bits: Vec<u64>,
 }
 
-impl Grams {
+impl Trigrams {
     const BITS: usize = 1 << 16;
 
-    pub fn of(text: &str) -> Grams {
+    pub fn of(text: &str) -> Trigrams {
         let mut bits = vec![0u64; Self::BITS / 64];
         for w in text.as_bytes().windows(3) {
             let k = Self::slot(w);
             bits[k / 64] |= 1 << (k % 64);
         }
-        Grams { bits }
+        Trigrams { bits }
     }
 
     /// False when `needle` is surely not in the text; true when it may be (always, under three bytes).
@@ -137,13 +137,13 @@ mod tests {
     }
 
     #[test]
-    fn grams_rule_out_only_what_is_absent() {
-        let grams = Grams::of("src/app/main.py failed with KeyError at line 42");
+    fn trigrams_rule_out_only_what_is_absent() {
+        let trigrams = Trigrams::of("src/app/main.py failed with KeyError at line 42");
         for present in ["src/app/main.py", "KeyError", "42", "x", "", "line 42"] {
-            assert!(grams.may_hold(present), "{present:?}");
+            assert!(trigrams.may_hold(present), "{present:?}");
         }
         for absent in ["src/app/test.py", "ValueError", "line 43"] {
-            assert!(!grams.may_hold(absent), "{absent:?}");
+            assert!(!trigrams.may_hold(absent), "{absent:?}");
         }
     }
 
@@ -152,7 +152,7 @@ mod tests {
         fn agrees_with_str(text in "[ab日 \\n]{0,80}", needle in "[ab日 ]{1,6}") {
             prop_assert_eq!(find(&text, &needle), text.find(&needle));
             prop_assert_eq!(match_starts(&text, &needle).collect::<Vec<_>>(), text.match_indices(&needle).map(|m| m.0).collect::<Vec<_>>());
-            prop_assert!(!text.contains(&needle) || Grams::of(&text).may_hold(&needle));
+            prop_assert!(!text.contains(&needle) || Trigrams::of(&text).may_hold(&needle));
         }
     }
 }

@@ -14,7 +14,7 @@ use crate::compaction::fingerprint::Hasher;
 use crate::compaction::named;
 use crate::compaction::template::Prompt;
 use crate::compaction::types::JobRef;
-use crate::find::{find, match_starts, Grams};
+use crate::find::{find, match_starts, Trigrams};
 use crate::json::{ToJson, Writer};
 use crate::reading::format::Conversation;
 use crate::reading::message::Role;
@@ -926,8 +926,8 @@ struct SummaryView<'s> {
     /// Lowercase content units: where sentences are looked for.
     units: Set,
     /// What rules out most lost paths, identifiers and URLs (in `text`) and numbers (in `squeezed`) unread.
-    grams: Grams,
-    squeezed_grams: Grams,
+    trigrams: Trigrams,
+    squeezed_trigrams: Trigrams,
 }
 
 impl<'s> SummaryView<'s> {
@@ -947,8 +947,8 @@ impl<'s> SummaryView<'s> {
                 squeezed.push(' ');
             }
         }
-        let (grams, squeezed_grams) = (Grams::of(text), Grams::of(&squeezed));
-        SummaryView { text, squeezed, units: content_units(text), grams, squeezed_grams }
+        let (trigrams, squeezed_trigrams) = (Trigrams::of(text), Trigrams::of(&squeezed));
+        SummaryView { text, squeezed, units: content_units(text), trigrams, squeezed_trigrams }
     }
 
     /// Whether the summary still has the fact. Paths, identifiers and URLs must appear exactly (an
@@ -962,9 +962,9 @@ impl<'s> SummaryView<'s> {
     /// audit is a net for facts that went missing, not a proof of faithfulness.
     fn keeps(&self, fact: &Fact) -> bool {
         match fact.kind {
-            Kind::Path | Kind::Url => self.grams.may_hold(&fact.key) && find(self.text, &fact.key).is_some(),
-            Kind::Identifier => self.grams.may_hold(&fact.key) && contains_word(self.text, &fact.key),
-            Kind::Number => self.squeezed_grams.may_hold(&fact.key) && contains_number(&self.squeezed, &fact.key),
+            Kind::Path | Kind::Url => self.trigrams.may_hold(&fact.key) && find(self.text, &fact.key).is_some(),
+            Kind::Identifier => self.trigrams.may_hold(&fact.key) && contains_word(self.text, &fact.key),
+            Kind::Number => self.squeezed_trigrams.may_hold(&fact.key) && contains_number(&self.squeezed, &fact.key),
             Kind::Constraint | Kind::Error => {
                 let units = content_units(&fact.key);
                 let present = units.keys().filter(|u| self.units.contains_key(*u)).count();

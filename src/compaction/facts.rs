@@ -1,6 +1,7 @@
 //! Salient facts of a stretch of conversation, found without an LLM: file paths, commands, error
 //! lines. The offline digest is built from them, and the audit checks a summary kept them.
 
+use crate::find::find;
 use crate::reading::message::ToolCall;
 use crate::text::one_line;
 use serde_json::Value;
@@ -84,7 +85,7 @@ fn is_error_line(line: &str) -> bool {
         "Permission denied",
     ];
     let line = line.trim();
-    !line.is_empty() && SIGNS.iter().any(|s| crate::find::find(line, s).is_some())
+    !line.is_empty() && SIGNS.iter().any(|s| find(line, s).is_some())
 }
 
 /// A tool call as one short line: its shell command when it has one, else its arguments.
