@@ -105,10 +105,14 @@ fn equal(bytes: &[u8], at: usize, b: u8) -> u32 {
     }
 }
 
-#[cfg(not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128"))))]
-fn equal(bytes: &[u8], at: usize, b: u8) -> u32 {
+/// `equal` a byte at a time: for targets with neither SSE2 nor SIMD128, and what the tests hold the others to.
+#[cfg(any(test, not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128")))))]
+fn equal_bytewise(bytes: &[u8], at: usize, b: u8) -> u32 {
     bytes[at..at + LANES].iter().enumerate().fold(0, |mask, (k, &c)| mask | (u32::from(c == b) << k))
 }
+
+#[cfg(not(any(target_arch = "x86_64", all(target_arch = "wasm32", target_feature = "simd128"))))]
+use equal_bytewise as equal;
 
 #[cfg(test)]
 mod tests {
@@ -153,6 +157,14 @@ mod tests {
             prop_assert_eq!(find(&text, &needle), text.find(&needle));
             prop_assert_eq!(match_starts(&text, &needle).collect::<Vec<_>>(), text.match_indices(&needle).map(|m| m.0).collect::<Vec<_>>());
             prop_assert!(!text.contains(&needle) || Trigrams::of(&text).may_hold(&needle));
+        }
+
+        #[test]
+        fn compares_sixteen_bytes_as_one_at_a_time_does(bytes in proptest::collection::vec(any::<u8>(), 16..40), b in any::<u8>()) {
+            for at in 0..=bytes.len() - LANES {
+                prop_assert_eq!(equal(&bytes, at, b), equal_bytewise(&bytes, at, b));
+                prop_assert_eq!(equal(&bytes, at, bytes[at]), equal_bytewise(&bytes, at, bytes[at]));
+            }
         }
     }
 }
