@@ -20,9 +20,9 @@ pub fn paths(text: &str, out: &mut Vec<String>) {
             || matches!(c, '"' | '\'' | '`' | '(' | ')' | '[' | ']' | '{' | '}' | '<' | '>' | ',' | ';' | '=' | '|')
     };
     for (start, end) in crate::text::runs(text, |c| !separators(c)) {
-        // `is_path`'s first test, before the trimming: most words have neither a slash nor a dot.
-        let run = &text.as_bytes()[start..end];
-        if run.len() < 3 || !run.iter().any(|&b| b == b'/' || b == b'.') {
+        // Most words have neither a slash nor a dot: told from the run, before trimming (which leaves a word
+        // a slash or a dot only where its run has one).
+        if !may_be_path(&text[start..end]) {
             continue;
         }
         let word = text[start..end].trim_start_matches(':').trim_end_matches(['.', ':', ',', '!', '?']);
@@ -32,9 +32,14 @@ pub fn paths(text: &str, out: &mut Vec<String>) {
     }
 }
 
+/// A path has three bytes at least and a slash or an extension's dot: most words end here, before any
+/// per-character test.
+fn may_be_path(w: &str) -> bool {
+    w.len() >= 3 && w.bytes().any(|b| b == b'/' || b == b'.')
+}
+
 pub fn is_path(w: &str) -> bool {
-    // A path has a slash or an extension's dot: most words end here, before any per-character test.
-    if w.len() < 3 || w.len() > 200 || !w.bytes().any(|b| b == b'/' || b == b'.') {
+    if !may_be_path(w) || w.len() > 200 {
         return false;
     }
     if w.contains("://") || w.starts_with("--") {
