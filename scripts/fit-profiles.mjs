@@ -154,6 +154,11 @@ const SUPPLEMENT = [
 // Tried in a prototype and dropped (cl100k / claude, one class apart, the others tied): the 5th–8th
 // letters of identifier pieces (7, 1.131 / 5, 1.071), space runs at a line start (8, 1.123 / 5, 1.052),
 // digits right after a letter (7, 1.151 / 6, 1.050), identifier pieces after `/` (cl100k only: 9, 1.180).
+// Space runs right after a line break tried again for claude alone, with the settings above (a class of its own,
+// tied to spaceRun for o200k and cl100k, whose tables then come out the same): claude's vocabulary takes a line's
+// indentation into the break's token (`"a\n        b"` is 3 tokens, as `"a\nb"`), and the fit gives the class 0
+// and the other space runs 0.80 (0.47 for both before), but validation 3 misses, 0.799 (swe-agent's median 3.3%),
+// against 2, 0.824, and held out swe-agent 4.5% → 5.0%, chitchat-en 2.6% → 2.8%. Not kept.
 // Also tried (cl100k, counts added in JS, l2, textRows 1, underWeight 3): upper-case letters right after
 // an upper-case letter (ALL-CAPS codes such as `3FRNFB`, `MCO`) and letter runs right after a `"`: the
 // fit gives both a cost of 0 (with identWord tied or apart, textRows 1, 2, 5, 20; the same with a

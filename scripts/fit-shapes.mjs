@@ -1,5 +1,5 @@
 // `node scripts/fit-shapes.mjs`: measures how the exact tokenizers cut text that is not prose, and writes
-// src/counting/shapes_table.rs. Three shapes (see src/counting/shapes.rs for how they are found):
+// src/counting/scanner/shapes_table.rs. Three shapes (see src/counting/scanner/shapes.rs for how they are found):
 //
 //   encoded  base64 (standard and URL-safe): random bytes encoded, 40 to 3 000 characters, 4 samples per
 //            length; the cost is the least-squares slope of tokens over characters.
@@ -59,7 +59,7 @@ import { readCorpus } from "../pkg-tests/corpus.mjs";
 import { classCountRows, exactCounters } from "./corpus-texts.mjs";
 
 const TOKENIZERS = await exactCounters();
-const out = fileURLToPath(new URL("../src/counting/shapes_table.rs", import.meta.url));
+const out = fileURLToPath(new URL("../src/counting/scanner/shapes_table.rs", import.meta.url));
 
 let seed = 7;
 const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
@@ -124,7 +124,7 @@ function numberCosts(count) {
 // rounded lines, corners and joints, and the blocks and shades of progress bars. Not the ellipsis, dots or
 // bullets: prose uses them (`莱昂纳多·迪卡普里奥`), and prose is the scanner's.
 const SYMBOLS = [..."─━═│┃║┌┐└┘├┤┬┴┼┏┓┗┛┣┫┳┻╋┡┩╇╔╗╚╝╠╣╦╩╬╭╮╯╰█▌░▒▓"];
-// src/counting/shapes.rs looks for them in U+2500–U+259F only.
+// src/counting/scanner/shapes.rs looks for them in U+2500–U+259F only.
 for (const ch of SYMBOLS) if (ch.codePointAt(0) < 0x2500 || ch.codePointAt(0) > 0x259f) throw new Error(`${ch} is not box drawing or a block`);
 
 /** How many characters one token covers in a long run of `ch`, and which runs of 1 to 32 of it (bit
@@ -151,7 +151,7 @@ const minified = (conversations) =>
 const tauBench = readCorpus("tau-bench-airline.jsonl");
 const minifiedJson = minified(tauBench.slice(0, 40));
 const minifiedHeldOut = minified(tauBench.slice(40));
-// The runs of ASCII punctuation made of JSON's marks only, as src/counting/shapes.rs finds them.
+// The runs of ASCII punctuation made of JSON's marks only, as src/counting/scanner/shapes.rs finds them.
 const jsonMarkRuns = minifiedJson.flatMap((t) => t.match(/[!-/:-@[-`{-~]{2,}/g) ?? []).filter((r) => /^["{}[\]:,]+$/.test(r));
 
 /** Mean tokens of a run of JSON marks tokenized alone (what the table holds until the fit in context). */
@@ -194,7 +194,7 @@ const bundle = (path) => {
 };
 const minifiedCode = ["source-map/dist/source-map.min.js", "protobufjs/dist/minimal/protobuf.min.js", "web-streams-polyfill/dist/polyfill.min.js"].flatMap(bundle);
 const minifiedCodeHeldOut = ["protobufjs/dist/protobuf.min.js", "web-streams-polyfill/dist/polyfill.es2018.min.js"].flatMap(bundle);
-// The runs of two or more marks, as src/counting/shapes.rs finds them in minified code.
+// The runs of two or more marks, as src/counting/scanner/shapes.rs finds them in minified code.
 const codeMarkRuns = minifiedCode.flatMap((t) => t.match(/[!-/:-@[-`{-~]{2,}/g) ?? []).filter((r) => !/^["{}[\]:,]+$/.test(r));
 const codeMarksAlone = (count) => codeMarkRuns.reduce((sum, r) => sum + count(r), 0) / codeMarkRuns.length;
 

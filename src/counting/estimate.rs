@@ -9,12 +9,12 @@
 use crate::counting::calibration::{calibrate, Calibration};
 use crate::counting::memo;
 use crate::counting::profiles::Profile;
-use crate::counting::shapes::classes_of;
 use crate::error::{Error, Result};
 use crate::options::Options;
 use crate::reading::format::{self, Conversation, Format};
 use crate::reading::input::Input;
 use crate::reading::message::{Image, Message};
+use ctxfold_scanner::shapes::classes_of;
 use ctxfold_scanner::Counts;
 
 #[derive(Debug, Clone, PartialEq)]

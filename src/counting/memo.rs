@@ -9,7 +9,7 @@
 //! when the first is kept (many small copies would scatter over the memory and keep a WebAssembly
 //! instance from reusing it for large buffers); when it is full, everything kept is forgotten at once.
 
-use crate::counting::shapes::classes_of;
+use ctxfold_scanner::shapes::classes_of;
 use ctxfold_scanner::Counts;
 use std::cell::RefCell;
 

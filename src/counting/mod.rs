@@ -10,5 +10,4 @@ pub mod estimate_cache;
 mod memo;
 pub mod profiles;
 pub use ctxfold_scanner as scanner;
-pub mod shapes;
-mod shapes_table;
+pub use ctxfold_scanner::shapes;

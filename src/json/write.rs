@@ -58,7 +58,7 @@ impl Writer {
         self.out.push(b'"');
         let mut start = 0;
         loop {
-            let end = super::read::plain_run_end(bytes, start);
+            let end = ctxfold_json_read::plain_run_end(bytes, start);
             self.out.extend_from_slice(&bytes[start..end]);
             let Some(&b) = bytes.get(end) else { break };
             let short = match b {
@@ -268,7 +268,7 @@ macro_rules! serialize_through_text {
         impl serde::Serialize for $t {
             fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
                 let text = $crate::json::write::to_text(self);
-                let value = $crate::json::read::parse(&text).map_err(serde::ser::Error::custom)?;
+                let value = ::ctxfold_json_read::parse(&text).map_err(serde::ser::Error::custom)?;
                 value.serialize(serializer)
             }
         }

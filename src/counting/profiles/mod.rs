@@ -6,12 +6,12 @@
 mod fitted;
 
 use crate::counting::memo;
-use crate::counting::shapes::classes_of;
-use crate::counting::shapes_table::{
-    BINARY_DIGIT, CODE_MARKS, ENCODED, ENCODED_TEXT, HEX, HEX_DASH, HEX_GROUP, JSON_MARKS, NUMBER_DIGIT, NUMBER_GROUP,
-};
 use crate::error::{Error, Result};
 use crate::reading::image::ImageSize;
+use ctxfold_scanner::shapes::classes_of;
+use ctxfold_scanner::shapes_table::{
+    BINARY_DIGIT, CODE_MARKS, ENCODED, ENCODED_TEXT, HEX, HEX_DASH, HEX_GROUP, JSON_MARKS, NUMBER_DIGIT, NUMBER_GROUP,
+};
 use ctxfold_scanner::{Class, Counts, CLASS_COUNT, PROSE_CLASSES};
 
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -4,11 +4,14 @@
 //! pre-tokenizer of the GPT/Claude family: every letter run, group of up to three digits,
 //! punctuation run and newline run starts at least one token, and what is inside a run decides how
 //! many more. Scanning is linear, allocation-free and much faster than any real tokenizer. Text that
-//! is not prose (base64, runs of one character, box drawing) is found after the scan
-//! (`ctxfold::counting::shapes`).
+//! is not prose (base64, runs of one character, box drawing) is found after the scan (`shapes`).
 //!
 //! A crate of its own so that it alone is compiled for speed: every estimate reads every byte through
-//! it, and the rest of ctxfold is compiled for size (see `Cargo.toml`).
+//! the scanner, and most of a tool output's bytes through `shapes` again; the rest of ctxfold is compiled
+//! for size (see `Cargo.toml`).
+
+pub mod shapes;
+pub mod shapes_table;
 
 /// The classes counted; a profile has one cost per class, in this order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,7 +100,7 @@ pub enum Class {
     /// a field it is more often a name, a heading or a code (in the corpus 1.06 to 1.37 tokens with its
     /// space inside a sentence, 1.11 to 1.68 outside one).
     LooseWord,
-    // Text that is not prose, found after the scan (`ctxfold::counting::shapes`); their costs are
+    // Text that is not prose, found after the scan (`shapes`); their costs are
     // measured apart (`shapes_table.rs`), not fitted with the classes above.
     /// Characters of base64 (of binary data: images, archives, ciphertext).
     Encoded,
@@ -612,7 +615,7 @@ const EVERY_THIRD_BIT: u64 = 0x9249_2492_4924_9249;
 const MAX_CHUNK: usize = 48;
 
 impl Counts {
-    /// The scanner's classes of `text`, all read as prose (`ctxfold::counting::shapes::classes_of` also finds what is not).
+    /// The scanner's classes of `text`, all read as prose (`shapes::classes_of` also finds what is not).
     pub fn scan(text: &str) -> Counts {
         let mut c = Counts::default();
         c.add_scan(text);

@@ -8,6 +8,10 @@
 //! two on the corpus and on mangled JSON). Callers rely on that: tool-call arguments and summarizer
 //! replies are JSON only when serde_json read them as such, and an unreadable message's error quotes
 //! the reason.
+//!
+//! A crate of its own so that it can be compiled for speed (see `Cargo.toml`): every call given text reads
+//! all of it here, and at the size level the standard library's string and vector growth stays a call per
+//! piece of a string.
 
 use serde_json::{Map, Number, Value};
 use std::fmt;
@@ -608,7 +612,7 @@ impl<'a> Reader<'a> {
 /// Where the run of bytes that need no attention (not `"`, `\` or a control character) starting at
 /// `i` ends. Eight bytes at a time: strings are most of a conversation's JSON.
 #[inline(always)] // see `Reader::peek`
-pub(crate) fn plain_run_end(bytes: &[u8], mut i: usize) -> usize {
+pub fn plain_run_end(bytes: &[u8], mut i: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     while let Some(chunk) = bytes.get(i..i + 8) {

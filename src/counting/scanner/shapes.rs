@@ -12,8 +12,8 @@
 //! identifiers. Minified code's runs of marks (`){`, `});`, `=function(`) likewise: read as the scanner's
 //! punctuation, fitted on code written with spaces, bundles were 4–23% high.
 
-use crate::counting::shapes_table::{RUN_LENGTH, RUN_PIECES, SYMBOL_RUNS};
-use ctxfold_scanner::{digit_groups, Class, Counts};
+use crate::shapes_table::{RUN_LENGTH, RUN_PIECES, SYMBOL_RUNS};
+use crate::{digit_groups, Class, Counts};
 use std::ops::Range;
 
 /// Stretches of the base64 alphabet shorter than this are words and ids, left to the scanner.
