@@ -123,6 +123,8 @@ test("text handed back from an answer is read as the same text read afresh", asy
         // answer made from an answer, handed back in turn.
         const calls = {
           plan: (m) => c.plan_compaction(m, options),
+          // Counted with another profile than prune's: prune's counts of the kept messages are not taken.
+          planClaude: (m) => c.plan_compaction(m, { ...options, tokenizer: "claude" }),
           apply: (m) => c.apply_summary(m, plan, summary),
           prune: (m) => c.prune(m, options),
           estimate: (m) => c.estimate(m),

@@ -13,7 +13,7 @@ use crate::compaction::strategy::{choose_cut, chunks, regions, safe_boundaries, 
 use crate::compaction::template::{Prompt, Template};
 use crate::compaction::topic;
 use crate::compaction::types::{decisions_hash, dropped_tokens, summarized_indices, JobRef, PlanRef, Range};
-use crate::counting::estimate::{finish, per_message};
+use crate::counting::estimate::{finish, per_message_known, KnownTokens};
 use crate::counting::profiles::Profile;
 use crate::error::{Code, Error, Result};
 use crate::options::{Options, Shape, Strategy};
@@ -169,8 +169,14 @@ impl Plan {
 }
 
 pub fn plan_compaction(input: &Input, options: &Options) -> Result<Plan> {
+    plan_compaction_known(input, options, None)
+}
+
+/// `plan_compaction` on a history some of whose messages were counted before (`known`, see
+/// `KnownTokens`): the same plan, without counting those again.
+pub fn plan_compaction_known(input: &Input, options: &Options, known: Option<&KnownTokens>) -> Result<Plan> {
     let conv = format::read(input, options.format)?;
-    let tokens = per_message(&conv, &options.profile);
+    let tokens = per_message_known(&conv, &options.profile, known);
     // The same total as `estimate`: request overhead included, anchored on reported usage if given.
     let profile = options.profile;
     let total = finish(tokens.clone(), conv.format, options, input, false, &mut |t| Ok(profile.text(t)))?.total;

@@ -6,9 +6,10 @@
 
 use crate::checking::overflow::Overflow;
 use crate::compaction::compact::{Compacted, Fallback, Outcome, Source};
-use crate::compaction::plan::{plan_compaction, Plan};
+use crate::compaction::plan::{plan_compaction_known, Plan};
 use crate::compaction::restore::PlanFacts;
 use crate::compaction::types::PlanRef;
+use crate::counting::estimate::KnownTokens;
 use crate::edit::materialize;
 use crate::error::Result;
 use crate::options::Options;
@@ -63,11 +64,11 @@ impl Begun {
 /// Prunes (unless `prune` is false), plans on what is left, and chooses the fallback from the host's
 /// `fallback` option and the preset.
 pub fn begin(value: Rc<Value>, options: &Options, prune_first: bool, fallback: Option<&str>) -> Result<Begun> {
-    let (value, pruned) = match prune_first {
+    let (value, pruned, known) = match prune_first {
         true => pruned(value, options)?,
-        false => (value, None),
+        false => (value, None, None),
     };
-    let plan = plan_compaction(&Input::read(&value)?, options)?;
+    let plan = plan_compaction_known(&Input::read(&value)?, options, known.as_ref())?;
     let plan_ref = plan.to_ref()?;
     let fallback = Fallback::chosen(fallback, options.preset);
     Ok(Begun { value, pruned, plan, plan_ref, fallback, facts: OnceCell::new() })
@@ -94,7 +95,9 @@ pub fn after_overflow(options: &Options, overflow: &Overflow, estimated: u64) ->
 
 /// The history with old tool outputs cleared, as data, and what the pruning did; the same history and
 /// None when it changed nothing.
-fn pruned(value: Rc<Value>, options: &Options) -> Result<(Rc<Value>, Option<Prune>)> {
+/// The history pruned (the same one when nothing was cleared), what pruning did, and the tokens of the
+/// messages it kept, as it counted them.
+fn pruned(value: Rc<Value>, options: &Options) -> Result<(Rc<Value>, Option<Prune>, Option<KnownTokens>)> {
     let (done, key, items) = {
         let input = Input::read(&value)?;
         let done = prune(&input, options)?;
@@ -102,7 +105,8 @@ fn pruned(value: Rc<Value>, options: &Options) -> Result<(Rc<Value>, Option<Prun
         let items = changed.then(|| Value::Array(materialize(&done.slots, input.items)));
         (done, input.key, items)
     };
-    let Some(items) = items else { return Ok((value, None)) };
+    let known = Some(done.counted.through(&done.slots));
+    let Some(items) = items else { return Ok((value, None, known)) };
     // A body: its other fields copied (the messages, most of it, are the new items).
     let pruned = match (key, &*value) {
         (Some(key), Value::Object(body)) => {
@@ -117,7 +121,7 @@ fn pruned(value: Rc<Value>, options: &Options) -> Result<(Rc<Value>, Option<Prun
         }
         _ => items,
     };
-    Ok((Rc::new(pruned), Some(done)))
+    Ok((Rc::new(pruned), Some(done), known))
 }
 
 /// Why a job did not get the model's summary.
@@ -201,6 +205,7 @@ impl<T> Default for Runs<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compaction::plan::plan_compaction;
 
     #[test]
     fn an_overflow_compacts_harder_on_the_provider_s_numbers() {

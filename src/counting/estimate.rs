@@ -9,6 +9,7 @@
 use crate::counting::calibration::{calibrate, Calibration};
 use crate::counting::memo;
 use crate::counting::profiles::Profile;
+use crate::edit::Slot;
 use crate::error::{Error, Result};
 use crate::options::Options;
 use crate::reading::format::{self, Conversation, Format};
@@ -220,6 +221,47 @@ pub fn per_message(conv: &Conversation, p: &Profile) -> Vec<u32> {
     conv.messages.iter().map(|m| message_tokens(m, p)).collect()
 }
 
+/// The tokens of a history's items, counted by a call that read them: each item's under `profile`, read in
+/// `format` (None: not counted, or edited since). A later call on the same items takes them rather than
+/// counting again: a Worker prunes a request body, then plans on the result, whose kept messages prune
+/// counted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KnownTokens {
+    pub format: Format,
+    pub profile: Profile,
+    pub tokens: Vec<Option<u32>>,
+}
+
+impl KnownTokens {
+    /// Every message of `conv`, counted.
+    pub fn of(conv: &Conversation, profile: &Profile, tokens: &[u32]) -> KnownTokens {
+        KnownTokens { format: conv.format, profile: *profile, tokens: tokens.iter().map(|&t| Some(t)).collect() }
+    }
+
+    /// Those of the items an edit made of these (`slots`): an item kept as it was has the tokens it had.
+    pub fn through(&self, slots: &[Slot]) -> KnownTokens {
+        let tokens = slots
+            .iter()
+            .map(|slot| match slot {
+                Slot::Keep(i) => self.tokens.get(*i).copied().flatten(),
+                Slot::Patch { .. } | Slot::New(_) => None,
+            })
+            .collect();
+        KnownTokens { format: self.format, profile: self.profile, tokens }
+    }
+}
+
+/// `per_message`, each message's tokens taken from `known` where it holds them for this history (its items
+/// read in the same format, counted with the same profile), counted otherwise.
+pub fn per_message_known(conv: &Conversation, p: &Profile, known: Option<&KnownTokens>) -> Vec<u32> {
+    let known = known.filter(|k| k.format == conv.format && k.profile == *p && k.tokens.len() == conv.len());
+    let mut tokens = Vec::with_capacity(conv.len());
+    for (i, m) in conv.messages.iter().enumerate() {
+        tokens.push(known.and_then(|k| k.tokens[i]).unwrap_or_else(|| message_tokens(m, p)));
+    }
+    tokens
+}
+
 pub fn sum(tokens: &[u32]) -> u64 {
     tokens.iter().map(|&t| u64::from(t)).sum()
 }
@@ -286,6 +328,32 @@ fn at_path(mut e: Error, path: &str) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn known_tokens_are_taken_only_for_the_same_items_format_and_profile() {
+        let msgs = vec![
+            serde_json::json!({ "role": "user", "content": "How long is the flight?" }),
+            serde_json::json!({ "role": "assistant", "content": "About three hours." }),
+        ];
+        let conv = format::read_items(&msgs, None).unwrap();
+        let p = Options::default().profile;
+        let counted = per_message(&conv, &p);
+        let known = KnownTokens { format: conv.format, profile: p, tokens: vec![Some(1000), None] };
+        assert_eq!(
+            per_message_known(&conv, &p, Some(&known)),
+            vec![1000, counted[1]],
+            "taken, and counted where unknown"
+        );
+        let other = Options::from_json(&serde_json::json!({ "tokenizer": "claude" })).unwrap().profile;
+        assert_eq!(per_message_known(&conv, &other, Some(&known)), per_message(&conv, &other), "another profile");
+        let fewer = KnownTokens { tokens: vec![Some(1000)], ..known.clone() };
+        assert_eq!(per_message_known(&conv, &p, Some(&fewer)), counted, "other items");
+        let anthropic = KnownTokens { format: Format::Anthropic, ..known.clone() };
+        assert_eq!(per_message_known(&conv, &p, Some(&anthropic)), counted, "read in another format");
+        // Through an edit: a kept item keeps its tokens, a patched or new one has none.
+        let slots = [Slot::Keep(0), Slot::Patch { index: 1, edits: Vec::new() }, Slot::New(serde_json::json!({}))];
+        assert_eq!(KnownTokens::of(&conv, &p, &counted).through(&slots).tokens, vec![Some(counted[0]), None, None]);
+    }
     use crate::fixtures::png_base64;
     use serde_json::{json, Value};
 

@@ -6,7 +6,7 @@
 //! The newest output is not cleared: one larger than `protectTokens` keeps its head and tail within
 //! them, with the size of the cut (the model asked for it and has not read it yet).
 
-use crate::counting::estimate::{message_tokens, per_message, sum};
+use crate::counting::estimate::{message_tokens, per_message, sum, KnownTokens};
 use crate::edit::{FieldEdit, Key, Slot};
 use crate::error::Result;
 use crate::options::Options;
@@ -21,6 +21,9 @@ use serde_json::Value;
 pub struct Prune {
     pub slots: Vec<Slot>,
     pub report: PruneReport,
+    /// The input's messages as counted: a plan on the output takes the tokens of those it kept
+    /// (`KnownTokens::through` the slots).
+    pub counted: KnownTokens,
 }
 
 /// The result without the messages (the binding adds them from `slots`).
@@ -81,6 +84,7 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
     let profile = &options.profile;
     let tokens = per_message(&conv, profile);
     let tokens_before = sum(&tokens);
+    let counted = KnownTokens::of(&conv, profile, &tokens);
 
     // Newest to oldest: the first `protect_tokens` of output (and `protect_results` outputs) stay;
     // older outputs become candidates, each with the text that replaces it.
@@ -156,7 +160,7 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
             format: conv.format.name(),
             cache,
         };
-        Ok(Prune { slots: Slot::keep_all(conv.len()), report })
+        Ok(Prune { slots: Slot::keep_all(conv.len()), report, counted: counted.clone() })
     };
     if (candidates.is_empty() && cuts.is_empty()) || freed < f64::from(options.minimum_prune_tokens) {
         return unchanged(None);
@@ -240,6 +244,7 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
     Ok(Prune {
         slots,
         report: PruneReport { pruned, cut_arguments, tokens_before, tokens_after, format: conv.format.name(), cache },
+        counted,
     })
 }
 

@@ -10,7 +10,7 @@ use corpus_files::corpus;
 use ctxfold::checking::validate::problems;
 use ctxfold::compaction::apply::{apply_summary, offline_summaries};
 use ctxfold::compaction::audit::Kind;
-use ctxfold::compaction::plan::plan_compaction;
+use ctxfold::compaction::plan::{plan_compaction, plan_compaction_known};
 use ctxfold::counting::estimate::estimate;
 use ctxfold::edit::{materialize, Slot};
 use ctxfold::options::Options;
@@ -75,7 +75,24 @@ fn every_tool_conversation_in_every_format() {
                 assert_eq!(problems(&conv), vec![], "{what}: the converted input is invalid");
 
                 let p = prune(&input, &options(json!({ "protectTokens": 2000, "minimumPruneTokens": 500 }))).unwrap();
-                check_output(&format!("{what}: prune"), &input, conv.format, &p.slots);
+                let pruned_items = Value::Array(check_output(&format!("{what}: prune"), &input, conv.format, &p.slots));
+                // A plan on the output takes the tokens prune counted of the messages it kept: the same plan.
+                let pruned_value = match input.key {
+                    Some(key) => {
+                        let mut body = converted.input.clone();
+                        body[key] = pruned_items;
+                        body
+                    }
+                    None => pruned_items,
+                };
+                let pruned_input = Input::read(&pruned_value).unwrap();
+                let known = p.counted.through(&p.slots);
+                assert!(known.format == conv.format && known.tokens.len() == conv.len(), "{what}: prune's counts fit");
+                assert_eq!(
+                    plan_compaction_known(&pruned_input, &plan_options, Some(&known)).unwrap(),
+                    plan_compaction(&pruned_input, &plan_options).unwrap(),
+                    "{what}: a plan after prune, with prune's counts"
+                );
                 assert_eq!(p.slots.len(), input.items.len(), "{what}: prune changed the message count");
                 if !p.report.pruned.is_empty() {
                     pruned += usize::from(name == "openai-chat");

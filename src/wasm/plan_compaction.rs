@@ -6,6 +6,8 @@ pub fn plan_compaction_js(messages: JsValue, options: JsValue) -> Result<JsValue
     let value = messages_from_js(&messages)?;
     let options = options_from_js(&options)?;
     let input = Input::read(&value)?;
-    let plan = crate::compaction::plan::plan_compaction(&input, &options)?;
+    // The tokens of the messages a call before counted (prune, on the text it hands back) are not counted again.
+    let known = super::text::known_of(&value);
+    let plan = crate::compaction::plan::plan_compaction_known(&input, &options, known.as_ref())?;
     plan_to_js(plan)
 }

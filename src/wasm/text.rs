@@ -2,6 +2,7 @@
 //! or `arrayBuffer()`). Read in one pass by `crate::json`, and answered in the same kind: an edited
 //! history is the given text with its item list written anew, every kept message copied byte for byte.
 
+use crate::counting::estimate::KnownTokens;
 use crate::edit::{items_of, materialize_text, patch_fields_text, reread, FieldEdit, Layout, Slot};
 use crate::error::{Code, Error};
 use crate::json::{ItemSpans, Spans};
@@ -132,6 +133,8 @@ struct Document {
     bytes: bool,
     text: String,
     read: Read,
+    /// Its messages' tokens, where a call counted them (`note_known`).
+    known: Option<KnownTokens>,
 }
 
 enum Read {
@@ -154,6 +157,11 @@ thread_local! {
 }
 
 impl Document {
+    /// Whether `value` is the one this document was read into.
+    fn holds(&self, value: &Value) -> bool {
+        matches!(&self.read, Read::Done { value: read, .. } if std::ptr::eq(Rc::as_ptr(read), value))
+    }
+
     /// The document read, if it was written from another document and not read yet.
     fn read(mut self) -> Result<Document, Error> {
         if let Read::Pending { at, slots, from, spans, key } = self.read {
@@ -182,7 +190,8 @@ fn document(messages: &JsValue) -> Result<Option<Document>, Error> {
         return doc.read().map(Some);
     }
     let (value, spans) = crate::json::parse_with_spans(&given.text).map_err(not_json)?;
-    Ok(Some(Document { js, bytes: given.bytes, text: given.text, read: Read::Done { value: Rc::new(value), spans } }))
+    let read = Read::Done { value: Rc::new(value), spans };
+    Ok(Some(Document { js, bytes: given.bytes, text: given.text, read, known: None }))
 }
 
 fn keep(doc: Document) {
@@ -242,8 +251,24 @@ pub fn output(
         bytes: doc.bytes,
         text: written.text,
         read: Read::Pending { at: written.at, slots: slots.to_vec(), from, spans, key },
+        known: doc.known.map(|k| k.through(slots)),
     });
     Ok(Some(out))
+}
+
+/// Keeps `known`, the tokens of `value`'s messages, with the document `value` was read from: a text
+/// written from it (`output`) carries those of the messages it kept as they were, for the next call.
+pub fn note_known(value: &Value, known: KnownTokens) {
+    LAST.with_borrow_mut(|last| {
+        if let Some(doc) = last.as_mut().filter(|d| d.holds(value)) {
+            doc.known = Some(known);
+        }
+    });
+}
+
+/// The tokens counted of `value`'s messages, when it was read from a kept document that has them.
+pub fn known_of(value: &Value) -> Option<KnownTokens> {
+    LAST.with_borrow(|last| last.as_ref().filter(|d| d.holds(value)).and_then(|d| d.known.clone()))
 }
 
 fn items(spans: &Spans, key: Option<&str>) -> Result<ItemSpans, Error> {
