@@ -126,7 +126,8 @@ fn position(before: &[u8]) -> (usize, usize) {
 /// from here without reading it again; a caller who hands back the text it was given (a Worker prunes a
 /// body, then plans on the result) or gives the same text again has it read already. A string is found
 /// by `===`, before it is copied into WebAssembly memory (strings cannot change); bytes, which can, are
-/// compared after the copy. One document at most: its value is held until the next text comes.
+/// compared after the copy. One document at most: its value is held until another text is read, and freed
+/// before that text is, whose reading then reuses its memory (pkg-tests/bench/README.md, "Text handed back").
 struct Document {
     /// The string as the caller holds it; None for bytes.
     js: Option<JsValue>,
@@ -189,6 +190,8 @@ fn document(messages: &JsValue) -> Result<Option<Document>, Error> {
         doc.bytes = given.bytes;
         return doc.read().map(Some);
     }
+    // The kept document is of another text: freed first (see `Document`).
+    LAST.with_borrow_mut(|last| *last = None);
     let (value, spans) = crate::json::parse_with_spans(&given.text).map_err(not_json)?;
     let read = Read::Done { value: Rc::new(value), spans };
     Ok(Some(Document { js, bytes: given.bytes, text: given.text, read, known: None }))
