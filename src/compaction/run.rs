@@ -93,10 +93,8 @@ pub fn after_overflow(options: &Options, overflow: &Overflow, estimated: u64) ->
     o
 }
 
-/// The history with old tool outputs cleared, as data, and what the pruning did; the same history and
-/// None when it changed nothing.
-/// The history pruned (the same one when nothing was cleared), what pruning did, and the tokens of the
-/// messages it kept, as it counted them.
+/// The history with old tool outputs cleared, as data, and what the pruning did (the same history and None
+/// when it changed nothing); and the tokens of the messages it kept, as it counted them, for the plan.
 fn pruned(value: Rc<Value>, options: &Options) -> Result<(Rc<Value>, Option<Prune>, Option<KnownTokens>)> {
     let (done, key, items) = {
         let input = Input::read(&value)?;

@@ -218,7 +218,7 @@ pub fn message_tokens(m: &Message, p: &Profile) -> u32 {
 }
 
 pub fn per_message(conv: &Conversation, p: &Profile) -> Vec<u32> {
-    conv.messages.iter().map(|m| message_tokens(m, p)).collect()
+    per_message_known(conv, p, None)
 }
 
 /// The tokens of a history's items, counted by a call that read them: each item's under `profile`, read in

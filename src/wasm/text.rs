@@ -233,9 +233,7 @@ pub fn output(
     body_edits: Vec<FieldEdit>,
     history: &Value,
 ) -> Result<Option<JsValue>, Error> {
-    let of_history =
-        |d: &mut Document| matches!(&d.read, Read::Done { value, .. } if std::ptr::eq(Rc::as_ptr(value), history));
-    let doc = match LAST.with_borrow_mut(|last| last.take_if(of_history)) {
+    let doc = match LAST.with_borrow_mut(|last| last.take_if(|d| d.holds(history))) {
         Some(doc) => doc,
         None => match document(messages)? {
             Some(doc) => doc,
