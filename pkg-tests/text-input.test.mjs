@@ -138,6 +138,10 @@ test("text handed back from an answer is read as the same text read afresh", asy
             assert.deepEqual(call(handed), call(afresh(handed)), `${name} after ${from}: ${label}`);
           }
         }
+        // apply_summary on the text plan_compaction was given takes the plan's counts of its messages.
+        const planned = afresh(pruned);
+        assert.deepEqual(c.plan_compaction(planned, options), plan);
+        assert.deepEqual(c.apply_summary(planned, plan, summary), c.apply_summary(afresh(planned), plan, summary), `apply after plan: ${label}`);
       }
     }
   }

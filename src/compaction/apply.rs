@@ -8,7 +8,7 @@ use crate::compaction::digest::digest;
 use crate::compaction::restore::{PlanFacts, Restore};
 use crate::compaction::template::Template;
 use crate::compaction::types::{dropped_tokens, JobRef, PlanRef};
-use crate::counting::estimate::{message_tokens, per_message, request_overhead, sum};
+use crate::counting::estimate::{message_tokens, per_message_known, request_overhead, sum};
 use crate::edit::Slot;
 use crate::error::{Code, Error, Result};
 use crate::options::{Options, Shape};
@@ -173,7 +173,7 @@ struct Sizes {
 
 impl Sizes {
     fn of(input: &Input, plan: &PlanRef, conv: &Conversation) -> Result<Sizes> {
-        let tokens = per_message(conv, &plan.profile);
+        let tokens = per_message_known(conv, &plan.profile, plan.counted.as_ref());
         let summarized = plan.summarized();
         // What travels beside the messages, as `estimate` counts it with default options (the plan does
         // not carry `tools` or `usage`): reply priming and the request body's system prompt.
@@ -419,7 +419,7 @@ pub fn offline_with_facts(input: &Input, plan: &PlanRef, facts: Option<&PlanFact
     plan.check(input.items)?;
     let conv = format::read(input, Some(plan.format))?;
     let summarized = plan.summarized();
-    let tokens = per_message(&conv, &plan.profile);
+    let tokens = per_message_known(&conv, &plan.profile, plan.counted.as_ref());
     // Inserted one by one: collecting into the map would sort the pairs first, with a stable sort
     // compiled for this pair type alone (2.8 KB of wasm).
     let mut out = Map::new();

@@ -6,7 +6,7 @@
 use crate::compaction::audit::{checked, echoes_revision_prompt, revision_prompt_for, Fact, Found};
 use crate::compaction::template::Prompt;
 use crate::compaction::types::PlanRef;
-use crate::counting::estimate::per_message;
+use crate::counting::estimate::per_message_known;
 use crate::error::Result;
 use crate::reading::format;
 use crate::reading::input::Input;
@@ -41,7 +41,7 @@ pub fn keeps_revision(
     let fewer_lost = lost_in_job(plan, facts, job, revised).len() < lost_first_count;
     let size = |t: &str| plan.profile.text(t);
     let allowed = (f64::from(plan.jobs[job].max_output_tokens) * GROWTH).max(size(first));
-    let tokens = per_message(&conv, &plan.profile);
+    let tokens = per_message_known(&conv, &plan.profile, plan.counted.as_ref());
     // Never larger than what it replaces, whatever the budget.
     let replaced: u64 = plan.jobs[job].range.select(&plan.summarized()).iter().map(|&i| u64::from(tokens[i])).sum();
     Ok(fewer_lost && size(revised) <= allowed && size(revised) < replaced as f64 && !revised.trim().is_empty())

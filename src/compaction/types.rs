@@ -3,6 +3,7 @@
 
 use crate::compaction::fingerprint::{self, Hasher};
 use crate::compaction::template::Template;
+use crate::counting::estimate::KnownTokens;
 use crate::counting::profiles::Profile;
 use crate::error::{expected, item_path, subpath, Code, Error, Result};
 use crate::options::Shape;
@@ -116,6 +117,10 @@ pub struct PlanRef {
     pub keep_facts: bool,
     /// Quote the user's summarized messages after the summary (plans without the field: true).
     pub keep_user_text: bool,
+    /// The tokens of the history's messages where they were counted on this very history (by the plan
+    /// made here, or by a call before on the same text); never read from JSON. Taken only for the same
+    /// items, format and profile (`per_message_known`).
+    pub counted: Option<KnownTokens>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -210,6 +215,7 @@ impl PlanRef {
             template,
             summary_shape,
             summary_prefix,
+            counted: None,
         })
     }
 

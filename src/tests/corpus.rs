@@ -8,7 +8,7 @@ mod corpus_files;
 use convert::{convert, FORMATS};
 use corpus_files::corpus;
 use ctxfold::checking::validate::problems;
-use ctxfold::compaction::apply::{apply_summary, offline_summaries};
+use ctxfold::compaction::apply::{apply_planned, apply_summary, offline_planned, offline_summaries};
 use ctxfold::compaction::audit::Kind;
 use ctxfold::compaction::plan::{plan_compaction, plan_compaction_known};
 use ctxfold::counting::estimate::estimate;
@@ -99,7 +99,8 @@ fn every_tool_conversation_in_every_format() {
                     assert!(p.report.tokens_after < p.report.tokens_before, "{what}: prune did not save tokens");
                 }
 
-                let plan = serde_json::to_value(plan_compaction(&input, &plan_options).unwrap()).unwrap();
+                let made = plan_compaction(&input, &plan_options).unwrap();
+                let plan = serde_json::to_value(&made).unwrap();
                 let cut = plan["jobs"][0]["range"]["end"].as_u64().map(|c| converted.origin[c as usize]);
                 match (name, cut_in_chat) {
                     ("openai-chat", _) => cut_in_chat = Some(cut),
@@ -114,6 +115,13 @@ fn every_tool_conversation_in_every_format() {
                 let summary = Value::Object(offline_summaries(&input, &plan).unwrap());
                 let a = apply_summary(&input, &plan, &summary).unwrap_or_else(|e| panic!("{what}: apply failed: {e}"));
                 check_output(&format!("{what}: apply_summary"), &input, conv.format, &a.slots);
+                // The plan made here carries its counts, which its apply and digest take instead of counting.
+                let made_here = made.to_ref().unwrap();
+                assert!(made_here.counted.as_ref().is_some_and(|k| k.profile == made_here.profile), "{what}: counted");
+                let digest = offline_planned(&input, &made_here).unwrap();
+                assert_eq!(digest, summary.as_object().unwrap().clone(), "{what}: a digest with the plan's counts");
+                let with_counts = apply_planned(&input, &made_here, &summary).unwrap();
+                assert_eq!(with_counts, a, "{what}: an apply with the plan's counts");
                 assert!(a.report.tokens_after < a.report.tokens_before, "{what}: apply did not save tokens");
                 compacted += usize::from(name == "openai-chat");
             }

@@ -9,5 +9,7 @@ pub fn plan_compaction_js(messages: JsValue, options: JsValue) -> Result<JsValue
     // The tokens of the messages a call before counted (prune, on the text it hands back) are not counted again.
     let known = super::text::known_of(&value);
     let plan = crate::compaction::plan::plan_compaction_known(&input, &options, known.as_ref())?;
+    // And the plan's counts of them all, for `apply_summary` on the same text.
+    super::text::note_known(&value, plan.counted.clone());
     plan_to_js(plan)
 }
