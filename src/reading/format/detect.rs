@@ -53,10 +53,11 @@ pub fn detect(input: &Input) -> Result<Format> {
         };
         let set = admits(obj);
         let narrowed: Set = std::array::from_fn(|k| admitted[k] && set[k]);
-        if is_ui_message(obj) {
-            return Err(Error::input(format!("{}[{i}]", input.root), super::UI_MESSAGE));
-        }
         if narrowed.iter().all(|x| !x) {
+            // A UI message admits no format: told apart here, where an item that fits none is reported.
+            if is_ui_message(obj) {
+                return Err(Error::input(format!("{}[{i}]", input.root), super::UI_MESSAGE));
+            }
             let seen = |s: &Set| {
                 let mut names = Vec::new();
                 for (f, on) in Format::ALL.iter().zip(s) {
@@ -92,7 +93,11 @@ fn is_ui_message(obj: &Map<String, Value>) -> bool {
 /// The formats an item could belong to, from its keys, role and content part types.
 fn admits(obj: &Map<String, Value>) -> Set {
     use Format::*;
-    if obj.contains_key("parts") {
+    let (role, content) = (obj.get("role"), obj.get("content"));
+    // A message of `role` and `content` alone (most turns) has none of the fields looked for first. Each
+    // look-up is a search of the object's keys, and a history has one detection per message.
+    let more = obj.len() > usize::from(role.is_some()) + usize::from(content.is_some());
+    if more && obj.contains_key("parts") {
         // Gemini's roles are user and model; parts with another role are the AI SDK's UI messages.
         return match is_ui_message(obj) {
             true => [false; 5],
@@ -100,13 +105,14 @@ fn admits(obj: &Map<String, Value>) -> Set {
         };
     }
     // Only Responses items carry a `type` at the top level.
-    if obj.get("type").is_some_and(Value::is_string) {
+    if more && obj.get("type").is_some_and(Value::is_string) {
         return only(&[OpenAiResponses]);
     }
-    if obj.contains_key("tool_calls") || obj.contains_key("tool_call_id") || obj.contains_key("function_call") {
+    if more && (obj.contains_key("tool_calls") || obj.contains_key("tool_call_id") || obj.contains_key("function_call"))
+    {
         return only(&[OpenAiChat]);
     }
-    let role = obj.get("role").and_then(Value::as_str).unwrap_or("");
+    let role = role.and_then(Value::as_str).unwrap_or("");
     let mut set = match role {
         "model" => return only(&[Gemini]),
         "function" => return only(&[OpenAiChat]),
@@ -117,7 +123,7 @@ fn admits(obj: &Map<String, Value>) -> Set {
         // A missing or unknown role: let the most common reader report it with its path.
         _ => return only(&[OpenAiChat]),
     };
-    match obj.get("content") {
+    match content {
         Some(Value::Array(parts)) => {
             for part in parts {
                 let part_set = part_admits(part);

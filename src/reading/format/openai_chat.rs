@@ -42,11 +42,15 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, path: &str) -> R
         }
     };
     let mut m = Message::new(role);
-    let name = opt_str(obj, "name", path)?;
+    let content = obj.get("content");
+    // Fields beside `role` and `content`, which most messages are alone: a name, tool calls, a call's id.
+    // Not searched for when there are none (each look-up is a search of the object's keys).
+    let more = obj.len() > 1 + usize::from(content.is_some());
+    let name = if more { opt_str(obj, "name", path)? } else { None };
     // A participant's name is part of what the model reads; on a tool or function result it only
     // repeats the tool's name, which the call already carries.
     m.name = name.filter(|_| role != Role::Tool);
-    let text = text_parts(obj.get("content"), path, &["text", "refusal"], &mut m)?;
+    let text = text_parts(content, path, &["text", "refusal"], &mut m)?;
     // The whole message is a result: of the call `id`, which the field at `at` refers to.
     let result = |id: Cow<'a, str>, text, at: &str| ToolResult {
         id,
@@ -69,7 +73,8 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, path: &str) -> R
         }
         _ => m.text = text,
     }
-    match (role, obj.get("tool_calls")) {
+    let field = |key: &str| if more { obj.get(key) } else { None };
+    match (role, field("tool_calls")) {
         (_, None | Some(Value::Null)) => {}
         (Role::Assistant, Some(Value::Array(calls))) => {
             let list = subpath(path, "tool_calls");
@@ -86,7 +91,7 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, path: &str) -> R
             return Err(Error::input(subpath(path, "tool_calls"), "only assistant messages can make tool calls"))
         }
     }
-    if let (Role::Assistant, Some(call)) = (role, obj.get("function_call").filter(|c| !c.is_null())) {
+    if let (Role::Assistant, Some(call)) = (role, field("function_call").filter(|c| !c.is_null())) {
         let at = subpath(path, "function_call");
         let call = object(call, &at, "a function call")?;
         m.tool_calls.push(ToolCall {
