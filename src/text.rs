@@ -15,9 +15,11 @@ pub const SUMMARY_ACK: &str = "Understood. I will continue from this summary.";
 /// Whether a text is a summary of ours: our marker at its start, or right after one short prefix line
 /// (`summaryPrefix`, such as 【历史摘要】), and our closing marker after it.
 pub fn opens_summary(text: &str) -> bool {
-    let head = &text[..floor_boundary(text, 80)];
+    // Bytes, not `split_once`, whose search is set up anew each time: every message of a history is asked.
+    let head = &text.as_bytes()[..floor_boundary(text, 80)];
+    let second_line = head.iter().position(|&b| b == b'\n').map(|n| &head[n + 1..]);
     let opens =
-        text.starts_with(MARKER_OPEN) || head.split_once('\n').is_some_and(|(_, rest)| rest.starts_with(MARKER_OPEN));
+        text.starts_with(MARKER_OPEN) || second_line.is_some_and(|rest| rest.starts_with(MARKER_OPEN.as_bytes()));
     // The whole wrapper, closing tag included: a pasted opening tag alone does not make a summary.
     opens && text.contains(MARKER_CLOSE)
 }
