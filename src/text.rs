@@ -396,6 +396,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_summary_opens_with_our_marker_or_after_one_short_line() {
+        let wrapped = wrap_summary("We fixed the parser.", "#1-#9");
+        assert!(opens_summary(&wrapped));
+        assert!(opens_summary(&format!("【历史摘要】\n{wrapped}")), "after a prefix line");
+        assert!(!opens_summary(&format!("{}\n{wrapped}", "a long first line ".repeat(5))), "after a long line");
+        assert!(!opens_summary(&format!("one\ntwo\n{wrapped}")), "after two lines");
+        assert!(!opens_summary(&format!("Look: {wrapped}")), "inside a line");
+        assert!(!opens_summary(MARKER_OPEN), "an opening tag alone");
+        assert!(!opens_summary(&format!("{}\n{wrapped}", "中".repeat(26))), "a first line of 78 bytes leaves no room");
+    }
+
+    #[test]
     fn words_are_whole_within_their_own_script() {
         assert!(contains_word("call parse_config now", "parse_config"));
         assert!(!contains_word("call parse_config_v2", "parse_config"));
