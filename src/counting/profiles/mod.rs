@@ -224,7 +224,15 @@ impl Profile {
 
     /// Estimated tokens of the counted text (not rounded: callers add up, then round once).
     pub fn weigh(&self, c: &Counts) -> f64 {
-        self.costs.iter().zip(c.0.iter()).map(|(w, &n)| f64::from(*w) * f64::from(n)).sum()
+        // Most classes are absent from any one text: only those present are weighed, in class order, which
+        // is the same sum to the bit (a zero added changes nothing), for a fraction of the work.
+        let mut sum = 0.0;
+        for (w, &n) in self.costs.iter().zip(c.0.iter()) {
+            if n != 0 {
+                sum += f64::from(*w) * f64::from(n);
+            }
+        }
+        sum
     }
 
     /// Estimated tokens of a piece of text.
