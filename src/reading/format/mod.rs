@@ -263,17 +263,23 @@ pub fn read_unchecked<'a>(input: &Input<'a>, format: Option<Format>) -> Result<C
         Some(f) => f,
         None => detect::detect(input)?,
     };
-    let (items, root) = (input.items, input.root);
-    let mut messages = match format {
-        Format::OpenAiChat => openai_chat::read(items, root)?,
-        Format::OpenAiResponses => openai_responses::read(items, root)?,
-        Format::Anthropic => anthropic::read(items, root)?,
-        Format::Gemini => gemini::read(items, root)?,
-        Format::AiSdk => ai_sdk::read(items, root)?,
-    };
+    let mut messages = messages(input, format)?;
     mark_summary_companions(&mut messages);
     let (links, link_problems) = links::link(&messages);
-    Ok(Conversation { format, root, messages, links, link_problems })
+    Ok(Conversation { format, root: input.root, messages, links, link_problems })
+}
+
+/// The input's items as messages of `format`, each read alone: neither linked nor bound to their
+/// neighbours (what `read_unchecked` adds).
+pub fn messages<'a>(input: &Input<'a>, format: Format) -> Result<Vec<Message<'a>>> {
+    let (items, root) = (input.items, input.root);
+    match format {
+        Format::OpenAiChat => openai_chat::read(items, root),
+        Format::OpenAiResponses => openai_responses::read(items, root),
+        Format::Anthropic => anthropic::read(items, root),
+        Format::Gemini => gemini::read(items, root),
+        Format::AiSdk => ai_sdk::read(items, root),
+    }
 }
 
 /// The turns a summary shape adds around a summary (`exchange`: the question before it;
