@@ -43,8 +43,8 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, path: &str) -> R
     };
     let mut m = Message::new(role);
     let content = obj.get("content");
-    // Fields beside `role` and `content`, which most messages are alone: a name, tool calls, a call's id.
-    // Not searched for when there are none (each look-up is a search of the object's keys).
+    // Most messages are `role` and `content` alone: their other fields (a name, tool calls) are then not
+    // searched for, each look-up being a search of the object's keys.
     let more = obj.len() > 1 + usize::from(content.is_some());
     let name = if more { opt_str(obj, "name", path)? } else { None };
     // A participant's name is part of what the model reads; on a tool or function result it only
