@@ -57,40 +57,48 @@ pub fn is_path(w: &str) -> bool {
     has_extension || (rooted && w.matches('/').count() >= 2)
 }
 
-/// Lines that report an error, trimmed and cut to one short line each. A list built by a loop rather
-/// than an iterator: each caller's use of an iterator chain would compile its own copy of it.
+/// Signs of a line that reports an error, specific enough that imports and identifiers (`from x import
+/// ShapeError`) do not match.
+const ERROR_SIGNS: &[&str] = &[
+    "Error:",
+    "error:",
+    "ERROR",
+    "Exception:",
+    "Traceback",
+    "FAILED",
+    "fatal:",
+    "panicked",
+    "command not found",
+    "No such file",
+    "Permission denied",
+];
+
+/// Lines that report an error, in order, trimmed and cut to one short line each. Each sign is looked for
+/// once in the whole text: a tool output has thousands of lines, and a search per line and sign costs a
+/// setup each. A loop rather than an iterator chain: each caller's use of one would compile its own copy.
 pub fn error_lines(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for line in text.lines() {
-        if is_error_line(line) {
-            out.push(one_line(line.trim(), 200));
+    let mut starts = Vec::new();
+    for sign in ERROR_SIGNS {
+        let mut from = 0;
+        while let Some(at) = find(&text[from..], sign).map(|at| from + at) {
+            starts.push(text[..at].rfind('\n').map_or(0, |n| n + 1));
+            // On to the next line: one sign is enough for this one.
+            from = text[at..].find('\n').map_or(text.len(), |n| at + n);
         }
+    }
+    let mut starts = crate::order::sorted(starts);
+    starts.dedup(); // a line with two signs
+    let mut out = Vec::with_capacity(starts.len());
+    for start in starts {
+        let end = text[start..].find('\n').map_or(text.len(), |n| start + n);
+        out.push(one_line(text[start..end].trim(), 200));
     }
     out
 }
 
-/// Whether `text` has a line that reports an error (stops at the first).
+/// Whether `text` has a line that reports an error.
 pub fn has_error_line(text: &str) -> bool {
-    text.lines().any(is_error_line)
-}
-
-fn is_error_line(line: &str) -> bool {
-    // Specific enough that imports and identifiers (`from x import ShapeError`) do not match.
-    const SIGNS: &[&str] = &[
-        "Error:",
-        "error:",
-        "ERROR",
-        "Exception:",
-        "Traceback",
-        "FAILED",
-        "fatal:",
-        "panicked",
-        "command not found",
-        "No such file",
-        "Permission denied",
-    ];
-    let line = line.trim();
-    !line.is_empty() && SIGNS.iter().any(|s| find(line, s).is_some())
+    ERROR_SIGNS.iter().any(|sign| find(text, sign).is_some())
 }
 
 /// A tool call as one short line: its shell command when it has one, else its arguments.
@@ -110,6 +118,25 @@ pub fn command_line(call: &ToolCall) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn error_lines_are_the_lines_holding_a_sign_in_order_each_once() {
+        let by_line = |text: &str| -> Vec<String> {
+            let holds = |l: &str| ERROR_SIGNS.iter().any(|s| l.contains(s));
+            text.lines().map(str::trim).filter(|l| !l.is_empty() && holds(l)).map(|l| one_line(l, 200)).collect()
+        };
+        for text in [
+            "ok\nTraceback (most recent call last):\n  File \"a.py\"\nValueError: bad\n",
+            "ERROR: x FAILED and fatal: y\r\nfine\r\n  error: z  ",
+            "Error:",
+            "no sign here\n\n",
+            "bash: foo: command not found\nls: cannot access 'x': No such file or directory",
+            "  \tPermission denied\n\u{3000}panicked at src/main.rs",
+        ] {
+            assert_eq!(error_lines(text), by_line(text), "{text:?}");
+            assert_eq!(has_error_line(text), !by_line(text).is_empty(), "{text:?}");
+        }
+    }
 
     #[test]
     fn finds_paths_not_prose() {
