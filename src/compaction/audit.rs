@@ -487,10 +487,14 @@ fn error_facts(text: &str, i: usize, found: &mut Found) {
 
 /// The URLs in `text`, and with `identifiers` its code and tracker names.
 fn names(text: &str, identifiers: bool, i: usize, found: &mut Found) {
+    // URLs alone (a call's arguments, most of an agent's bytes): none without their scheme.
+    if !identifiers && find(text, "http").is_none() {
+        return;
+    }
     for (t, before, after) in tokens(text) {
         if let Some(url) = url_of(t) {
             found.add(Kind::Url, url, url.trim_end_matches('/').to_string(), i);
-        } else if let Some(id) = identifier(t, before, after).filter(|_| identifiers) {
+        } else if let Some(id) = identifiers.then(|| identifier(t, before, after)).flatten() {
             found.add(Kind::Identifier, id, id.to_string(), i);
         }
     }
