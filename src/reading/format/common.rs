@@ -54,6 +54,12 @@ pub fn text_block(text: &str) -> Value {
     Value::Object(fields(&[("type", "text"), ("text", text)]))
 }
 
+/// Whether `obj` has fields besides those of `found` (fields looked up) that it has. Most messages are `role`
+/// and `content` alone, and each look-up is a search of the object's keys: the others need not be searched for.
+pub fn has_more_fields(obj: &Map<String, Value>, found: &[Option<&Value>]) -> bool {
+    obj.len() > found.iter().filter(|v| v.is_some()).count()
+}
+
 pub fn object<'a>(v: &'a Value, path: &str, what: &str) -> Result<&'a Map<String, Value>> {
     v.as_object().ok_or_else(|| Error::input(path, ["expected ", what, " object, got ", type_name(v)].concat()))
 }

@@ -3,6 +3,7 @@
 //! read as the first of them in `Format::ALL`; pass `format` to choose. Items that no one format
 //! admits are reported with what was seen, never guessed at.
 
+use super::common::has_more_fields;
 use super::Format;
 use crate::error::{expected, Error, Result};
 use crate::reading::input::Input;
@@ -94,9 +95,7 @@ fn is_ui_message(obj: &Map<String, Value>) -> bool {
 fn admits(obj: &Map<String, Value>) -> Set {
     use Format::*;
     let (role, content) = (obj.get("role"), obj.get("content"));
-    // A message of `role` and `content` alone (most turns) has none of the fields looked for first. Each
-    // look-up is a search of the object's keys, and a history has one detection per message.
-    let more = obj.len() > usize::from(role.is_some()) + usize::from(content.is_some());
+    let more = has_more_fields(obj, &[role, content]);
     if more && obj.contains_key("parts") {
         // Gemini's roles are user and model; parts with another role are the AI SDK's UI messages.
         return match is_ui_message(obj) {

@@ -1,7 +1,7 @@
 //! OpenAI Chat Completions: `role` system/developer/user/assistant/tool (and the legacy `function`),
 //! `content` as a string, an array of parts, or null beside `tool_calls` (or legacy `function_call`).
 
-use super::common::{as_text, fields, object, opt_str, req_id, req_str, text_parts};
+use super::common::{as_text, fields, has_more_fields, object, opt_str, req_id, req_str, text_parts};
 use crate::edit::{FieldEdit, Key};
 use crate::error::{expected, set_item_path, subpath, Error, Result};
 use crate::reading::message::{Message, Role, ToolCall, ToolResult};
@@ -21,7 +21,8 @@ pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
 
 fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, path: &str) -> Result<Message<'a>> {
     let obj = object(v, path, "a message")?;
-    let role_name = match obj.get("role") {
+    let role_field = obj.get("role");
+    let role_name = match role_field {
         None => return Err(Error::input(subpath(path, "role"), "missing role")),
         Some(Value::String(r)) => r.as_str(),
         Some(other) => return Err(Error::input(subpath(path, "role"), expected("a string", other))),
@@ -43,9 +44,8 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, path: &str) -> R
     };
     let mut m = Message::new(role);
     let content = obj.get("content");
-    // Most messages are `role` and `content` alone: their other fields (a name, tool calls) are then not
-    // searched for, each look-up being a search of the object's keys.
-    let more = obj.len() > 1 + usize::from(content.is_some());
+    // A name, tool calls: searched for only when there are more fields.
+    let more = has_more_fields(obj, &[role_field, content]);
     let name = if more { opt_str(obj, "name", path)? } else { None };
     // A participant's name is part of what the model reads; on a tool or function result it only
     // repeats the tool's name, which the call already carries.
