@@ -127,9 +127,15 @@ pub fn item_path(path: &str, index: usize) -> String {
 /// with a string each, naming them took about an eighth of reading a conversation's format.
 #[inline(never)]
 pub fn set_item_path(out: &mut String, path: &str, index: usize) {
-    use std::fmt::Write;
+    // Without `write!`: the formatting machinery cost more than the rest of reading a short message.
+    let mut buffer = [0; 20];
+    let digits = crate::json::write::decimal(index as u64, &mut buffer);
     out.clear();
-    let _ = write!(out, "{path}[{index}]"); // writing to a String cannot fail
+    out.reserve(path.len() + digits.len() + 2);
+    out.push_str(path);
+    out.push('[');
+    out.push_str(digits);
+    out.push(']');
 }
 
 /// "expected `what`, got `got`'s type": the message of every error about a value of the wrong type.

@@ -82,18 +82,8 @@ impl Writer {
         self.out.push(b'"');
     }
 
-    fn unsigned(&mut self, mut n: u64) {
-        let mut digits = [0u8; 20];
-        let mut at = digits.len();
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        self.out.extend_from_slice(&digits[at..]);
+    fn unsigned(&mut self, n: u64) {
+        self.out.extend_from_slice(decimal(n, &mut [0; 20]).as_bytes());
     }
 
     fn signed(&mut self, n: i64) {
@@ -273,6 +263,20 @@ macro_rules! serialize_through_text {
             }
         }
     )*};
+}
+
+/// `n` in decimal, written into the end of `digits`.
+pub fn decimal(mut n: u64, digits: &mut [u8; 20]) -> &str {
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(&digits[at..]).unwrap_or_default() // ASCII digits: always UTF-8
 }
 
 #[cfg(test)]
