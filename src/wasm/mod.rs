@@ -26,7 +26,7 @@ mod validate;
 // quarter slower and apply and the digest 4× slower per message at 100 000 messages (npm run bench).
 // Free lists per size class in front of dlmalloc (blocks up to 512 bytes, slabs never given back) made the
 // text path 0.96 of its time and prune → plan in workerd 0.94 to 0.97, but kept what each class once held:
-// after six 1 to 5 MB histories in a row, 48.8 MB of memory against dlmalloc's 40.0. Up to 128 bytes (JSON
+// after six histories of 0.7 to 5 MB in a row, 48.8 MB of memory against dlmalloc's 40.0. Up to 128 bytes (JSON
 // objects' tree nodes left to dlmalloc) it kept no more and was no faster.
 
 /// Runs once, when the module is instantiated: only sets the panic hook (no I/O, nothing a Worker's
