@@ -22,7 +22,7 @@ test("the quick eval runs against the local model and writes a whole report", ()
     assert.equal(r.status, 0, r.stderr || r.stdout);
     const report = JSON.parse(readFileSync(out, "utf8"));
     assert.ok(report.cache.misses > 0 && report.cache.hits >= 0, JSON.stringify(report.cache));
-    assert.deepEqual(report.conversations.map((c) => c.group), ["tau-bench-airline", "kdconv-zh"], "one agent run and one chat");
+    assert.deepEqual(report.conversations.map((c) => c.group), ["toolbench", "kdconv-zh"], "one agent run and one chat");
     for (const c of report.conversations) {
       assert.ok(c.questions.length > 0, `${c.id}: questions`);
       assert.ok(c.samePlan, `${c.id}: compact summarized the range the questions came from`);
