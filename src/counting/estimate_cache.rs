@@ -20,7 +20,7 @@
 
 use crate::counting::estimate::{finish, texts, Estimate, MessageSize};
 use crate::counting::profiles::PROFILES;
-use crate::error::{Error, Result};
+use crate::error::{item_path, Error, Result};
 use crate::options::Options;
 use crate::reading::format::{self, Format, FormatSet};
 use crate::reading::input::{Input, MAX_INPUT_CHARS};
@@ -395,9 +395,10 @@ fn finish_counted(
 }
 
 fn count_message(c: &mut DynCounter, m: &Message, index: usize) -> Result<f64> {
+    let at = item_path("messages", index);
     let mut total = 0.0;
     for text in texts(m) {
-        total += c.count(text, &format!("messages[{index}]"))?;
+        total += c.count(text, &at)?;
     }
     Ok(total)
 }

@@ -102,6 +102,20 @@ impl Writer {
     }
 }
 
+/// `n` in decimal, written into the end of `digits`.
+pub fn decimal(mut n: u64, digits: &mut [u8; 20]) -> &str {
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(&digits[at..]).unwrap_or_default() // ASCII digits: always UTF-8
+}
+
 /// What can be written as JSON text.
 pub trait ToJson {
     fn to_json(&self, w: &mut Writer);
@@ -263,20 +277,6 @@ macro_rules! serialize_through_text {
             }
         }
     )*};
-}
-
-/// `n` in decimal, written into the end of `digits`.
-pub fn decimal(mut n: u64, digits: &mut [u8; 20]) -> &str {
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    std::str::from_utf8(&digits[at..]).unwrap_or_default() // ASCII digits: always UTF-8
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 
 use super::common::has_more_fields;
 use super::Format;
-use crate::error::{expected, Error, Result};
+use crate::error::{expected, item_path, Error, Result};
 use crate::reading::input::Input;
 use serde_json::{Map, Value};
 
@@ -50,14 +50,14 @@ pub fn detect(input: &Input) -> Result<Format> {
     let mut first_seen: Option<(usize, Set)> = None;
     for (i, item) in input.items.iter().enumerate() {
         let Some(obj) = item.as_object() else {
-            return Err(Error::input(format!("{}[{i}]", input.root), expected("a message object", item)));
+            return Err(Error::input(item_path(input.root, i), expected("a message object", item)));
         };
         let set = admits(obj);
         let narrowed: Set = std::array::from_fn(|k| admitted[k] && set[k]);
         if narrowed.iter().all(|x| !x) {
             // A UI message admits no format: told apart here, where an item that fits none is reported.
             if is_ui_message(obj) {
-                return Err(Error::input(format!("{}[{i}]", input.root), super::UI_MESSAGE));
+                return Err(Error::input(item_path(input.root, i), super::UI_MESSAGE));
             }
             let seen = |s: &Set| {
                 let mut names = Vec::new();
@@ -73,7 +73,7 @@ pub fn detect(input: &Input) -> Result<Format> {
                 None => String::new(),
             };
             return Err(Error::input(
-                format!("{}[{i}]", input.root),
+                item_path(input.root, i),
                 format!(
                     "this item reads as {}{before}: one history must use one format (or pass options.format)",
                     if set.iter().any(|x| *x) { seen(&set) } else { "no supported format".to_string() }
