@@ -116,6 +116,16 @@ test("a counter counts each message once, per counter; results equal an uncached
   assert.equal(outcome([...history, added], { counter }), same([...history, added], { counter }, "the first counter again"));
 });
 
+test("a counter's bad count names the message in the body's own list, cached or not", () => {
+  const turn = (role, text) => ({ role, parts: [{ text }] });
+  const body = { systemInstruction: { parts: [{ text: "be brief" }] }, contents: [turn("user", "hello"), turn("model", "hi")] };
+  const counter = (t) => (t === "hi" ? -1 : t.length);
+  const answer = same(body, { counter }, "a Gemini body, first call");
+  assert.match(JSON.parse(answer).message, /for a text of contents\[1\]/);
+  const grown = same({ ...body, contents: [...body.contents, turn("user", "more")] }, { counter }, "grown");
+  assert.match(JSON.parse(grown).message, /for a text of contents\[1\]/);
+});
+
 test("past 100 000 cached messages the cache starts over; every history still gets its own answer", () => {
   // Each batch's messages longer than the last's, so an entry read for the wrong object shows.
   const batch = (n, words) => Array.from({ length: n }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i}: ${"word ".repeat(words + (i % 7))}` }));

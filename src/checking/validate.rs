@@ -2,7 +2,7 @@
 //! no call (or a call twice), calls whose results are missing, results not where the format needs
 //! them, and broken role alternation where the format requires it.
 
-use crate::error::Result;
+use crate::error::{item_path, subpath, Result};
 use crate::options::Options;
 use crate::reading::format::{self, Conversation, ResultPlacement};
 use crate::reading::input::Input;
@@ -186,7 +186,12 @@ fn alternation(conv: &Conversation, out: &mut Vec<Problem>) {
             _ => None,
         };
         if let Some(message) = problem {
-            out.push(Problem { kind: "alternation", index: i, path: format!("{}[{i}].role", conv.root), message });
+            out.push(Problem {
+                kind: "alternation",
+                index: i,
+                path: subpath(&item_path(conv.root, i), "role"),
+                message,
+            });
         }
     }
 }

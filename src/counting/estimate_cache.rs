@@ -313,7 +313,7 @@ impl EstimateCache {
         // The host's counter on the new messages only, in order (it may throw, or estimate again).
         if let Some(c) = counter {
             for ((&i, (m, size)), e) in misses.iter().zip(&read).zip(fresh.iter_mut()) {
-                let t = count_message(c, m, i).map_err(Miss::Failed)?;
+                let t = count_message(c, m, input.root, i).map_err(Miss::Failed)?;
                 e.counted = Some((c.serial(), PROFILES.map(|p| size.tokens_counted(t, &p))));
             }
         }
@@ -371,7 +371,7 @@ pub fn estimate_counted(input: &Input, options: &Options, mut counter: Option<&m
     for (i, m) in conv.messages.iter().enumerate() {
         let size = MessageSize::of(m);
         per_message.push(match counter.as_deref_mut() {
-            Some(c) => size.tokens_counted(count_message(c, m, i)?, &options.profile),
+            Some(c) => size.tokens_counted(count_message(c, m, input.root, i)?, &options.profile),
             None => size.tokens(&options.profile),
         });
     }
@@ -394,8 +394,9 @@ fn finish_counted(
     }
 }
 
-fn count_message(c: &mut DynCounter, m: &Message, index: usize) -> Result<f64> {
-    let at = item_path("messages", index);
+/// The host's count of message `index`'s texts; `root` names the input's item list in its errors.
+fn count_message(c: &mut DynCounter, m: &Message, root: &str, index: usize) -> Result<f64> {
+    let at = item_path(root, index);
     let mut total = 0.0;
     for text in texts(m) {
         total += c.count(text, &at)?;
@@ -590,5 +591,41 @@ mod tests {
         let before = cache.generation();
         assert_eq!(cache.warm(&more, &options, None).unwrap().first, Some(0));
         assert_eq!(cache.generation(), before + 1);
+    }
+
+    /// Records where each text it counts is, as a counter's errors name it.
+    struct Where(Vec<String>);
+    impl Counter for Where {
+        fn serial(&self) -> u32 {
+            7
+        }
+        fn count(&mut self, _: &str, what: &str) -> Result<f64> {
+            self.0.push(what.to_string());
+            Ok(1.0)
+        }
+    }
+
+    #[test]
+    fn a_counter_is_told_the_body_list_its_texts_are_in() {
+        let options = Options::default();
+        let turn = |role: &str, text: &str| json!({ "role": role, "parts": [{ "text": text }] });
+        let items = vec![turn("user", "hello"), turn("model", "hi")];
+        let body = json!({ "systemInstruction": { "parts": [{ "text": "be brief" }] }, "contents": items });
+        let mut cold = Where(Vec::new());
+        estimate_counted(&Input::read(&body).unwrap(), &options, Some(&mut cold)).unwrap();
+        assert_eq!(cold.0, ["contents[0]", "contents[1]", "the system prompt or tools"]);
+
+        let emptied = json!({ "systemInstruction": body["systemInstruction"], "contents": [] });
+        let lookup = Lookup {
+            ids: vec![-1, -1],
+            lengths: vec![40, 40],
+            missing: Some(items),
+            body_len: crate::json::to_text(&emptied).len() as u64,
+            body: Some(emptied),
+            ..Lookup::default()
+        };
+        let mut warm = Where(Vec::new());
+        EstimateCache::new().warm(&lookup, &options, Some(&mut warm)).unwrap();
+        assert_eq!(warm.0, cold.0);
     }
 }
