@@ -126,6 +126,16 @@ test("a counter's bad count names the message in the body's own list, cached or 
   assert.match(JSON.parse(grown).message, /for a text of contents\[1\]/);
 });
 
+test("a counter may call estimate itself: each call reads its own messages", () => {
+  const other = chat.slice(0, 8).map(copy);
+  const expected = outcome(copy(other));
+  const seen = [];
+  const counter = (t) => (seen.push(outcome(other.map(copy))), Math.ceil(t.length / 4));
+  const history = chat.slice(0, 6);
+  assert.equal(outcome(history, { counter }), outcome(copy(history), { counter: (t) => Math.ceil(t.length / 4) }));
+  assert.ok(seen.length > 0 && seen.every((s) => s === expected), "the inner calls' answers");
+});
+
 test("past 100 000 cached messages the cache starts over; every history still gets its own answer", () => {
   // Each batch's messages longer than the last's, so an entry read for the wrong object shows.
   const batch = (n, words) => Array.from({ length: n }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `message ${i}: ${"word ".repeat(words + (i % 7))}` }));

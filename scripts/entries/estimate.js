@@ -24,37 +24,56 @@ export function estimateExports(glue) {
     return { items: messages[key], body: JSON.stringify({ ...messages, [key]: [] }) };
   }
 
+  // Items stringified together. One `JSON.stringify` per item costs a call each: in Node, 1.3 to 2.3 times one
+  // call for all of a chat's short messages. One call for all makes the whole text two bytes a character as
+  // soon as one character in it is above U+00FF, which workerd's encoder is slow on: 1.7 to 2.5 times one call
+  // per item for an agent run. Eight a call took 0.4 to 1.1 of one per item in workerd, 0.7 to 0.9 in Node
+  // (pkg-tests/bench/README.md, "Message arrays into the wasm").
+  const GROUP = 8;
+  // The buffer `jsonArray` encodes into, kept for the next call: with a new (zeroed) one each call, every
+  // corpus history's messages took 113 ms in Node, against 19 into a kept one. Kept up to `KEEP` bytes; a
+  // longer history's is let go.
+  const KEEP = 3 << 20;
+  let scratch = new Uint8Array(0);
+
   /**
-   * `[part,part,…]` as UTF-8 bytes. Bytes, because the glue copies a string into the wasm with a JavaScript
-   * loop over its ASCII prefix (all of it, for most histories), and the encoder is native. Each part is
-   * encoded into one buffer: joining the parts first and encoding the joined string took three times as long
-   * (the corpus's 85 618 messages: 44 to 52 ms against 17, Node 20). The buffer holds the most a history can
-   * take (three bytes a UTF-16 unit) up to a million units; a longer one starts at a byte a unit and an eighth
-   * more, and grows when a part does not fit.
+   * `items` as one JSON array, in UTF-8 bytes. Bytes, because the glue copies a string into the wasm with a
+   * JavaScript loop over its ASCII prefix (all of it, for most histories), and the encoder is native. Each
+   * group's JSON array is encoded in place, its `[` over the `]` before it, which then becomes a comma. The
+   * buffer is `scratch` when it has room for the most the text can take (three bytes a UTF-16 unit); a longer
+   * history starts at a byte a unit and an eighth more, and grows when a group does not fit. The glue copies
+   * the bytes into the wasm before anything else runs, so the next call may write over them.
    */
-  function jsonArray(parts) {
+  function jsonArray(items) {
+    const groups = [];
     let units = 2;
-    for (const part of parts) units += part.length + 1;
-    let bytes = new Uint8Array(units < 1 << 20 ? 3 * units : units + (units >> 3));
+    for (let g = 0; g < items.length; g += GROUP) {
+      const text = JSON.stringify(items.slice(g, g + GROUP));
+      groups.push(text);
+      units += text.length;
+    }
+    if (groups.length === 0) groups.push("[]");
+    const most = 3 * units;
+    let bytes = scratch;
+    if (most > bytes.length) {
+      bytes = new Uint8Array(most <= KEEP ? Math.min(KEEP, Math.max(most, 2 * bytes.length)) : units + (units >> 3));
+    }
     let at = 0;
-    const mark = (byte) => {
-      if (at === bytes.length) bytes = grown(bytes, at, 1);
-      bytes[at++] = byte;
-    };
-    mark(0x5b); // [
-    for (let k = 0; k < parts.length; k++) {
-      if (k > 0) mark(0x2c); // ,
-      const part = parts[k];
-      let { read, written } = utf8.encodeInto(part, bytes.subarray(at));
+    for (let k = 0; k < groups.length; k++) {
+      const text = groups[k];
+      const start = at;
+      let { read, written } = utf8.encodeInto(text, bytes.subarray(at));
       at += written;
-      while (read < part.length) {
-        bytes = grown(bytes, at, 3 * (part.length - read));
-        const rest = utf8.encodeInto(part.slice(read), bytes.subarray(at));
+      while (read < text.length) {
+        bytes = grown(bytes, at, 3 * (text.length - read));
+        const rest = utf8.encodeInto(text.slice(read), bytes.subarray(at));
         read += rest.read;
         at += rest.written;
       }
+      if (k > 0) bytes[start] = 0x2c; // , where this group's [ is
+      if (k < groups.length - 1) at -= 1; // the next group's [ goes where this one's ] is
     }
-    mark(0x5d); // ]
+    if (bytes.length <= KEEP) scratch = bytes;
     return bytes.subarray(0, at);
   }
 
@@ -89,7 +108,6 @@ export function estimateExports(glue) {
     let found = new Int32Array(0);
     let missing = [];
     let json;
-    let lengths;
     let body;
     const walked = [];
     const walkedItems = [];
@@ -107,27 +125,24 @@ export function estimateExports(glue) {
             found[i] = id;
           }
         }
-        // Each item's JSON length (for the input-size limit, which counts what the whole input's JSON
-        // would be) comes with it here for free; measured in the wasm it cost twice the join.
-        lengths = new Uint32Array(missing.length);
-        const parts = missing.map((item, k) => {
-          if (holdsBinary(item)) {
+        // The items not cached as one JSON array, whose items' lengths the wasm measures.
+        let list = missing;
+        for (let k = 0; k < missing.length; k++) {
+          if (holdsBinary(missing[k])) {
             // Read in the wasm instead (src/wasm/binary.rs): JSON.stringify would write each byte.
+            if (list === missing) list = missing.slice();
+            list[k] = null;
             walked.push(k);
-            walkedItems.push(item);
-            return "null";
+            walkedItems.push(missing[k]);
           }
-          const part = JSON.stringify(item) ?? "null"; // as in an array: undefined and functions are null
-          lengths[k] = part.length;
-          return part;
-        });
-        json = jsonArray(parts);
+        }
+        json = jsonArray(list);
         body = input.body;
       }
     } catch {
       json = undefined;
     }
-    const [result, current, first, perMessage] = glue.__estimate(messages, options, generation, found, json, lengths, body, new Uint32Array(walked), walkedItems);
+    const [result, current, first, perMessage] = glue.__estimate(messages, options, generation, found, json, body, new Uint32Array(walked), walkedItems);
     if (current !== generation) {
       generation = current;
       ids = new WeakMap();

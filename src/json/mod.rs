@@ -4,5 +4,5 @@
 pub use ctxfold_json_read as read;
 pub(crate) mod write;
 
-pub use read::{parse, parse_with_spans, power_of_ten, ItemSpans, ParseError, Spans};
+pub use read::{parse, parse_with_spans, power_of_ten, utf16_len, ItemSpans, ParseError, Spans};
 pub use write::{to_text, ToJson, Writer};

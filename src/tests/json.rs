@@ -329,6 +329,28 @@ fn powers_of_ten_are_the_nearest_f64() {
     assert_eq!(json::power_of_ten(309), None);
 }
 
+#[test]
+fn utf16_len_is_what_javascript_counts() {
+    for text in [
+        "",
+        "plain ASCII",
+        "é",
+        "日本語のテキスト",
+        "😀 and 𝄞",
+        "mixed: ü, 中, 🎉, a\u{10FFFF}z",
+        "\u{7F}\u{80}\u{7FF}\u{800}\u{FFFF}\u{10000}",
+    ] {
+        assert_eq!(json::utf16_len(text), text.encode_utf16().count(), "{text:?}");
+    }
+}
+
+proptest! {
+    #[test]
+    fn utf16_len_of_any_text(text in any::<String>()) {
+        prop_assert_eq!(json::utf16_len(&text), text.encode_utf16().count());
+    }
+}
+
 /// A slot for a list of `n` items: kept (possibly twice, or out of range), edited, or new.
 fn slots(n: usize) -> impl Strategy<Value = Vec<Slot>> {
     let slot = prop_oneof![

@@ -1,7 +1,6 @@
 //! `estimate`'s binding; see `ctxfold.d.ts`. Its JavaScript half, scripts/entries/estimate.js, keeps
 //! which message object is which entry of the per-message cache and calls this with what it found: the
-//! entry id of each item (-1: not cached) and the items not cached, as one JSON array with each one's
-//! length. This file turns that into a `Lookup` and the host's `counter` function into a `Counter`;
+//! entry id of each item (-1: not cached) and the items not cached, as one JSON array. This file turns that into a `Lookup` and the host's `counter` function into a `Counter`;
 //! `crate::counting::estimate_cache` decides everything else.
 
 use super::binary;
@@ -9,6 +8,7 @@ use super::prelude::*;
 use crate::counting::estimate::Estimate;
 use crate::counting::estimate_cache::{estimate_counted, Counter, DynCounter, EstimateCache, Lookup, Miss};
 use crate::error::Result;
+use crate::json::utf16_len;
 use crate::options::Options;
 use crate::reading::input::{Input, MAX_INPUT_CHARS};
 use js_sys::{Array, Function, Object, Reflect, Uint32Array, WeakMap, JSON};
@@ -30,7 +30,7 @@ thread_local! {
 /// `perMessage` (one number per message: most of the result) comes apart, as a typed array, which costs
 /// far less than JSON text or an array built from here; the JavaScript half puts it in its place in the
 /// result as a plain array. A null result asks it to start over and call again with nothing cached.
-// Nine arguments, each a typed array or a plain value: an object would cost a property read across the
+// Eight arguments, each a typed array or a plain value: an object would cost a property read across the
 // boundary per field, on the path that runs every turn.
 #[allow(clippy::too_many_arguments)]
 #[wasm_bindgen(js_name = __estimate)]
@@ -40,15 +40,13 @@ pub fn estimate_js(
     generation: u32,
     ids: Vec<i32>,
     missing: Option<Vec<u8>>,
-    lengths: Option<Vec<u32>>,
     body: Option<String>,
     walked: Option<Vec<u32>>,
     walked_items: Option<Array>,
 ) -> std::result::Result<Array, JsValue> {
     let (counter, options) = read_options(&options)?;
     let mut counter = counter.map(|f| JsCounter { serial: serial_of(&f), f, thrown: None });
-    let lookup =
-        lookup(generation, ids, missing, lengths.unwrap_or_default(), body, walked.unwrap_or_default(), walked_items);
+    let lookup = lookup(generation, ids, missing, body, walked.unwrap_or_default(), walked_items);
     let warm = CACHE.with(|c| c.warm(&lookup, &options, counter.as_mut().map(|c| c as &mut DynCounter)));
     let (result, first) = match warm {
         Ok(w) => (Some(w.estimate), w.first.map_or(-1, |f| f as i32)),
@@ -86,36 +84,43 @@ fn lookup(
     generation: u32,
     ids: Vec<i32>,
     missing: Option<Vec<u8>>,
-    mut lengths: Vec<u32>,
     body: Option<String>,
     walked: Vec<u32>,
     walked_items: Option<Array>,
 ) -> Lookup {
-    let body_len = body.as_ref().map_or(0, |s| s.encode_utf16().count() as u64);
-    // Over the size limit before parsing: the cold path measures and reports it without the work.
-    let fits =
-        |lengths: &[u32]| lengths.iter().map(|&l| u64::from(l)).sum::<u64>() + body_len <= MAX_INPUT_CHARS as u64;
-    let parsed = missing.filter(|_| fits(&lengths)).and_then(|text| {
-        match std::str::from_utf8(&text).ok().map(crate::json::parse) {
-            Some(Ok(Value::Array(values))) => Some(values),
-            _ => None,
-        }
-    });
-    let values = parsed.and_then(|mut values| {
-        // Items holding binary data come as `null` in the JSON and are read here (see binary.rs).
-        for (n, &k) in walked.iter().enumerate() {
-            let json = binary::json_of(&walked_items.as_ref()?.get(n as u32)).ok()?;
-            *lengths.get_mut(k as usize)? = json.length();
-            *values.get_mut(k as usize)? = crate::json::parse(&String::from(json)).ok()?;
-        }
-        fits(&lengths).then_some(values)
-    });
+    let body_len = body.as_ref().map_or(0, |s| utf16_len(s) as u64);
+    let room = (MAX_INPUT_CHARS as u64).saturating_sub(body_len);
+    let (values, lengths) = match missing.and_then(|json| items_read(&json, &walked, walked_items.as_ref(), room)) {
+        Some((values, lengths)) => (Some(values), lengths),
+        None => (None, Vec::new()),
+    };
     let body = match body.as_deref().map(crate::json::parse) {
         Some(Ok(v)) => Some(v),
         Some(Err(_)) => return Lookup { generation, ids, ..Lookup::default() },
         None => None,
     };
     Lookup { generation, ids, missing: values, lengths, body, body_len }
+}
+
+/// The items not cached, and the length of each one's JSON as `JSON.stringify` of it alone measures it
+/// (the input-size limit counts what the whole input's JSON would be): None when they do not read, or
+/// when they take more than `room` UTF-16 units, which the cold path measures and reports.
+fn items_read(json: &[u8], walked: &[u32], walked_items: Option<&Array>, room: u64) -> Option<(Vec<Value>, Vec<u32>)> {
+    let text = std::str::from_utf8(json).ok()?;
+    // Refused before it is parsed when too long. A text's UTF-16 units are at most its bytes, so only a long
+    // one is measured.
+    if text.len() as u64 > room && utf16_len(text) as u64 > room {
+        return None;
+    }
+    let Ok((Value::Array(mut values), spans)) = crate::json::parse_with_spans(text) else { return None };
+    let mut lengths: Vec<u32> = spans.top.iter().map(|(_, at)| utf16_len(&text[at.clone()]) as u32).collect();
+    // Items holding binary data come as `null` in the JSON and are read here (see binary.rs).
+    for (n, &k) in walked.iter().enumerate() {
+        let json = binary::json_of(&walked_items?.get(n as u32)).ok()?;
+        *lengths.get_mut(k as usize)? = json.length();
+        *values.get_mut(k as usize)? = crate::json::parse(&String::from(json)).ok()?;
+    }
+    (lengths.iter().map(|&l| u64::from(l)).sum::<u64>() <= room).then_some((values, lengths))
 }
 
 /// The serial of a counter function, the same for the same function object.
