@@ -286,14 +286,14 @@ impl EstimateCache {
         if !counted || Format::ALL.iter().zip(read_in).any(|(f, on)| on && *f != format) {
             return Err(Miss::Reset);
         }
-        // Each new message read on its own, not linked (`links_pair_up` pairs the whole history's ids
-        // below): nothing in its cost depends on its neighbours, and its ids only do when they are made
-        // from positions, which the cold path handles.
+        // The new messages read in one list (they need not be neighbours in the history), not linked
+        // (`links_pair_up` pairs the whole history's ids below): nothing in a message's cost depends on the
+        // messages around it, and its ids only do when they are made from positions, which the cold path
+        // handles.
         let mut fresh = Vec::with_capacity(values.len());
         let mut read: Vec<(Message, MessageSize)> = Vec::with_capacity(values.len());
-        for ((v, &len), admits) in values.iter().zip(lengths).zip(&admits) {
-            let alone = format::messages(&Input::items(std::slice::from_ref(v)), format).map_err(|_| Miss::Cold)?;
-            let m = alone.into_iter().next().ok_or(Miss::Cold)?;
+        let messages = format::messages(&Input::items(values), format).map_err(|_| Miss::Cold)?;
+        for ((m, &len), admits) in messages.into_iter().zip(lengths).zip(&admits) {
             if positional(&m) {
                 return Err(Miss::Cold);
             }

@@ -1,6 +1,7 @@
 //! `estimate`'s binding; see `ctxfold.d.ts`. Its JavaScript half, scripts/entries/estimate.js, keeps
 //! which message object is which entry of the per-message cache and calls this with what it found: the
-//! entry id of each item (-1: not cached) and the items not cached, as one JSON array. This file turns that into a `Lookup` and the host's `counter` function into a `Counter`;
+//! entry id of each item (-1: not cached) and the items not cached, as one JSON array. This file turns
+//! that into a `Lookup` and the host's `counter` function into a `Counter`;
 //! `crate::counting::estimate_cache` decides everything else.
 
 use super::binary;
