@@ -46,13 +46,10 @@ export function estimateExports(glue) {
    */
   function jsonArray(items) {
     const groups = [];
-    let units = 2;
-    for (let g = 0; g < items.length; g += GROUP) {
-      const text = JSON.stringify(items.slice(g, g + GROUP));
-      groups.push(text);
-      units += text.length;
-    }
+    for (let g = 0; g < items.length; g += GROUP) groups.push(JSON.stringify(items.slice(g, g + GROUP)));
     if (groups.length === 0) groups.push("[]");
+    let units = 0;
+    for (const text of groups) units += text.length;
     const most = 3 * units;
     let bytes = scratch;
     if (most > bytes.length) {
