@@ -10,7 +10,7 @@ use crate::counting::calibration::{calibrate, Calibration};
 use crate::counting::memo;
 use crate::counting::profiles::Profile;
 use crate::edit::Slot;
-use crate::error::{Error, Result};
+use crate::error::{item_path, Error, Result};
 use crate::options::Options;
 use crate::reading::format::{self, Conversation, Format};
 use crate::reading::input::Input;
@@ -313,7 +313,7 @@ pub fn request_overhead(options: &Options, input: &Input, count: &mut dyn FnMut(
         t += p.per_message + count(system).map_err(|e| at_path(e, "options.system"))?;
     }
     for (i, tool) in options.tools.iter().enumerate() {
-        t += p.per_tool + count(tool).map_err(|e| at_path(e, &format!("options.tools[{i}]")))?;
+        t += p.per_tool + count(tool).map_err(|e| at_path(e, &item_path("options.tools", i)))?;
     }
     Ok(to_tokens(t))
 }

@@ -311,7 +311,7 @@ fn read_system(v: Option<&Value>) -> Result<Option<String>> {
                         Some(Value::String(s)) => parts.push(s.as_str()),
                         _ => {
                             return Err(Error::option(
-                                format!("options.system[{i}].text"),
+                                subpath(&item_path("options.system", i), "text"),
                                 "expected a text block with a string text",
                             ))
                         }
@@ -481,6 +481,8 @@ mod tests {
         assert_eq!(e.path, "options.contextWindw");
         let e = Options::from_json(&json!({ "protectedTools": ["a", 3] })).unwrap_err();
         assert_eq!(e.path, "options.protectedTools[1]");
+        let e = Options::from_json(&json!({ "system": ["a", { "text": 3 }] })).unwrap_err();
+        assert_eq!(e.path, "options.system[1].text");
     }
 
     #[test]
