@@ -162,18 +162,18 @@ const SUPPLEMENT = [
 // indentation into the break's token (`"a\n        b"` is 3 tokens, as `"a\nb"`), and the fit gives the class 0
 // and the other space runs 0.80 (0.47 for both before), but validation 3 misses, 0.799 (swe-agent's median 3.3%),
 // against 2, 0.824, and held out swe-agent 4.5% → 5.0%, chitchat-en 2.6% → 2.8%. Not kept.
-// What claude's rarer word pays for. Its fitted cost stays 1.81 with the texts' own rows at any weight (textRows 1,
-// 2, 4: 1.814, 1.812, 1.812), where the tokens that overlap such a word, its space included, are 1.11 on average
+// What claude's rarer word pays for. Its fitted cost stays 1.81 with the texts' own rows at weights 1, 2 and 4
+// (textRows: 1.814, 1.812, 1.812), where the tokens that overlap such a word, its space included, are 1.11 on average
 // in the addresses, 1.18 in tau-bench, 1.30 in swe-agent and 1.32 in the English chats (claude's encoding of the
 // first 400 ASCII-only texts of each, aligned by bytes). Fixed at 1.3, with the common words at one token, the
 // held-out medians are 3.0% to 9.4% high (toolbench's one run aside) and the training texts most under-estimated
 // are all agent runs' tool outputs (directory listings, paths, import lines, pip's output): on those groups
-// claude's count is 1.09 to 1.13 times o200k's (the message texts of each group's first 60 conversations), against 1.02 on the addresses, 1.03
-// on tau-bench and 1.06 on the English chats. So the word's cost stands for claude's dearer code, which no class
-// expresses. Tried as counts added in JS with these settings: a tab apart (claude 1.54 tokens each; held out
-// swe-agent 4.5% → 4.0%, medicalgpt-zh's p90 8.8% → 8.7%, the addresses 18.0% → 17.6%), and with it `_`, `.`,
-// `/`, `-`, `:` or `=` between word characters, a letter at a line's start and a four-space indent (3.9%, 8.6%,
-// 17.3%; the word still 1.80). Neither reaches a target; not in the scanner.
+// claude's count is 1.09 to 1.13 times o200k's (the message texts of each group's first 60 conversations), against
+// 1.02 on the addresses, 1.03 on tau-bench and 1.06 on the English chats. So the word's cost stands for claude's
+// dearer code, which no class expresses. Tried as counts added in JS with these settings: a tab apart (claude 1.54
+// tokens each; held out swe-agent 4.5% → 4.0%, medicalgpt-zh's p90 8.8% → 8.7%, the addresses 18.0% → 17.6%), and
+// with it `_`, `.`, `/`, `-`, `:` or `=` between word characters, a letter at a line's start and a four-space indent
+// (3.9%, 8.6%, 17.3%; the word still 1.80). Neither reaches a target; not in the scanner.
 // Also tried (cl100k, counts added in JS, l2, textRows 1, underWeight 3): upper-case letters right after
 // an upper-case letter (ALL-CAPS codes such as `3FRNFB`, `MCO`) and letter runs right after a `"`: the
 // fit gives both a cost of 0 (with identWord tied or apart, textRows 1, 2, 5, 20; the same with a
