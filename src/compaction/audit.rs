@@ -9,6 +9,7 @@
 //! Everything is bounded: at most `MAX_CHECKED` facts of each kind are checked and at most
 //! `MAX_LISTED` are listed, and `facts_cut` says how many were left out.
 
+use crate::compaction::constraints::constraint_sentences;
 use crate::compaction::facts;
 use crate::compaction::fingerprint::Hasher;
 use crate::compaction::named;
@@ -29,8 +30,6 @@ const MAX_CHECKED: usize = 200;
 const MAX_LISTED: usize = 50;
 /// Longest fact text kept (bytes): an error line or a constraint sentence beyond it is cut.
 const MAX_FACT_CHARS: usize = 240;
-/// A constraint "sentence" longer than this is a pasted document, not a constraint.
-const MAX_SENTENCE_CHARS: usize = 400;
 
 /// What the summary replaced and whether it kept the salient facts, checked without an LLM.
 #[derive(Debug, Clone, PartialEq)]
@@ -754,154 +753,6 @@ fn host_before(text: &str) -> &str {
     &text[start..]
 }
 
-// ---- constraints ----
-
-/// Words that make a sentence a constraint, matched as whole words (lowercase).
-const CONSTRAINT_WORDS: &[&str] = &[
-    "must",
-    "mustn't",
-    "never",
-    "always",
-    "only",
-    "don't",
-    "do not",
-    "cannot",
-    "can't",
-    "should not",
-    "shouldn't",
-    "avoid",
-    "make sure",
-    "ensure",
-    "required",
-    "at most",
-    "at least",
-    "no more than",
-    "not allowed",
-];
-/// The same in Chinese and Japanese, matched anywhere (these scripts have no spaces). Not だけ or のみ
-/// ("only"): they hide inside common words (いただけますか, もりのみや).
-const CONSTRAINT_MARKS: &[&str] = &[
-    "不能",
-    "必须",
-    "禁止",
-    "要求",
-    "约束",
-    "不要",
-    "务必",
-    "一定要",
-    "只能",
-    "不得",
-    "不可以",
-    "切勿",
-    "不准",
-    "必須",
-    "しないで",
-    "必ず",
-    "ないでください",
-    "てはいけない",
-    "ではいけない",
-    "なければならない",
-    "絶対",
-    "厳禁",
-];
-
-/// The sentences of `text` that state a constraint, outside code blocks.
-pub fn constraint_sentences(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut in_code = false;
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            in_code = !in_code;
-            continue;
-        }
-        if in_code {
-            continue;
-        }
-        for sentence in sentences(line) {
-            if sentence.len() >= 8 && sentence.len() <= MAX_SENTENCE_CHARS && is_constraint(sentence) {
-                out.push(sentence);
-            }
-        }
-    }
-    out
-}
-
-/// A line's sentences: cut after `.!?` followed by a space (so 3.11.4 and src/app.py stay whole), and
-/// after CJK and full-width end marks.
-fn sentences(line: &str) -> impl Iterator<Item = &str> {
-    let mut start = 0;
-    let mut out = Vec::new();
-    let mut chars = line.char_indices().peekable();
-    while let Some((at, c)) = chars.next() {
-        let end = at + c.len_utf8();
-        let next_is_space = chars.peek().is_none_or(|&(_, n)| n.is_whitespace());
-        if matches!(c, '。' | '！' | '？' | '；' | '!' | '?' | ';') || (c == '.' && next_is_space) {
-            out.push(line[start..end].trim());
-            start = end;
-        }
-    }
-    out.push(line[start..].trim());
-    out.into_iter().filter(|s| !s.is_empty())
-}
-
-fn is_constraint(sentence: &str) -> bool {
-    // A `&str` pattern, not a `char`: one copy of `replace` in the wasm (see turn.rs's escape_attribute).
-    let lower = sentence.to_ascii_lowercase().replace("’", "'");
-    CONSTRAINT_MARKS.iter().any(|m| find(&lower, m).is_some())
-        || CONSTRAINT_WORDS.iter().any(|w| {
-            match_starts(&lower, w).any(|at| {
-                let before = lower[..at].chars().next_back();
-                let after = lower[at + w.len()..].chars().next();
-                !before.is_some_and(char::is_alphanumeric)
-                    && !after.is_some_and(char::is_alphanumeric)
-                    && !says_something_else(&lower, at, w)
-            })
-        })
-}
-
-/// What the speaker knows, has or feels, said with a constraint's words: "I don't know", "I don't have my
-/// reservation ID with me", "I can't wait", "never mind". In the user turns of five corpus groups (tau-bench,
-/// Chit-Chat, the agent runs), more than half of the sentences with "don't" and about half of those with
-/// "can't" were such phrases; as constraints they crowd out the facts (a constraint is appended past the
-/// room the others get).
-const NOT_RULES: &[&str] = &[
-    "know",
-    "have",
-    "remember",
-    "recall",
-    "think",
-    "understand",
-    "believe",
-    "see",
-    "wait",
-    "imagine",
-    "tell",
-    "say",
-    "blame",
-    "care",
-    "mind",
-    "feel",
-    "even",
-    "really",
-    "get",
-];
-
-/// Whether the constraint word `word` at `at` of `lower` is part of such a phrase.
-fn says_something_else(lower: &str, at: usize, word: &str) -> bool {
-    if word == "never" {
-        return lower[at..].starts_with("never mind");
-    }
-    if !matches!(word, "don't" | "do not" | "can't" | "cannot") {
-        return false;
-    }
-    let before = lower[..at].trim_end();
-    let speaker = ["i", "we"].iter().any(|s| {
-        before.strip_suffix(s).is_some_and(|rest| !rest.ends_with(|c: char| c.is_alphanumeric() || c == '\''))
-    });
-    let next = lower[at + word.len()..].split(|c: char| !c.is_ascii_alphabetic()).find(|w| !w.is_empty());
-    speaker && next.is_some_and(|n| NOT_RULES.contains(&n))
-}
-
 // ---- matching ----
 
 /// Words too common to tell whether a sentence was kept.
@@ -1312,31 +1163,7 @@ mod tests {
     }
 
     #[test]
-    fn constraints_come_from_the_user_in_any_language() {
-        let found = |text: &'static str| constraint_sentences(text);
-        assert_eq!(found("Fix the bug. You must keep the API stable! It is slow."), ["You must keep the API stable!"]);
-        assert_eq!(found("Please don\u{2019}t touch main.rs.\nThanks."), ["Please don\u{2019}t touch main.rs."]);
-        assert_eq!(found("We only support Node 18. Mustang is a car."), ["We only support Node 18."]);
-        assert_eq!(
-            found(
-                "I don't have my reservation ID with me. Never mind. I can't wait! I don't want to fly before 11 AM."
-            ),
-            ["I don't want to fly before 11 AM."],
-            "what the speaker knows or feels is not a rule; what they want is"
-        );
-        assert_eq!(
-            found("Hi, I do not remember it. We cannot see the logs, so never run the migration."),
-            ["We cannot see the logs, so never run the migration."]
-        );
-        assert_eq!(found("```\nassert must_fail()\n```\nok"), Vec::<&str>::new(), "code blocks are not constraints");
-        assert_eq!(found("请帮我看看这个报告。请不要修改数据库的表结构。"), ["请不要修改数据库的表结构。"]);
-        assert_eq!(found("部屋でタバコを吸わないでください。ありがとう。"), ["部屋でタバコを吸わないでください。"]);
-        assert_eq!(
-            found("住所を教えていただけますか？駅に近いほうがいいんだけど。"),
-            Vec::<&str>::new(),
-            "だけ inside other words"
-        );
-        // The assistant's "must" is not the user's constraint.
+    fn constraints_are_the_users_only() {
         let msgs = json!([{ "role": "user", "content": "Hi there, fix it." }, { "role": "assistant", "content": "You must never do that." }]);
         assert!(run(&msgs, "x").missing.is_empty());
     }

@@ -99,10 +99,10 @@ fn is_critical(m: &Message, options: &Options) -> bool {
     m.is_real_user() && states_constraint(&m.text)
 }
 
-/// Whether the text states a constraint: the audit's rule (`audit::constraint_sentences`), so the
+/// Whether the text states a constraint: the audit's rule (`constraints::constraint_sentences`), so the
 /// messages kept verbatim are the ones whose loss the audit would report.
 pub fn states_constraint(text: &str) -> bool {
-    !crate::compaction::audit::constraint_sentences(text).is_empty()
+    !crate::compaction::constraints::constraint_sentences(text).is_empty()
 }
 
 /// For each message, the messages holding results of its calls.

@@ -26,6 +26,7 @@ const FILES: &[&str] = &[
     "medicalgpt-zh.jsonl",
     "kdconv-zh.jsonl",
     "jmultiwoz-ja.jsonl",
+    "chitchat-en.jsonl",
 ];
 
 /// Kept and checked facts, per kind.
@@ -93,9 +94,10 @@ fn the_offline_digest_keeps_most_facts_of_the_corpus() {
         let (k, n) = all.share(kind);
         k as f64 / n.max(1) as f64
     };
-    // Measured (cargo test --test audit -- --nocapture): 87% of all facts, 93% of constraints, 98% of error lines.
-    // The chat corpora keep less (about 20%): their plans give a 256-token summary for twenty turns
-    // full of dates and amounts, and the digest cannot hold them all.
+    // Measured (cargo test --release --test audit -- --nocapture): 82% of all facts, 88% of constraints, 97% of
+    // error lines. The chat corpora keep less (28% to 64%): their plans give a 256-token summary for twenty
+    // turns full of dates and amounts, and the digest cannot hold them all. The English chats are here for
+    // their constraints: when every "I've never been there" counted as one, the digest kept 84% of them all.
     assert!(all.share(None).1 > 10_000, "the corpus has facts to check");
     assert!(share(None) >= 0.8, "the digest keeps most facts: {}", all.cell(None));
     assert!(
