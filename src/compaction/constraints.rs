@@ -65,7 +65,7 @@ const CONSTRAINT_MARKS: &[&str] = &[
     "厳禁",
 ];
 
-/// The sentences of `text` that state a constraint, outside code blocks.
+/// The sentences of `text` that state a constraint, outside code.
 pub fn constraint_sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut in_code = false;
@@ -74,7 +74,7 @@ pub fn constraint_sentences(text: &str) -> Vec<&str> {
             in_code = !in_code;
             continue;
         }
-        if in_code {
+        if in_code || is_code_line(line) {
             continue;
         }
         for sentence in sentences(line) {
@@ -84,6 +84,21 @@ pub fn constraint_sentences(text: &str) -> Vec<&str> {
         }
     }
     out
+}
+
+/// Whether a line outside a fenced block is code all the same: a line of a numbered listing (`1524:    raise
+/// TypeError('context must be a dict')`, `113\t# they don't want to merge`, as editors and `cat -n` show a
+/// file), or a line indented by four spaces or a tab that is not an item of a list (a docstring, a comment, a
+/// Markdown code block). Agent runs bring tool output back in user messages, and the code in it is no one's
+/// rule: a third of the constraints found in SWE-agent's user messages were such lines.
+fn is_code_line(line: &str) -> bool {
+    let body = line.trim_start();
+    let indent = &line[..line.len() - body.len()];
+    let digits = body.bytes().take_while(u8::is_ascii_digit).count();
+    let after_digits = &body.as_bytes()[digits..];
+    let listing = digits > 0 && (after_digits.starts_with(b"\t") || after_digits.starts_with(b": "));
+    let item = body.starts_with("- ") || body.starts_with("* ") || (digits > 0 && after_digits.starts_with(b". "));
+    listing || ((indent.len() >= 4 || indent.contains('\t')) && !item)
 }
 
 /// A line's sentences: cut after `.!?` followed by a space (so 3.11.4 and src/app.py stay whole), and
@@ -244,6 +259,14 @@ mod tests {
             ["We cannot see the logs, so never run the migration."]
         );
         assert_eq!(found("```\nassert must_fail()\n```\nok"), Vec::<&str>::new(), "code blocks are not constraints");
+        let listing = "1524:                    '\"keys\" must be a subclass or instance of '\n113\t        # they don't want to merge";
+        assert_eq!(found(listing), Vec::<&str>::new(), "nor a listing's lines");
+        assert_eq!(found("    # Non-default databases are only checked if routers are used."), Vec::<&str>::new());
+        assert_eq!(
+            found("Rules:\n    - Never edit setup.py.\n    2. Always run the tests.\n10:30 must be the latest start."),
+            ["- Never edit setup.py.", "Always run the tests.", "10:30 must be the latest start."],
+            "items of a list, indented or not, and a time are not code"
+        );
         assert_eq!(found("请帮我看看这个报告。请不要修改数据库的表结构。"), ["请不要修改数据库的表结构。"]);
         assert_eq!(found("部屋でタバコを吸わないでください。ありがとう。"), ["部屋でタバコを吸わないでください。"]);
         assert_eq!(
