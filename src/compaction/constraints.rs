@@ -259,7 +259,8 @@ mod tests {
             ["We cannot see the logs, so never run the migration."]
         );
         assert_eq!(found("```\nassert must_fail()\n```\nok"), Vec::<&str>::new(), "code blocks are not constraints");
-        let listing = "1524:                    '\"keys\" must be a subclass or instance of '\n113\t        # they don't want to merge";
+        let listing = "1524:                    '\"keys\" must be a subclass or instance of '\n\
+            113\t        # they don't want to merge";
         assert_eq!(found(listing), Vec::<&str>::new(), "nor a listing's lines");
         assert_eq!(found("    # Non-default databases are only checked if routers are used."), Vec::<&str>::new());
         assert_eq!(

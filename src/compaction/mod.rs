@@ -3,7 +3,8 @@
 //! back (`apply`), what it lost (`facts`, `named` and `constraints`, `audit`; `probe` for a host's own check)
 //! and what is restored after it (`restore`; `fact_lines` shows a fact in its line), a summary without an LLM
 //! (`digest`), the policy of a whole run (`compact`, `run`, `revise`, `summarizer`), and a run remembered for
-//! the next request (`memory`). The types that several of them share, such as ranges, jobs and plans, live in `types`.
+//! the next request (`memory`). The types that several of them share, such as ranges, jobs and plans, live in
+//! `types`.
 
 pub mod answer;
 pub mod apply;
