@@ -226,8 +226,13 @@ fn restored(
     // the size the history may reach with them: the limit, or the summary as given where that alone is over.
     let mut ceiling = plan.limit.min(tokens_before.saturating_sub(1));
     let mut room = 0.0;
+    // What of `margin` the room could not give: the task and the constraints, which may pass the limit,
+    // give it from there, or a quote that costs more in place than alone would overshoot on every retry.
+    let mut short = margin;
     if let Some(bare) = bare.filter(|_| keep.user_text || keep.facts) {
-        room = ceiling.saturating_sub(kept_tokens + bare + margin) as f64;
+        let free = ceiling.saturating_sub(kept_tokens + bare);
+        room = free.saturating_sub(margin) as f64;
+        short = margin.saturating_sub(free);
         ceiling = ceiling.max(kept_tokens + bare);
     }
     let mut warnings = Vec::new();
@@ -243,19 +248,18 @@ fn restored(
             quotes_shares.push(made.quotes_share);
         }
     }
+    // The task and the user's constraints may take the history past the limit, never to its size before.
+    let over_limit = tokens_before.saturating_sub(1).saturating_sub(ceiling).saturating_sub(short) as f64;
+    let mut over = over_limit;
     // The user's words first, so the facts they state are not listed again.
     let user_text_appended = match keep.user_text {
-        true => restore.append_user_text(&mut summaries, &mut room, &quotes_shares),
+        true => restore.append_user_text(&mut summaries, &mut room, &mut over, &quotes_shares),
         false => Vec::new(),
     };
-    // The user's constraints may take the history past the limit, never to its size before.
-    let over_limit = tokens_before.saturating_sub(1).saturating_sub(ceiling) as f64;
-    let mut over = over_limit;
     let facts_appended = match keep.facts {
         true => restore.append_lost_facts(&mut summaries, &mut room, &mut over),
         false => Vec::new(),
     };
-    let ceiling = ceiling + (over_limit - over).ceil() as u64;
     let appended = !facts_appended.is_empty() || !user_text_appended.is_empty();
     if appended {
         // Quotes and facts are the conversation's own text: markers in them are defused like the summary's.
@@ -265,7 +269,12 @@ fn restored(
         }
     }
     let (slots, summary_tokens) = splice(plan, conv, items, &per_range(plan, &summaries));
-    let bound = ceiling.min(tokens_before.saturating_sub(1));
+    // Once the task or a constraint took the history past the limit, its bound is its size before: a
+    // section that costs a token more in place than alone must not cost the task its quote.
+    let bound = match over < over_limit {
+        true => tokens_before.saturating_sub(1),
+        false => ceiling.min(tokens_before.saturating_sub(1)),
+    };
     if appended && kept_tokens + summary_tokens > bound {
         // Less room by the overshoot and by what was left unused: the same sections would fit again in the
         // room minus the overshoot alone, and overshoot by as much.

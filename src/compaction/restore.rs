@@ -23,22 +23,43 @@ pub const USER_HEADING: &str = "The user's messages, verbatim:";
 /// Below this, a quote would be little more than the marker of its cut.
 const MIN_QUOTE_TOKENS: f64 = 32.0;
 
+/// What the task's quote may cost, its heading included, however small the quotes' budget: a small
+/// window's eighth (a chat of a few hundred tokens) would leave the task no quote at all.
+const TASK_FLOOR: f64 = 2.0 * MIN_QUOTE_TOKENS;
+
 /// What the quotes may cost, together: an eighth of the limit, and a quarter of the messages the
 /// summary replaces (so the history still shrinks).
 pub fn user_text_budget(limit: u64, summarized_tokens: u64) -> f64 {
     (limit as f64 / 8.0).min(summarized_tokens as f64 / 4.0)
 }
 
-/// The section quoting the user's messages among `indices`, and the messages it quotes. The oldest
-/// comes first: the quotes an earlier summary of ours carried, else the first user message (the
-/// task), its middle cut when it alone is over `budget`. Then the others, newest first while they
-/// fit, shown in their order. A message `summary` already holds word for word is not quoted again.
+/// The section quoting the user's messages among `indices` within `budget`, as `quotes_within` writes
+/// it where nothing else bounds it: what the quotes want.
 pub fn user_text_section(
     conv: &Conversation,
     indices: &[usize],
     summary: &str,
     profile: &Profile,
     budget: f64,
+) -> Option<(String, Vec<usize>)> {
+    let mut unbounded = Allowance { room: f64::INFINITY, over: 0.0 };
+    quotes_within(conv, indices, summary, profile, budget, &mut unbounded)
+}
+
+/// The section quoting the user's messages among `indices`, and the messages it quotes; it takes its
+/// cost from `allowance`. The oldest comes first: the quotes an earlier summary of ours carried, else
+/// the first user message (the task), its middle cut when it alone is over `budget`. The task is
+/// always quoted: within at least `TASK_FLOOR`, and where the room under the limit is short, past the
+/// limit (`allowance.over`), as a constraint of the user's is. Then the others within `budget` and the
+/// room, newest first while they fit, shown in their order. A message `summary` already holds word for
+/// word is not quoted again.
+fn quotes_within(
+    conv: &Conversation,
+    indices: &[usize],
+    summary: &str,
+    profile: &Profile,
+    budget: f64,
+    allowance: &mut Allowance,
 ) -> Option<(String, Vec<usize>)> {
     let count = |t: &str| profile.text(t);
     let mut items: Vec<(usize, String)> = Vec::new();
@@ -55,13 +76,26 @@ pub fn user_text_section(
             items.push((i, text));
         }
     }
-    let mut left = budget - count(USER_HEADING);
-    if left < MIN_QUOTE_TOKENS {
+    // Only the task, or the quotes that carry it, may pass the limit: a later job's oldest user message
+    // (the hierarchical strategy's chunks) is quoted first within the room, as the others are.
+    let (first, oldest) = items.first_mut().map(|(i, text)| (*i, text))?;
+    let is_task = conv.messages[first].is_summary || !conv.messages[..first].iter().any(|m| m.is_real_user());
+    let heading = count(USER_HEADING);
+    let most = match is_task {
+        true => budget.max(TASK_FLOOR).min(allowance.room + allowance.over),
+        false => budget.min(allowance.room),
+    } - heading;
+    if count(oldest) > most {
+        if most < MIN_QUOTE_TOKENS {
+            return None;
+        }
+        *oldest = cut_to_tokens(oldest, most, count).into_owned();
+    }
+    let oldest_cost = heading + count(oldest);
+    if !allowance.take(oldest_cost, is_task) {
         return None;
     }
-    let oldest = &mut items.first_mut()?.1;
-    *oldest = cut_to_tokens(oldest, left, count).into_owned();
-    left -= count(oldest);
+    let mut left = (budget - oldest_cost).min(allowance.room);
     // Marked rather than collected and sorted: the section keeps the messages' order.
     let mut chosen = vec![false; items.len()];
     chosen[0] = true;
@@ -69,6 +103,7 @@ pub fn user_text_section(
         let cost = count(&items[k].1) + 1.0;
         if cost <= left {
             left -= cost;
+            allowance.room -= cost;
             chosen[k] = true;
         }
     }
@@ -153,18 +188,33 @@ impl Restore<'_, '_> {
         self.facts.get(k).map_or(&[], Vec::as_slice)
     }
 
-    /// Appends to each job's summary the quotes of its user messages (see `user_text_section`), within
-    /// `room` (the tokens the history may still grow by, which this takes from) and the job's share of it
-    /// (`shares`, from `make_room`; none: all of it); returns the messages quoted, in order.
-    pub fn append_user_text(&self, summaries: &mut [String], room: &mut f64, shares: &[f64]) -> Vec<usize> {
+    /// Appends to each job's summary the quotes of its user messages (see `quotes_within`), within
+    /// `room` (the tokens the history may still grow by under the limit, which this takes from) and the
+    /// job's share of it (`shares`, from `make_room`; none: all of it), the task past them by up to `over`
+    /// (which this takes from; see `append_lost_facts`); returns the messages quoted, in order.
+    pub fn append_user_text(
+        &self,
+        summaries: &mut [String],
+        room: &mut f64,
+        over: &mut f64,
+        shares: &[f64],
+    ) -> Vec<usize> {
         let Restore { conv, plan, .. } = *self;
         let mut quoted = Vec::new();
         for (k, (job, summary)) in plan.jobs.iter().zip(summaries.iter_mut()).enumerate() {
             let (indices, summarized_tokens) = self.job_messages(job);
-            let share = shares.get(k).copied().unwrap_or(f64::INFINITY);
-            let budget = user_text_budget(plan.limit, summarized_tokens).min(*room).min(share);
-            if let Some((section, messages)) = user_text_section(conv, &indices, summary, &plan.profile, budget) {
-                *room -= plan.profile.text(&section);
+            let share = shares.get(k).copied().unwrap_or(f64::INFINITY).min(*room);
+            // The room past the job's share is the other jobs' and the facts': the task may take it as it
+            // takes `over`, the rest of the quotes may not.
+            let mut allowance = Allowance { room: share, over: *room - share + *over };
+            let before = allowance;
+            let budget = user_text_budget(plan.limit, summarized_tokens);
+            if let Some((section, messages)) =
+                quotes_within(conv, &indices, summary, &plan.profile, budget, &mut allowance)
+            {
+                let used = before.room + before.over - allowance.room - allowance.over;
+                *over -= (used - *room).max(0.0);
+                *room = (*room - used).max(0.0);
                 summary.push_str("\n\n");
                 summary.push_str(&section);
                 quoted.extend(messages);
@@ -236,7 +286,8 @@ impl Restore<'_, '_> {
     }
 }
 
-/// What a facts section may cost: `room` for any fact, and `over` besides for the user's constraints.
+/// What a section may cost: `room` for anything, and `over` besides for what may pass the limit (the
+/// task, the user's constraints).
 #[derive(Clone, Copy)]
 struct Allowance {
     room: f64,
@@ -244,9 +295,9 @@ struct Allowance {
 }
 
 impl Allowance {
-    /// Takes `cost` if it fits what `kind` may use: the room first, then for a constraint the rest.
-    fn take(&mut self, cost: f64, kind: Kind) -> bool {
-        let over = if kind == Kind::Constraint { self.over } else { 0.0 };
+    /// Takes `cost` if it fits: the room first, then, where it may pass the limit, `over`.
+    fn take(&mut self, cost: f64, past_limit: bool) -> bool {
+        let over = if past_limit { self.over } else { 0.0 };
         if cost > self.room + over {
             return false;
         }
@@ -316,7 +367,7 @@ fn facts_section(
                 (None, line, cost)
             }
         };
-        if !left.take(cost, fact.kind) {
+        if !left.take(cost, fact.kind == Kind::Constraint) {
             continue; // a shorter line further down may still fit
         }
         if let Some(k) = replaced {
@@ -551,6 +602,20 @@ mod tests {
     }
 
     #[test]
+    fn the_task_is_quoted_past_the_limit_where_the_kept_messages_leave_no_room() {
+        let task = "Plan a week in Lisbon for two in May, under 2000 euros.";
+        let mut msgs = crate::fixtures::support_chat(&[("user", task), ("assistant", "Gladly: flights first.")]);
+        let policy = "Follow the agency's policy on refunds, changes and fees in every answer. ".repeat(80);
+        msgs[0] = json!({ "role": "system", "content": format!("You are a travel agent. {policy}") });
+        let (applied, text) = apply(&msgs, json!({ "contextWindow": 2000 }), "Weather and hotels.");
+        let report = &applied.report;
+        assert!(report.warnings.iter().any(|w| w.contains("still over the limit")), "{:?}", report.warnings);
+        assert!(text.contains(&format!("User: {task}")), "{text}");
+        assert_eq!(report.user_text_appended, [1], "only the task passes the limit");
+        assert!(report.tokens_after < report.tokens_before);
+    }
+
+    #[test]
     fn quotes_survive_the_next_compaction() {
         let msgs = chat();
         let o = json!({ "contextWindow": 1500 });
@@ -649,14 +714,14 @@ mod tests {
     }
 
     #[test]
-    fn past_the_room_only_a_constraint_may_take_what_is_left() {
+    fn past_the_room_only_what_may_pass_the_limit_takes_what_is_left() {
         let mut left = Allowance { room: 10.0, over: 30.0 };
-        assert!(!left.take(12.0, Kind::Number));
-        assert!(left.take(25.0, Kind::Constraint));
+        assert!(!left.take(12.0, false));
+        assert!(left.take(25.0, true));
         assert_eq!((left.room, left.over), (0.0, 15.0));
-        assert!(!left.take(1.0, Kind::Identifier));
-        assert!(left.take(15.0, Kind::Constraint));
-        assert!(!left.take(1.0, Kind::Constraint));
+        assert!(!left.take(1.0, false));
+        assert!(left.take(15.0, true));
+        assert!(!left.take(1.0, true));
     }
 
     #[test]

@@ -141,7 +141,7 @@ export interface Options {
   keepCritical?: boolean;
   /** Append to each summary the facts of its messages it left out, verbatim (default true; see `ApplyResult.factsAppended`), within its output budget (at most a quarter of the tokens summarized) or, where the history has room to spare, up to an eighth below the limit (at most twice the output budget), except the user's constraints: they go in even past it (never past the history's size before), with the warning that the history is over it. A summary too long to leave room for them gives up its middle, down to half its size, with a warning. `false`: the summary exactly as given. */
   keepFacts?: boolean;
-  /** Quote the user's own summarized messages after each summary, verbatim (default true; see `ApplyResult.userTextAppended`): the first (the task) always, its middle cut when it alone is over the bound; then the newest that fit. Together within an eighth of the limit and a quarter of the tokens summarized. `false`: the summary exactly as given. */
+  /** Quote the user's own summarized messages after each summary, verbatim (default true; see `ApplyResult.userTextAppended`): the first (the task) always, its middle cut when it alone is over the bound (at least 64 tokens), even past the limit where the kept messages leave no room under it (never past the history's size before); then the newest that fit, never past the limit. Together within an eighth of the limit and a quarter of the tokens summarized. `false`: the summary exactly as given. */
   keepUserText?: boolean;
   /**
    * Plan a compaction when the newest user message starts a new topic: under the limit, its words barely occur in
