@@ -23,9 +23,9 @@ pub const USER_HEADING: &str = "The user's messages, verbatim:";
 /// Below this, a quote would be little more than the marker of its cut.
 const MIN_QUOTE_TOKENS: f64 = 32.0;
 
-/// What the task's quote may cost, its heading included, however small the quotes' budget: a small
-/// window's eighth (a chat of a few hundred tokens) would leave the task no quote at all.
-const TASK_FLOOR: f64 = 2.0 * MIN_QUOTE_TOKENS;
+/// What the quote of the task, and of the newest request, may cost however small the quotes' budget: a
+/// small window's eighth (a chat of a few hundred tokens) would leave them no quote at all.
+const SURVIVING_QUOTE_TOKENS: f64 = 2.0 * MIN_QUOTE_TOKENS;
 
 /// What the quotes may cost, together: an eighth of the limit, and a quarter of the messages the
 /// summary replaces (so the history still shrinks).
@@ -48,11 +48,12 @@ pub fn user_text_section(
 
 /// The section quoting the user's messages among `indices`, and the messages it quotes; it takes its
 /// cost from `allowance`. The oldest comes first: the quotes an earlier summary of ours carried, else
-/// the first user message (the task), its middle cut when it alone is over `budget`. The task is
-/// always quoted: within at least `TASK_FLOOR`, and where the room under the limit is short, past the
-/// limit (`allowance.over`), as a constraint of the user's is. Then the others within `budget` and the
-/// room, newest first while they fit, shown in their order. A message `summary` already holds word for
-/// word is not quoted again.
+/// the first user message (the task), its middle cut when it alone is over `budget`. The task and the
+/// newest request (the user message the history's last turns answer) always survive: each within what
+/// the budget leaves, at least `SURVIVING_QUOTE_TOKENS`, and where the room under the limit is short,
+/// past the limit (`allowance.over`), as a constraint of the user's does. Then the others within
+/// `budget` and the room, newest first while they fit, shown in their order. A message `summary`
+/// already holds word for word is not quoted again.
 fn quotes_within(
     conv: &Conversation,
     indices: &[usize],
@@ -76,32 +77,30 @@ fn quotes_within(
             items.push((i, text));
         }
     }
-    // Only the task, or the quotes that carry it, may pass the limit: a later job's oldest user message
-    // (the hierarchical strategy's chunks) is quoted first within the room, as the others are.
-    let (first, oldest) = items.first_mut().map(|(i, text)| (*i, text))?;
+    // The task (or the quotes that carry it) and the newest request are quoted whatever the room: past the
+    // limit where it is short. A later job's oldest user message (the hierarchical strategy's chunks) is
+    // quoted first, within the room; the others newest first, as they fit.
+    let first = items.first()?.0;
     let is_task = conv.messages[first].is_summary || !conv.messages[..first].iter().any(|m| m.is_real_user());
-    let heading = count(USER_HEADING);
-    let most = match is_task {
-        true => budget.max(TASK_FLOOR).min(allowance.room + allowance.over),
-        false => budget.min(allowance.room),
-    } - heading;
-    if count(oldest) > most {
-        if most < MIN_QUOTE_TOKENS {
-            return None;
-        }
-        *oldest = cut_to_tokens(oldest, most, count).into_owned();
-    }
-    let oldest_cost = heading + count(oldest);
-    if !allowance.take(oldest_cost, is_task) {
-        return None;
-    }
-    let mut left = (budget - oldest_cost).min(allowance.room);
+    let newest = items.len() - 1;
+    let is_request = !conv.messages[items[newest].0 + 1..].iter().any(|m| m.is_real_user());
+    let survives = is_task || (newest == 0 && is_request);
+    let within = if survives { budget.max(SURVIVING_QUOTE_TOKENS) } else { budget };
+    let mut spent = fit_quote(&mut items[0].1, count(USER_HEADING), within, survives, allowance, &count)?;
     // Marked rather than collected and sorted: the section keeps the messages' order.
     let mut chosen = vec![false; items.len()];
     chosen[0] = true;
+    if newest > 0 && is_request {
+        let within = (budget - spent).max(SURVIVING_QUOTE_TOKENS);
+        if let Some(cost) = fit_quote(&mut items[newest].1, 1.0, within, true, allowance, &count) {
+            spent += cost;
+            chosen[newest] = true;
+        }
+    }
+    let mut left = (budget - spent).min(allowance.room);
     for k in (1..items.len()).rev() {
         let cost = count(&items[k].1) + 1.0;
-        if cost <= left {
+        if !chosen[k] && cost <= left {
             left -= cost;
             allowance.room -= cost;
             chosen[k] = true;
@@ -117,6 +116,28 @@ fn quotes_within(
         }
     }
     Some((section, quoted))
+}
+
+/// Fits `text`, with `extra` tokens before it (the heading, or the blank line between quotes), within
+/// `within` tokens and what `allowance` holds (past the limit where `survives`): whole, or its middle cut
+/// when over. Takes what it costs from `allowance` and returns it; None when not even a short quote fits.
+fn fit_quote(
+    text: &mut String,
+    extra: f64,
+    within: f64,
+    survives: bool,
+    allowance: &mut Allowance,
+    count: &dyn Fn(&str) -> f64,
+) -> Option<f64> {
+    let most = within.min(allowance.room + if survives { allowance.over } else { 0.0 }) - extra;
+    if count(text) > most {
+        if most < MIN_QUOTE_TOKENS {
+            return None;
+        }
+        *text = cut_to_tokens(text, most, count).into_owned();
+    }
+    let cost = extra + count(text);
+    allowance.take(cost, survives).then_some(cost)
 }
 
 /// The quotes section inside an earlier summary of ours, up to the facts section or the summary's end.
@@ -612,6 +633,23 @@ mod tests {
         assert!(report.warnings.iter().any(|w| w.contains("still over the limit")), "{:?}", report.warnings);
         assert!(text.contains(&format!("User: {task}")), "{text}");
         assert_eq!(report.user_text_appended, [1], "only the task passes the limit");
+        assert!(report.tokens_after < report.tokens_before);
+    }
+
+    #[test]
+    fn the_newest_request_is_quoted_past_the_limit_where_its_answer_is_kept_alone() {
+        let mut msgs = chat();
+        let policy = "Follow the agency's policy on refunds, changes and fees in every answer. ".repeat(80);
+        msgs[0] = json!({ "role": "system", "content": format!("You are a travel agent. {policy}") });
+        let question = "Which of these hotels has a pool, and what does a night cost in May?";
+        msgs.push(json!({ "role": "user", "content": question }));
+        let answer = "The Miramar has a pool, and a night there in May costs 140 euros with breakfast. ".repeat(20);
+        msgs.push(json!({ "role": "assistant", "content": answer }));
+        let (applied, text) = apply(&msgs, json!({ "contextWindow": 2000 }), "Weather and hotels.");
+        let report = &applied.report;
+        assert!(report.warnings.iter().any(|w| w.contains("still over the limit")), "{:?}", report.warnings);
+        assert!(text.contains(&format!("User: {question}")), "{text}");
+        assert_eq!(report.user_text_appended, [1, msgs.len() - 2], "the task and the newest request only");
         assert!(report.tokens_after < report.tokens_before);
     }
 
