@@ -226,8 +226,8 @@ fn restored(
     // the size the history may reach with them: the limit, or the summary as given where that alone is over.
     let mut ceiling = plan.limit.min(tokens_before.saturating_sub(1));
     let mut room = 0.0;
-    // What of `margin` the room could not give: the task and the constraints, which may pass the limit,
-    // give it from there, or a quote that costs more in place than alone would overshoot on every retry.
+    // What of `margin` the room could not give: the quotes and constraints that may pass the limit give it
+    // from there, or one that costs more in place than alone would overshoot on every retry.
     let mut short = margin;
     if let Some(bare) = bare.filter(|_| keep.user_text || keep.facts) {
         let free = ceiling.saturating_sub(kept_tokens + bare);
@@ -248,7 +248,8 @@ fn restored(
             quotes_shares.push(made.quotes_share);
         }
     }
-    // The task and the user's constraints may take the history past the limit, never to its size before.
+    // The task, the newest request and the user's constraints may take the history past the limit, never to
+    // its size before.
     let over_limit = tokens_before.saturating_sub(1).saturating_sub(ceiling).saturating_sub(short) as f64;
     let mut over = over_limit;
     // The user's words first, so the facts they state are not listed again.
@@ -269,8 +270,8 @@ fn restored(
         }
     }
     let (slots, summary_tokens) = splice(plan, conv, items, &per_range(plan, &summaries));
-    // Once the task or a constraint took the history past the limit, its bound is its size before: a
-    // section that costs a token more in place than alone must not cost the task its quote.
+    // Once one of those took the history past the limit, its bound is its size before: a section that
+    // costs a token more in place than alone must not cost the task its quote.
     let bound = match over < over_limit {
         true => tokens_before.saturating_sub(1),
         false => ceiling.min(tokens_before.saturating_sub(1)),

@@ -1,11 +1,11 @@
 //! Restoring what a summary lost, in short marked sections after it. First the user's own words:
-//! the summarized user messages, quoted (the task always; user text is what Claude Code never
-//! compacts, and a summary that paraphrases the task loses its details). Then the salient facts of
-//! the messages (the audit's: user constraints, error lines, numbers, URLs, identifiers, paths) that
-//! the summary and the quotes do not state, verbatim, most important kinds first; then, in the room
-//! left, the numbers and ids they state without the words of their line. Small models drop
-//! exactly these (the booking code, the file being edited), and the model that reads the compacted
-//! history cannot ask for them again.
+//! the summarized user messages, quoted (the task and the newest request always; user text is what
+//! Claude Code never compacts, and a summary that paraphrases the task loses its details). Then the
+//! salient facts of the messages (the audit's: user constraints, error lines, numbers, URLs,
+//! identifiers, paths) that the summary and the quotes do not state, verbatim, most important kinds
+//! first; then, in the room left, the numbers and ids they state without the words of their line.
+//! Small models drop exactly these (the booking code, the file being edited), and the model that
+//! reads the compacted history cannot ask for them again.
 
 use crate::compaction::audit::{found_in, lost_and_bare, Fact, Found, Kind};
 use crate::compaction::fact_lines::{fact_line, FactLine};
@@ -211,8 +211,9 @@ impl Restore<'_, '_> {
 
     /// Appends to each job's summary the quotes of its user messages (see `quotes_within`), within
     /// `room` (the tokens the history may still grow by under the limit, which this takes from) and the
-    /// job's share of it (`shares`, from `make_room`; none: all of it), the task past them by up to `over`
-    /// (which this takes from; see `append_lost_facts`); returns the messages quoted, in order.
+    /// job's share of it (`shares`, from `make_room`; none: all of it), the task and the newest request past
+    /// them by up to `over` (which this takes from; see `append_lost_facts`); returns the messages quoted,
+    /// in order.
     pub fn append_user_text(
         &self,
         summaries: &mut [String],
