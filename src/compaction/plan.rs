@@ -263,7 +263,7 @@ pub fn plan_compaction_known(input: &Input, options: &Options, known: Option<&Kn
     plan.fingerprint = seal(seed, &plan);
     // The newest user request, shown to the summarizer as context (`includeLatestRequest`).
     let latest = match options.include_latest_request {
-        true => (0..n).rev().find(|&i| conv.messages[i].is_real_user()).map(|i| latest_request(&conv, i, seed)),
+        true => conv.newest_request().map(|i| latest_request(&conv, i, seed)),
         false => None,
     };
     let window = options.summarizer_window();

@@ -81,9 +81,9 @@ fn quotes_within(
     // limit where it is short. A later job's oldest user message (the hierarchical strategy's chunks) is
     // quoted first, within the room; the others newest first, as they fit.
     let first = items.first()?.0;
-    let is_task = conv.messages[first].is_summary || !conv.messages[..first].iter().any(|m| m.is_real_user());
+    let is_task = conv.messages[first].is_summary || conv.task() == Some(first);
     let newest = items.len() - 1;
-    let is_request = !conv.messages[items[newest].0 + 1..].iter().any(|m| m.is_real_user());
+    let is_request = conv.newest_request() == Some(items[newest].0);
     let survives = is_task || (newest == 0 && is_request);
     let within = if survives { budget.max(SURVIVING_QUOTE_TOKENS) } else { budget };
     let mut spent = fit_quote(&mut items[0].1, count(USER_HEADING), within, survives, allowance, &count)?;

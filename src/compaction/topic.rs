@@ -19,7 +19,7 @@ const RECENT: usize = 12;
 /// The newest real user message, when it starts a new topic: its words barely occur in the `RECENT`
 /// messages before it, and there are some.
 pub fn switched(conv: &Conversation) -> Option<usize> {
-    let at = (0..conv.len()).rev().find(|&i| conv.messages[i].is_real_user())?;
+    let at = conv.newest_request()?;
     let new = words(&conv.messages[at].text);
     if new.len() < MIN_WORDS {
         return None;

@@ -245,6 +245,16 @@ impl<'a> Conversation<'a> {
         self.messages.is_empty()
     }
 
+    /// The first message the user typed: the task.
+    pub fn task(&self) -> Option<usize> {
+        self.messages.iter().position(Message::is_real_user)
+    }
+
+    /// The newest message the user typed: the request the history's last turns answer.
+    pub fn newest_request(&self) -> Option<usize> {
+        self.messages.iter().rposition(Message::is_real_user)
+    }
+
     /// The first pairing problem as an error: prune, plan and apply decide what travels with what
     /// from the links, so they cannot work on a history whose links are broken.
     pub fn require_links(&self) -> Result<()> {
