@@ -68,6 +68,26 @@ const CONSTRAINT_MARKS: &[&str] = &[
 /// The sentences of `text` that state a constraint, outside code.
 pub fn constraint_sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
+    for_each_constraint(text, &mut |sentence| {
+        out.push(sentence);
+        true
+    });
+    out
+}
+
+/// Whether `text` states a constraint: the first such sentence ends the search.
+pub fn states_constraint(text: &str) -> bool {
+    let mut found = false;
+    for_each_constraint(text, &mut |_| {
+        found = true;
+        false
+    });
+    found
+}
+
+/// Calls `f` with each sentence of `text` that states a constraint, outside code, while `f` returns true.
+// One copy of the loop for both callers, hence `dyn`.
+fn for_each_constraint<'a>(text: &'a str, f: &mut dyn FnMut(&'a str) -> bool) {
     let mut in_code = false;
     for line in text.lines() {
         if line.trim_start().starts_with("```") {
@@ -78,12 +98,11 @@ pub fn constraint_sentences(text: &str) -> Vec<&str> {
             continue;
         }
         for sentence in sentences(line) {
-            if sentence.len() >= 8 && sentence.len() <= MAX_SENTENCE_CHARS && is_constraint(sentence) {
-                out.push(sentence);
+            if sentence.len() >= 8 && sentence.len() <= MAX_SENTENCE_CHARS && is_constraint(sentence) && !f(sentence) {
+                return;
             }
         }
     }
-    out
 }
 
 /// Whether a line outside a fenced block is code all the same: a line of a numbered listing (`1524:    raise
@@ -240,6 +259,14 @@ fn inside_other_words(lower: &str, at: usize, mark: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn constraints_are_whole_words_or_cjk() {
+        assert!(states_constraint("You must never edit setup.py"));
+        assert!(states_constraint("不能修改配置文件"));
+        assert!(states_constraint("Don't touch the tests."));
+        assert!(!states_constraint("The mustard is in the fridge; nevertheless."));
+    }
 
     #[test]
     fn constraints_come_from_the_user_in_any_language() {

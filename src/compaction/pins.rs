@@ -4,8 +4,9 @@
 //! takes its whole tool exchange with it (a call never loses its result), and in formats whose turns
 //! alternate, a pin that would put two turns of one role side by side is given up, with a warning.
 
+use crate::compaction::constraints::states_constraint;
 use crate::compaction::types::Range;
-use crate::options::{Options, Shape};
+use crate::options::{Options, Shape, DEFAULT_CRITICAL_TOOLS};
 use crate::reading::format::Conversation;
 use crate::reading::message::{Message, Role};
 
@@ -89,20 +90,18 @@ fn pin_kind(conv: &Conversation, i: usize, options: &Options) -> Option<bool> {
 /// Critical: a call of a critical tool (what was written or run), a result that reports an error,
 /// or a user message that states a constraint.
 fn is_critical(m: &Message, options: &Options) -> bool {
-    let critical_tool = |name: &str| options.critical_tools.iter().any(|t| t.eq_ignore_ascii_case(name));
+    let critical_tool = |name: &str| match &options.critical_tools {
+        Some(tools) => tools.iter().any(|t| t.eq_ignore_ascii_case(name)),
+        None => DEFAULT_CRITICAL_TOOLS.iter().any(|t| t.eq_ignore_ascii_case(name)),
+    };
     if m.tool_calls.iter().any(|c| critical_tool(c.name)) {
         return true;
     }
     if m.tool_results.iter().any(|r| r.is_error || crate::compaction::facts::has_error_line(&r.text)) {
         return true;
     }
+    // The audit's rule, so the messages kept verbatim are the ones whose loss the audit would report.
     m.is_real_user() && states_constraint(&m.text)
-}
-
-/// Whether the text states a constraint: the audit's rule (`constraints::constraint_sentences`), so the
-/// messages kept verbatim are the ones whose loss the audit would report.
-pub fn states_constraint(text: &str) -> bool {
-    !crate::compaction::constraints::constraint_sentences(text).is_empty()
 }
 
 /// For each message, the messages holding results of its calls.
@@ -162,17 +161,4 @@ fn keep_alternation(conv: &Conversation, pinned: Vec<usize>, tail: usize, shape:
         pinned.extend_from_slice(&run);
     }
     (pinned, warnings)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn constraints_are_whole_words_or_cjk() {
-        assert!(states_constraint("You must never edit setup.py"));
-        assert!(states_constraint("不能修改配置文件"));
-        assert!(states_constraint("Don't touch the tests."));
-        assert!(!states_constraint("The mustard is in the fridge; nevertheless."));
-    }
 }
