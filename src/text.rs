@@ -91,15 +91,6 @@ pub fn percent(part: f64, whole: f64) -> String {
     format!("{}.{}", tenths / 10, tenths % 10)
 }
 
-/// Owned copies of `texts` (a loop: a collected `map` would be its own iterator code in the wasm).
-pub fn owned(texts: &[&str]) -> Vec<String> {
-    let mut out = Vec::with_capacity(texts.len());
-    for t in texts {
-        out.push(t.to_string());
-    }
-    out
-}
-
 /// Whether `a` and `b` are the same text, compared eight bytes at a time. `==` on strings calls
 /// `memcmp`, which the wasm32 build runs a byte at a time, and the texts compared whole (a request body
 /// against the one kept, a message's text against the memo's copy) run to megabytes.

@@ -139,7 +139,8 @@ export function estimateExports(glue) {
     } catch {
       json = undefined;
     }
-    const [result, current, first, perMessage] = glue.__estimate(messages, options, generation, found, json, body, new Uint32Array(walked), walkedItems);
+    const [current, first, total, perMessage, format, tokenizer, requestOverhead, counted, rest] = glue.__estimate(
+      messages, options, generation, found, json, body, new Uint32Array(walked), walkedItems);
     if (current !== generation) {
       generation = current;
       ids = new WeakMap();
@@ -150,13 +151,12 @@ export function estimateExports(glue) {
         if (typeof item === "object" && item !== null) ids.set(item, first + k);
       }
     }
-    if (result !== null) {
-      // A plain loop: Array.from on a typed array of 10 000 numbers costs more than the whole estimate.
-      const numbers = new Array(perMessage.length);
-      for (let i = 0; i < numbers.length; i++) numbers[i] = perMessage[i];
-      result.perMessage = numbers;
-    }
-    return result;
+    if (total === null) return null;
+    // A plain loop: Array.from on a typed array of 10 000 numbers costs more than the whole estimate.
+    const numbers = new Array(perMessage.length);
+    for (let i = 0; i < numbers.length; i++) numbers[i] = perMessage[i];
+    // The fields in the order of the Rust side's JSON (src/counting/estimate.rs), so the same input gives the same text.
+    return { total, perMessage: numbers, format, tokenizer, requestOverhead, counted, ...rest };
   }
 
   return { estimate };

@@ -159,7 +159,9 @@ impl Options {
         set(&mut o.keep_user_text, r.bool("keepUserText"));
         set(&mut o.topic_switch, r.bool("topicSwitch"));
         set(&mut o.drop_before_provider_compaction, r.bool("dropBeforeProviderCompaction"));
-        set(&mut o.critical_tools, r.strings("criticalTools"));
+        if let Some(tools) = r.strings("criticalTools") {
+            o.critical_tools = Some(tools);
+        }
         if let Some(s) = r.choice("summaryShape", &Shape::ALL.map(Shape::name)) {
             o.summary_shape = Shape::ALL[s];
         }

@@ -66,7 +66,8 @@ pub struct Options {
     /// Keep critical messages verbatim: calls of `critical_tools`, results with errors, and user
     /// messages that state constraints.
     pub keep_critical: bool,
-    pub critical_tools: Vec<String>,
+    /// None: `DEFAULT_CRITICAL_TOOLS`.
+    pub critical_tools: Option<Vec<String>>,
     /// Facts of the summarized messages (ids, paths, errors, numbers, constraints) that a summary
     /// left out are appended to it, verbatim, within a bound (`apply_summary`).
     pub keep_facts: bool,
@@ -225,7 +226,7 @@ impl Default for Options {
             keep_critical: false,
             keep_facts: true,
             keep_user_text: true,
-            critical_tools: crate::text::owned(DEFAULT_CRITICAL_TOOLS),
+            critical_tools: None,
             summary_shape: Shape::Message,
             summary_prefix: None,
             include_latest_request: false,

@@ -6,7 +6,9 @@
 
 use super::binary;
 use super::prelude::*;
-use crate::counting::estimate::Estimate;
+use super::text;
+use crate::counting::calibration::Calibration;
+use crate::counting::estimate::{Budget, Estimate};
 use crate::counting::estimate_cache::{estimate_counted, Counter, DynCounter, EstimateCache, Lookup, Miss};
 use crate::error::Result;
 use crate::json::utf16_len;
@@ -25,12 +27,15 @@ thread_local! {
     static NEXT_COUNTER: Cell<u32> = const { Cell::new(1) };
 }
 
-/// The estimate, and where the items not cached were kept: `[result, generation, first, perMessage]`.
-/// The JavaScript half starts its map over when `generation` is not the one it knew (the cache was
-/// cleared), then maps the k-th item not cached to `first + k` (`first` is -1 when they were not kept).
-/// `perMessage` (one number per message: most of the result) comes apart, as a typed array, which costs
-/// far less than JSON text or an array built from here; the JavaScript half puts it in its place in the
-/// result as a plain array. A null result asks it to start over and call again with nothing cached.
+/// Where the items not cached were kept, and the estimate in parts: `[generation, first, total, perMessage,
+/// format, tokenizer, requestOverhead, counted, rest]`. The JavaScript half starts its map over when
+/// `generation` is not the one it knew (the cache was cleared), then maps the k-th item not cached to
+/// `first + k` (`first` is -1 when they were not kept). It makes the result object from the parts, in the
+/// order of `Estimate`'s JSON, which costs far less than JSON text for `JSON.parse` (a quarter of a
+/// one-message call); `rest` holds the fields only some options give (calibration, budget, warnings), or is
+/// undefined. `perMessage` (one number per message: most of the result) comes as a typed array, which the
+/// JavaScript half copies into a plain array. A null total asks it to start over and call again with
+/// nothing cached.
 // Eight arguments, each a typed array or a plain value: an object would cost a property read across the
 // boundary per field, on the path that runs every turn.
 #[allow(clippy::too_many_arguments)]
@@ -44,7 +49,7 @@ pub fn estimate_js(
     body: Option<String>,
     walked: Option<Vec<u32>>,
     walked_items: Option<Array>,
-) -> std::result::Result<Array, JsValue> {
+) -> std::result::Result<Vec<JsValue>, JsValue> {
     let (counter, options) = read_options(&options)?;
     let mut counter = counter.map(|f| JsCounter { serial: serial_of(&f), f, thrown: None });
     let lookup = lookup(generation, ids, missing, body, walked.unwrap_or_default(), walked_items);
@@ -60,18 +65,46 @@ pub fn estimate_js(
             (Some(cold.map_err(|e| thrown_or(&mut counter, e))?), -1)
         }
     };
-    let (result, per_message) = match result {
-        Some(result) => split_per_message(result)?,
-        None => (JsValue::NULL, JsValue::NULL),
-    };
-    let generation = CACHE.with(|c| c.generation());
-    Ok([result, JsValue::from(generation), JsValue::from(first), per_message].into_iter().collect())
+    let mut parts = vec![JsValue::from(CACHE.with(|c| c.generation())), JsValue::from(first)];
+    match result {
+        Some(result) => parts.extend(parts_of(result)?),
+        None => parts.push(JsValue::NULL),
+    }
+    Ok(parts)
 }
 
-/// The result without its per-message tokens, and those as a typed array.
-fn split_per_message(mut result: Estimate) -> std::result::Result<(JsValue, JsValue), JsValue> {
-    let per_message = Uint32Array::from(std::mem::take(&mut result.per_message).as_slice());
-    Ok((to_js(&result)?, per_message.into()))
+/// The fields of an estimate that only some options give, written as one object.
+struct Rare {
+    calibration: Option<Calibration>,
+    budget: Option<Budget>,
+    warnings: Option<Vec<String>>,
+}
+
+crate::json_object!(Rare {
+    calibration if some => "calibration",
+    budget if some => "budget",
+    warnings if some => "warnings",
+});
+
+/// The estimate's seven parts (see `estimate_js`).
+fn parts_of(result: Estimate) -> std::result::Result<[JsValue; 7], JsValue> {
+    // Every field by name, without `..`: a field added to `Estimate` does not compile here until it has its part.
+    let Estimate { total, per_message, format, tokenizer, request_overhead, counted, calibration, budget, warnings } =
+        result;
+    let rare = Rare { calibration, budget, warnings };
+    let rest = match rare.calibration.is_some() || rare.budget.is_some() || rare.warnings.is_some() {
+        true => to_js(&rare)?,
+        false => JsValue::UNDEFINED,
+    };
+    Ok([
+        JsValue::from(total as f64),
+        Uint32Array::from(per_message.as_slice()).into(),
+        text::interned(format),
+        text::interned(tokenizer),
+        JsValue::from(request_overhead),
+        JsValue::from(counted),
+        rest,
+    ])
 }
 
 /// What the host's counter threw goes back to the host as it was; any other error as ours.

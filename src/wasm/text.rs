@@ -284,6 +284,24 @@ pub fn answer(text: &str, bytes: bool) -> JsValue {
     }
 }
 
+thread_local! {
+    static INTERNED: RefCell<Vec<(&'static str, JsValue)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `name` as a JavaScript string, made once and then reused: an estimate names its format and tokenizer,
+/// a handful of constants, on every call, and each new string is a conversion across the boundary.
+pub fn interned(name: &'static str) -> JsValue {
+    INTERNED.with(|made| {
+        let mut made = made.borrow_mut();
+        if let Some((_, js)) = made.iter().find(|(known, _)| *known == name) {
+            return js.clone();
+        }
+        let js = JsValue::from_str(name);
+        made.push((name, js.clone()));
+        js
+    })
+}
+
 /// `text` as a JavaScript string. A long text is converted in parts, its long ASCII runs apart from
 /// the rest: engines convert ASCII several times faster, and a few other characters send all of a text
 /// the slow way (Node 20's `TextDecoder` on 0.84 MB of an agent run: 0.6 ms as ASCII, 2.6 ms with 19
