@@ -215,7 +215,9 @@ pub fn without_repeated_sentences(text: &str) -> (String, usize) {
 }
 
 /// The sentences of a line, each with the spaces after it: one ends at `.`, `!` or `?` before a space, or
-/// at CJK's `。`, `！` and `？`.
+/// at CJK's `。`, `！` and `？`. The pieces join back into the line, which the repeat check needs; the
+/// constraint finder cuts by its own rule (`constraints::sentences`: at `;` too, pieces trimmed), since a
+/// clause after a semicolon can be a rule of its own.
 fn sentences(line: &str) -> Vec<&str> {
     let bytes = line.as_bytes();
     let mut out = Vec::new();

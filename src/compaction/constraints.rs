@@ -120,8 +120,9 @@ fn is_code_line(line: &str) -> bool {
     listing || ((indent.len() >= 4 || indent.contains('\t')) && !item)
 }
 
-/// A line's sentences: cut after `.!?` followed by a space (so 3.11.4 and src/app.py stay whole), and
-/// after CJK and full-width end marks.
+/// A line's sentences, trimmed: cut after `!`, `?` and `;`, after `.` followed by a space (so 3.11.4 and
+/// src/app.py stay whole), and after CJK and full-width end marks. A clause after a semicolon is judged on
+/// its own; `text::sentences`, whose pieces must join back into the line, does not cut there.
 fn sentences(line: &str) -> impl Iterator<Item = &str> {
     let mut start = 0;
     let mut out = Vec::new();
