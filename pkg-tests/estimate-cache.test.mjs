@@ -157,3 +157,16 @@ test("items the JavaScript side cannot look up or copy get the uncached answer o
   assert.match(outcome([history[0], cyclic]), /INVALID_INPUT/);
   assert.equal(outcome(history), outcome(copy(history)), "and the module still works");
 });
+
+test("the result's fields come in their documented order, as arrays, strings and bytes alike", () => {
+  const order = ["total", "perMessage", "format", "tokenizer", "requestOverhead", "counted", "calibration", "budget", "warnings"];
+  const options = { contextWindow: 8000, model: "a-model-ctxfold-does-not-know", usage: [{ promptTokens: 900, messageCount: 2 }] };
+  const text = JSON.stringify(chat);
+  for (const [kind, messages] of [["arrays", copy(chat)], ["string", text], ["bytes", new TextEncoder().encode(text)]]) {
+    const result = estimate(messages, options);
+    assert.deepEqual(Object.keys(result), order, kind);
+    assert.deepEqual(Object.keys(estimate(messages)), order.slice(0, 6), `${kind}, without options`);
+    assert.equal(result.total, result.calibration.promptTokens + result.calibration.estimatedTail, kind);
+    assert.equal(result.budget.tokens, result.total, kind);
+  }
+});
