@@ -228,15 +228,10 @@ impl Restore<'_, '_> {
             let share = shares.get(k).copied().unwrap_or(f64::INFINITY).min(*room);
             // The room past the job's share is the other jobs' and the facts': the task may take it as it
             // takes `over`, the rest of the quotes may not.
-            let mut allowance = Allowance { room: share, over: *room - share + *over };
-            let before = allowance;
             let budget = user_text_budget(plan.limit, summarized_tokens);
-            if let Some((section, messages)) =
-                quotes_within(conv, &indices, summary, &plan.profile, budget, &mut allowance)
-            {
-                let used = before.room + before.over - allowance.room - allowance.over;
-                *over -= (used - *room).max(0.0);
-                *room = (*room - used).max(0.0);
+            if let Some((section, messages)) = spend_within(room, over, share, |allowance| {
+                quotes_within(conv, &indices, summary, &plan.profile, budget, allowance)
+            }) {
                 summary.push_str("\n\n");
                 summary.push_str(&section);
                 quoted.extend(messages);
@@ -291,14 +286,9 @@ impl Restore<'_, '_> {
             // constraint within all of the room and `over`.
             let budget = budget(job.max_output_tokens, summarized_tokens);
             let room_for_facts = up_to_headroom(*room, plan.limit, job.max_output_tokens, budget);
-            let mut within = Allowance { room: room_for_facts, over: *room - room_for_facts + *over };
-            let before = within;
-            if let Some((section, facts)) =
-                facts_section(conv, self.facts_of_job(k), summary, &plan.profile, &mut within, true)
-            {
-                let used = before.room + before.over - within.room - within.over;
-                *over -= (used - *room).max(0.0);
-                *room = (*room - used).max(0.0);
+            if let Some((section, facts)) = spend_within(room, over, room_for_facts, |allowance| {
+                facts_section(conv, self.facts_of_job(k), summary, &plan.profile, allowance, true)
+            }) {
                 summary.push_str("\n\n");
                 summary.push_str(&section);
                 appended.extend(facts);
@@ -306,6 +296,18 @@ impl Restore<'_, '_> {
         }
         appended
     }
+}
+
+/// Runs `write` with `part` of `room` as its room and the rest of `room` with `over` as what may pass the
+/// limit, then takes what it spent from `room`, then from `over`.
+fn spend_within<T>(room: &mut f64, over: &mut f64, part: f64, write: impl FnOnce(&mut Allowance) -> T) -> T {
+    let mut allowance = Allowance { room: part, over: *room - part + *over };
+    let before = allowance.room + allowance.over;
+    let written = write(&mut allowance);
+    let used = before - allowance.room - allowance.over;
+    *over -= (used - *room).max(0.0);
+    *room = (*room - used).max(0.0);
+    written
 }
 
 /// What a section may cost: `room` for anything, and `over` besides for what may pass the limit (the
