@@ -30,10 +30,7 @@ pub struct Estimate {
     pub request_overhead: u32,
     /// True when the host's `counter` counted the texts (the framing still comes from the profile).
     pub counted: bool,
-    pub calibration: Option<Calibration>,
-    pub budget: Option<Budget>,
-    /// What the options left to a guess (an unknown model name); absent when nothing was.
-    pub warnings: Option<Vec<String>>,
+    pub extras: Extras,
 }
 
 crate::json_object!(Estimate {
@@ -43,10 +40,31 @@ crate::json_object!(Estimate {
     tokenizer => "tokenizer",
     request_overhead => "requestOverhead",
     counted => "counted",
+} ..extras);
+
+/// What only some options add to an estimate. Apart, because most calls have none of it: the binding
+/// hands the rest back as plain values and this as one object, only when there is something in it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Extras {
+    /// Given `usage`: the reported count the total anchors on.
+    pub calibration: Option<Calibration>,
+    /// Given `contextWindow`.
+    pub budget: Option<Budget>,
+    /// What the options left to a guess (an unknown model name); absent when nothing was.
+    pub warnings: Option<Vec<String>>,
+}
+
+crate::json_object!(Extras {
     calibration if some => "calibration",
     budget if some => "budget",
     warnings if some => "warnings",
 });
+
+impl Extras {
+    pub fn is_empty(&self) -> bool {
+        self.calibration.is_none() && self.budget.is_none() && self.warnings.is_none()
+    }
+}
 
 /// The history against the model's window; given when the caller names `contextWindow`.
 #[derive(Debug, Clone, PartialEq)]
@@ -295,9 +313,11 @@ pub fn finish(
         tokenizer: options.profile.name,
         request_overhead,
         counted,
-        calibration,
-        budget: options.context_window.map(|_| Budget::of(total, options)),
-        warnings: (!options.warnings.is_empty()).then(|| options.warnings.clone()),
+        extras: Extras {
+            calibration,
+            budget: options.context_window.map(|_| Budget::of(total, options)),
+            warnings: (!options.warnings.is_empty()).then(|| options.warnings.clone()),
+        },
     })
 }
 
@@ -378,13 +398,13 @@ mod tests {
         assert_eq!(e.request_overhead, 3);
         assert_eq!(e.total, 3 + sum(&e.per_message));
         assert!(e.per_message[1] > 4 + 8, "framing, the call's 8 and its name and arguments: {}", e.per_message[1]);
-        assert!(e.budget.is_none() && e.calibration.is_none());
+        assert!(e.extras.budget.is_none() && e.extras.calibration.is_none());
     }
 
     #[test]
     fn budget_is_reported_against_the_window() {
         let e = run(json!({ "contextWindow": 1000, "reservedOutput": 200, "threshold": 0.5 })).unwrap();
-        let b = e.budget.unwrap();
+        let b = e.extras.budget.unwrap();
         assert_eq!((b.limit, b.reserved_output), (400, 200));
         assert!(b.used > 0.0 && b.used < 0.2);
     }
@@ -532,7 +552,7 @@ mod tests {
         // The provider counted the first two messages at exactly what we estimate: scale 1.
         let prefix = 3 + u64::from(plain.per_message[0] + plain.per_message[1]);
         let e = run(json!({ "usage": { "promptTokens": prefix, "messageCount": 2 } })).unwrap();
-        let c = e.calibration.unwrap();
+        let c = e.extras.calibration.unwrap();
         assert_eq!((c.estimated_prefix, c.correction, c.scale), (prefix, 0, 1.0));
         assert_eq!(e.total, plain.total);
         // Reported 50% more than estimated, but over fewer tokens than say anything about the profile:
@@ -541,12 +561,12 @@ mod tests {
         assert!(first < crate::counting::calibration::MIN_SCALE_SPAN, "{first}");
         let reported = first * 3 / 2;
         let e = run(json!({ "usage": { "promptTokens": reported, "messageCount": 1 } })).unwrap();
-        let c = e.calibration.unwrap();
+        let c = e.extras.calibration.unwrap();
         assert_eq!((c.scale, c.correction), (1.0, (reported - first) as i64));
         assert_eq!(e.total, reported + u64::from(plain.per_message[1] + plain.per_message[2]));
         // A report covering every message is the total.
         let e = run(json!({ "usage": { "promptTokens": 777, "messageCount": 3 } })).unwrap();
-        assert_eq!((e.total, e.calibration.unwrap().estimated_tail), (777, 0));
+        assert_eq!((e.total, e.extras.calibration.unwrap().estimated_tail), (777, 0));
     }
 
     #[test]
@@ -560,7 +580,7 @@ mod tests {
         let plain = estimate(&input, &Options::default()).unwrap();
         let prefix = 3 + u64::from(plain.per_message[0] + plain.per_message[1]);
         let o = Options::from_json(&json!({ "usage": { "promptTokens": prefix * 6 / 5, "messageCount": 2 } })).unwrap();
-        let c = estimate(&input, &o).unwrap().calibration.unwrap();
+        let c = estimate(&input, &o).unwrap().extras.calibration.unwrap();
         assert!((c.scale - (prefix * 6 / 5) as f64 / prefix as f64).abs() < 1e-9, "{}", c.scale);
         assert_eq!(c.estimated_tail, (f64::from(plain.per_message[2]) * c.scale).ceil() as u64);
     }
@@ -570,7 +590,7 @@ mod tests {
         let with = run(json!({ "usage": { "promptTokens": 500, "messageCount": 2, "cachedTokens": 400 } })).unwrap();
         let without = run(json!({ "usage": { "promptTokens": 500, "messageCount": 2 } })).unwrap();
         assert_eq!(with.total, without.total);
-        assert_eq!(with.calibration.unwrap().cached_tokens, Some(400));
+        assert_eq!(with.extras.calibration.unwrap().cached_tokens, Some(400));
         let e = run(json!({ "usage": { "promptTokens": 100, "messageCount": 2, "cachedTokens": 400 } })).unwrap_err();
         assert_eq!((e.code.as_str(), e.path.as_str()), ("INVALID_OPTION", "options.usage.cachedTokens"));
     }

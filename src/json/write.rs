@@ -121,6 +121,12 @@ pub trait ToJson {
     fn to_json(&self, w: &mut Writer);
 }
 
+/// The members of a struct's JSON object without its braces (`json_object!`), so that another struct's
+/// object can hold them as its own.
+pub trait JsonFields {
+    fn write_fields(&self, w: &mut Writer);
+}
+
 /// `value` as compact JSON text.
 pub fn to_text(value: &dyn ToJson) -> String {
     let mut w = Writer { out: Vec::new(), first: true };
@@ -235,22 +241,30 @@ impl ToJson for serde_json::Map<String, Value> {
 }
 
 /// `impl ToJson` for a struct written as a JSON object, its fields in the order listed, each under its
-/// JSON name; a field marked `if some` is left out when it is `None`:
+/// JSON name; a field marked `if some` is left out when it is `None`. A last field written `..name` is a
+/// struct whose own fields are written among these, as if they were this struct's:
 ///
 /// ```ignore
 /// json_object!(Range { start => "start", end => "end" });
 /// json_object!(Plan { needed => "needed", image_model if some => "imageModel" });
+/// json_object!(Estimate { total => "total" } ..extras);
 /// ```
 ///
 /// A `macro_rules!` rather than a derive: no proc-macro crate to build, and the same code as writing
 /// each impl by hand (one `field` call per field, through `&dyn ToJson`).
 #[macro_export]
 macro_rules! json_object {
-    ($type:ty { $($field:ident $(if $some:ident)? => $name:literal),* $(,)? }) => {
+    ($type:ty { $($field:ident $(if $some:ident)? => $name:literal),* $(,)? } $(..$flat:ident)?) => {
+        impl $crate::json::write::JsonFields for $type {
+            fn write_fields(&self, w: &mut $crate::json::write::Writer) {
+                $( $crate::json_object!(@field w, self.$field, $name $(, $some)?); )*
+                $( $crate::json::write::JsonFields::write_fields(&self.$flat, w); )?
+            }
+        }
         impl $crate::json::write::ToJson for $type {
             fn to_json(&self, w: &mut $crate::json::write::Writer) {
                 w.begin_object();
-                $( $crate::json_object!(@field w, self.$field, $name $(, $some)?); )*
+                $crate::json::write::JsonFields::write_fields(self, w);
                 w.end_object();
             }
         }
@@ -352,6 +366,34 @@ mod tests {
                 flag: left_out.is_some(),
             };
             assert_eq!(to_text(&outer), serde_json::to_string(&outer).unwrap());
+        }
+    }
+
+    /// `json_object!`'s three kinds of field, against serde's derive with the same meaning.
+    #[derive(Serialize)]
+    struct Spread {
+        kept: u32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        maybe: Option<&'static str>,
+        #[serde(flatten)]
+        rest: Rest,
+    }
+
+    #[derive(Serialize)]
+    struct Rest {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        first: Option<u32>,
+        last: bool,
+    }
+
+    crate::json_object!(Spread { kept => "kept", maybe if some => "maybe" } ..rest);
+    crate::json_object!(Rest { first if some => "first", last => "last" });
+
+    #[test]
+    fn a_spread_struct_writes_its_fields_among_those_of_the_struct_holding_it() {
+        for (maybe, first) in [(None, None), (Some("x"), None), (None, Some(2)), (Some("y"), Some(0))] {
+            let spread = Spread { kept: 1, maybe, rest: Rest { first, last: first.is_some() } };
+            assert_eq!(to_text(&spread), serde_json::to_string(&spread).unwrap());
         }
     }
 }

@@ -7,8 +7,7 @@
 use super::binary;
 use super::prelude::*;
 use super::text;
-use crate::counting::calibration::Calibration;
-use crate::counting::estimate::{Budget, Estimate};
+use crate::counting::estimate::Estimate;
 use crate::counting::estimate_cache::{estimate_counted, Counter, DynCounter, EstimateCache, Lookup, Miss};
 use crate::error::Result;
 use crate::json::utf16_len;
@@ -73,29 +72,11 @@ pub fn estimate_js(
     Ok(parts)
 }
 
-/// The fields of an estimate that only some options give, written as one object.
-struct Rare {
-    calibration: Option<Calibration>,
-    budget: Option<Budget>,
-    warnings: Option<Vec<String>>,
-}
-
-crate::json_object!(Rare {
-    calibration if some => "calibration",
-    budget if some => "budget",
-    warnings if some => "warnings",
-});
-
 /// The estimate's seven parts (see `estimate_js`).
 fn parts_of(result: Estimate) -> std::result::Result<[JsValue; 7], JsValue> {
     // Every field by name, without `..`: a field added to `Estimate` does not compile here until it has its part.
-    let Estimate { total, per_message, format, tokenizer, request_overhead, counted, calibration, budget, warnings } =
-        result;
-    let rare = Rare { calibration, budget, warnings };
-    let rest = match rare.calibration.is_some() || rare.budget.is_some() || rare.warnings.is_some() {
-        true => to_js(&rare)?,
-        false => JsValue::UNDEFINED,
-    };
+    let Estimate { total, per_message, format, tokenizer, request_overhead, counted, extras } = result;
+    let rest = if extras.is_empty() { JsValue::UNDEFINED } else { to_js(&extras)? };
     Ok([
         JsValue::from(total as f64),
         Uint32Array::from(per_message.as_slice()).into(),
