@@ -72,7 +72,8 @@ pub fn pending(conv: &Conversation) -> Vec<Pending> {
     if conv.messages[i + 1..].iter().any(|m| m.role != Role::Tool && m.tool_results.is_empty()) {
         return Vec::new();
     }
-    let answered = |id: &str| conv.messages[i + 1..].iter().any(|m| m.tool_results.iter().any(|r| r.id == id));
+    // Its own message counts: a result the provider gave in the call's turn answers it there.
+    let answered = |id: &str| conv.messages[i..].iter().any(|m| m.tool_results.iter().any(|r| r.id == id));
     let mut out = Vec::new();
     for call in conv.messages[i].tool_calls.iter().filter(|c| !answered(&c.id)) {
         out.push(Pending { index: i, path: call.path.clone(), id: call.id.to_string(), name: call.name.to_string() });
@@ -110,7 +111,7 @@ fn placement(conv: &Conversation, out: &mut Vec<Problem>) {
             ResultPlacement::AnywhereAfter => n,
         };
         let mut answered = vec![false; m.tool_calls.len()];
-        for j in i + 1..n {
+        for j in i..n {
             for (k, caller) in conv.links.callers[j].iter().enumerate() {
                 let Some((c, _)) = caller else { continue };
                 if *c != i {
@@ -120,17 +121,24 @@ fn placement(conv: &Conversation, out: &mut Vec<Problem>) {
                 if let Some(slot) = m.tool_calls.iter().position(|call| call.id == result.id) {
                     answered[slot] = true;
                 }
-                let wrong_turn = placement == ResultPlacement::NextTurn && conv.messages[j].role != Role::User;
-                if j >= allowed_end || wrong_turn {
+                // A result the provider gives belongs in its call's message; any other comes after it.
+                let misplaced = match result.in_turn {
+                    true => j != i,
+                    false => {
+                        let wrong_turn = placement == ResultPlacement::NextTurn && conv.messages[j].role != Role::User;
+                        j == i || j >= allowed_end || wrong_turn
+                    }
+                };
+                if misplaced {
+                    let place = match result.in_turn {
+                        true => format!("in message {i}, with its call"),
+                        false => where_results_go(placement, i),
+                    };
                     out.push(Problem {
                         kind: "misplaced_result",
                         index: j,
                         path: result.path.clone(),
-                        message: format!(
-                            "the result of tool call {} must be {}",
-                            quoted(&result.id),
-                            where_results_go(placement, i)
-                        ),
+                        message: format!("the result of tool call {} must be {place}", quoted(&result.id)),
                     });
                 }
             }
@@ -228,5 +236,70 @@ mod tests {
         let went_on = check(json!([user, call(&["a", "b"]), answer, { "role": "user", "content": "next" }]));
         assert!(went_on.pending.is_empty());
         assert_eq!(went_on.problems[0].kind, "missing_result");
+    }
+
+    /// An Anthropic turn in which the API ran a web search and the MCP connector ran a tool: each result in
+    /// the assistant's own message, right after its call.
+    fn anthropic_server_tools() -> Vec<Value> {
+        vec![
+            json!({ "role": "user", "content": "What is new?" }),
+            json!({ "role": "assistant", "content": [
+                { "type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": { "query": "news" } },
+                { "type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": [
+                    { "type": "web_search_result", "url": "https://example.com", "title": "Example", "encrypted_content": "EqkC", "page_age": null }
+                ] },
+                { "type": "mcp_tool_use", "id": "mcptoolu_1", "name": "echo", "server_name": "tools", "input": { "text": "hi" } },
+                { "type": "mcp_tool_result", "tool_use_id": "mcptoolu_1", "is_error": false, "content": [{ "type": "text", "text": "hi" }] },
+                { "type": "text", "text": "Here is what I found." }
+            ] }),
+        ]
+    }
+
+    #[test]
+    fn results_the_provider_gives_in_the_call_s_own_message_answer_it_there() {
+        let mut items = anthropic_server_tools();
+        let ended = check(Value::Array(items.clone()));
+        assert!(ended.valid && ended.problems.is_empty(), "{:?}", ended.problems);
+        assert!(ended.pending.is_empty(), "answered in the same message: {:?}", ended.pending);
+        items.push(json!({ "role": "user", "content": "Thanks." }));
+        assert!(check(Value::Array(items.clone())).valid);
+        // The AI SDK's provider-executed tool: its call and result in the assistant's message.
+        let ai_sdk = json!([
+            { "role": "user", "content": "Search." },
+            { "role": "assistant", "content": [
+                { "type": "tool-call", "toolCallId": "ws1", "toolName": "web_search", "input": {}, "providerExecuted": true },
+                { "type": "tool-result", "toolCallId": "ws1", "toolName": "web_search", "output": { "type": "json", "value": [] } },
+                { "type": "text", "text": "Nothing found." }
+            ] },
+            { "role": "user", "content": "Thanks." }
+        ]);
+        let v = check(ai_sdk);
+        assert!(v.valid && v.pending.is_empty(), "{:?} {:?}", v.problems, v.pending);
+    }
+
+    #[test]
+    fn a_result_out_of_its_place_is_misplaced_whoever_gives_it() {
+        // A client tool's result in the assistant's own message: it goes in the next user turn.
+        let inside = json!([
+            { "role": "user", "content": "Read it." },
+            { "role": "assistant", "content": [
+                { "type": "tool_use", "id": "t1", "name": "read", "input": {} },
+                { "type": "tool_result", "tool_use_id": "t1", "content": "text" }
+            ] },
+            { "role": "user", "content": "Thanks." }
+        ]);
+        let v = check(inside);
+        assert_eq!(v.problems.len(), 1, "{:?}", v.problems);
+        assert_eq!((v.problems[0].kind, v.problems[0].index), ("misplaced_result", 1));
+        assert_eq!(v.problems[0].path, "messages[1].content[1].tool_use_id");
+        // The MCP connector's result in the user's next turn: it goes in the message of its call.
+        let mut items = anthropic_server_tools();
+        let blocks = items[1]["content"].as_array_mut().unwrap();
+        let moved = blocks.remove(3);
+        items.push(json!({ "role": "user", "content": [moved] }));
+        let v = check(Value::Array(items));
+        assert_eq!(v.problems.len(), 1, "{:?}", v.problems);
+        assert_eq!((v.problems[0].kind, v.problems[0].index), ("misplaced_result", 2));
+        assert!(v.problems[0].message.contains("in message 1"), "{}", v.problems[0].message);
     }
 }

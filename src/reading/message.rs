@@ -48,6 +48,10 @@ pub struct ToolResult<'a> {
     pub part: Option<usize>,
     /// Whether prune may replace its output with text (a computer-use screenshot may not).
     pub clearable: bool,
+    /// Given by the provider in its call's own message, where the provider ran the tool (an Anthropic
+    /// server tool's or MCP connector's result, an AI SDK provider-executed tool's): it belongs there,
+    /// where any other result would be misplaced.
+    pub in_turn: bool,
     /// Where the result's reference to its call is, for error messages.
     pub path: String,
 }

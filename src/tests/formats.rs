@@ -276,3 +276,77 @@ fn legacy_function_calls_pair_by_position() {
     let p = prune(&Input::read(&v).unwrap(), &options(json!({ "protectTokens": 0, "minimumPruneTokens": 0 }))).unwrap();
     assert_eq!(p.report.pruned[0].tool_name, "get_weather");
 }
+
+/// A Responses run with the shell, local shell and apply-patch tools (each output long enough to clear).
+fn responses_tool_run() -> Value {
+    let long = "line of output\n".repeat(200);
+    json!({ "input": [
+        { "role": "user", "content": "Fix the build." },
+        { "type": "shell_call", "call_id": "call_s1", "action": { "commands": ["make", "make test"] }, "status": "completed" },
+        { "type": "shell_call_output", "call_id": "call_s1", "output": [
+            { "stdout": long, "stderr": "", "outcome": { "type": "exit", "exit_code": 0 } },
+            { "stdout": "", "stderr": long, "outcome": { "type": "exit", "exit_code": 2 } }
+        ] },
+        { "type": "local_shell_call", "id": "lsh_1", "call_id": "call_l1", "action": { "type": "exec", "command": ["ls"], "env": {} }, "status": "completed" },
+        { "type": "local_shell_call_output", "id": "call_l1", "output": long },
+        { "type": "apply_patch_call", "call_id": "call_p1", "operation": { "type": "update_file", "path": "src/a.c", "diff": "-a\n+b\n" }, "status": "completed" },
+        { "type": "apply_patch_call_output", "call_id": "call_p1", "status": "completed", "output": long },
+        { "role": "assistant", "content": "Fixed." }
+    ] })
+}
+
+#[test]
+fn shell_local_shell_and_apply_patch_outputs_pair_with_their_calls_and_are_pruned_in_their_shape() {
+    let v = responses_tool_run();
+    assert_eq!(problems(&v), Vec::<String>::new());
+    let input = Input::read(&v).unwrap();
+    let e = estimate(&input, &Options::default()).unwrap();
+    assert_eq!(e.format, "openai-responses");
+    // A call whose output is missing is reported where it is, like a function call's.
+    let mut orphaned = v.clone();
+    orphaned["input"].as_array_mut().unwrap().remove(4);
+    assert_eq!(problems(&orphaned).len(), 1, "{:?}", problems(&orphaned));
+    let opts = options(json!({ "protectTokens": 0, "minimumPruneTokens": 0 }));
+    let p = prune(&input, &opts).unwrap();
+    assert_eq!(p.report.pruned.len(), 3, "all three outputs cleared");
+    let out = output(&v, &p.slots);
+    let items = &out["input"];
+    // The shell's output is still one result per command, with its outcome.
+    assert_eq!(
+        items[2]["output"],
+        json!([
+            { "stdout": DEFAULT_PLACEHOLDER, "stderr": "", "outcome": { "type": "exit", "exit_code": 0 } },
+            { "stdout": "", "stderr": "", "outcome": { "type": "exit", "exit_code": 2 } }
+        ])
+    );
+    assert_eq!((&items[4]["output"], &items[4]["id"]), (&json!(DEFAULT_PLACEHOLDER), &json!("call_l1")));
+    assert_eq!(items[6]["output"], json!(DEFAULT_PLACEHOLDER));
+    assert_eq!(problems(&out), Vec::<String>::new(), "still valid");
+    assert!(prune(&Input::read(&out).unwrap(), &opts).unwrap().report.pruned.is_empty(), "pruning twice is once");
+}
+
+#[test]
+fn anthropic_server_tool_results_are_kept_and_mcp_results_cleared() {
+    let long = "result text ".repeat(300);
+    let v = json!({ "messages": [
+        { "role": "user", "content": "Look it up." },
+        { "role": "assistant", "content": [
+            { "type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": { "query": "q" } },
+            { "type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": [
+                { "type": "web_search_result", "url": "https://example.com", "title": "Example", "encrypted_content": long, "page_age": null }
+            ] },
+            { "type": "mcp_tool_use", "id": "mcptoolu_1", "name": "fetch", "server_name": "docs", "input": {} },
+            { "type": "mcp_tool_result", "tool_use_id": "mcptoolu_1", "is_error": false, "content": [{ "type": "text", "text": long }] },
+            { "type": "text", "text": "Found it." }
+        ] },
+        { "role": "user", "content": "Thanks." }
+    ] });
+    assert_eq!(problems(&v), Vec::<String>::new());
+    let opts = options(json!({ "protectTokens": 0, "minimumPruneTokens": 0 }));
+    let p = prune(&Input::read(&v).unwrap(), &opts).unwrap();
+    assert_eq!(p.report.pruned.len(), 1, "the MCP result only: a server tool's result is the API's own structure");
+    let out = output(&v, &p.slots);
+    assert_eq!(out["messages"][1]["content"][1], v["messages"][1]["content"][1]);
+    assert_eq!(out["messages"][1]["content"][3]["content"], json!(DEFAULT_PLACEHOLDER));
+    assert_eq!(problems(&out), Vec::<String>::new());
+}

@@ -60,6 +60,8 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
                                 .is_some_and(|t| t.starts_with("error")),
                         part: Some(k),
                         clearable: true,
+                        // In an assistant message: a provider-executed tool's result.
+                        in_turn: role == Role::Assistant,
                         path: subpath(&at, "toolCallId"),
                     }),
                     "tool-approval-response" => {

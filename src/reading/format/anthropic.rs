@@ -1,8 +1,9 @@
 //! Anthropic Messages: roles user/assistant (the system prompt is the request's top-level `system`),
 //! `content` as a string or blocks: `text`, `image`, `document`, `tool_use`, `tool_result` (string
 //! or block content, `is_error`), `thinking` and `redacted_thinking` (signed: never edited),
-//! `compaction` (the API's own summary, signed or not: never edited), server tool blocks; any block
-//! may carry `cache_control`, which is left as it is.
+//! `compaction` (the API's own summary, signed or not: never edited), the calls of server tools and of
+//! the MCP connector with their results, which come in the assistant's own message; any block may carry
+//! `cache_control`, which is left as it is.
 
 use super::common::{
     add_attachment, as_text, content, each_item, fields, object, read_compaction, req_id, req_str, text_block,
@@ -58,6 +59,26 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
                             is_error: b.get("is_error").and_then(Value::as_bool).unwrap_or(false),
                             part: Some(k),
                             clearable: true,
+                            // The MCP connector's result comes in the assistant's message, after its call.
+                            in_turn: kind == "mcp_tool_result",
+                            path: subpath(&at, "tool_use_id"),
+                        });
+                    }
+                    // A server tool's result (web search, web fetch, code execution, ...): the API's own, in the
+                    // assistant's message after its `server_tool_use`. Its content is the API's structure, read
+                    // as the JSON the model is sent and never replaced.
+                    _ if kind.ends_with("_tool_result") && b.contains_key("tool_use_id") => {
+                        let content = b.get("content").unwrap_or(&Value::Null);
+                        m.tool_results.push(ToolResult {
+                            id: req_id(b, "tool_use_id", &at)?.into(),
+                            text: Cow::Owned(json_text(content)),
+                            is_error: content
+                                .get("type")
+                                .and_then(Value::as_str)
+                                .is_some_and(|t| t.ends_with("_error")),
+                            part: Some(k),
+                            clearable: false,
+                            in_turn: true,
                             path: subpath(&at, "tool_use_id"),
                         });
                     }
@@ -71,8 +92,8 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
                             hidden.push(Cow::Owned(json_text(changes)));
                         }
                     }
-                    // Redacted thinking, server tool results and blocks of newer API versions: counted
-                    // as the JSON the model is sent, never shown or edited.
+                    // Redacted thinking and blocks of newer API versions: counted as the JSON the model is
+                    // sent, never shown or edited.
                     _ => hidden.push(Cow::Owned(json_text(block))),
                 }
             }

@@ -96,6 +96,7 @@ fn read_content<'a>(v: &'a Value, i: usize, last_model: Option<usize>, path: &st
                 is_error: false,
                 part: Some(k),
                 clearable: true,
+                in_turn: false,
                 path: subpath(&at, "name"),
             });
         } else if p.contains_key("inlineData") || p.contains_key("fileData") {

@@ -91,7 +91,7 @@ impl Format {
         let part = result.part.unwrap_or(0);
         match self {
             Format::OpenAiChat => openai_chat::clear_result(placeholder),
-            Format::OpenAiResponses => openai_responses::clear_result(placeholder),
+            Format::OpenAiResponses => openai_responses::clear_result(item, placeholder),
             Format::Anthropic => anthropic::clear_result(part, placeholder),
             Format::Gemini => gemini::clear_result(part, placeholder),
             Format::AiSdk => {

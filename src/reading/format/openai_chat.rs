@@ -58,6 +58,7 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, path: &str) -> R
         is_error: false,
         part: None,
         clearable: true,
+        in_turn: false,
         path: subpath(path, at),
     };
     match role_name {

@@ -1,5 +1,6 @@
 //! OpenAI Responses input items: `message` items (or `{ role, content }`), `function_call` and
-//! `function_call_output` paired by `call_id`, custom and computer tool calls likewise, `reasoning`
+//! `function_call_output` paired by `call_id`, the custom, computer, shell, local shell and apply-patch
+//! tools' calls and outputs likewise, `reasoning`
 //! items, which stay next to the item they led to, and `compaction` items (the provider's encrypted
 //! summary; xAI's have the same shape). Neither of the last two is ever edited. The system prompt is
 //! the request's `instructions` (or a system/developer message).
@@ -34,14 +35,20 @@ fn read_item<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
     };
     let output = || -> Result<Message<'a>> {
         let mut m = Message::new(Role::Tool);
-        let text = output_text(obj.get("output"), &mut m);
+        let text = match kind {
+            "shell_call_output" => shell_output_text(obj.get("output")),
+            _ => output_text(obj.get("output"), &mut m),
+        };
+        // A local shell output names its call by `id` (others by `call_id`).
+        let key = if kind == "local_shell_call_output" && !obj.contains_key("call_id") { "id" } else { "call_id" };
         m.tool_results.push(ToolResult {
-            id: req_id(obj, "call_id", path)?.into(),
+            id: req_id(obj, key, path)?.into(),
             text,
             is_error: false,
             part: None,
             clearable: kind != "computer_call_output",
-            path: subpath(path, "call_id"),
+            in_turn: false,
+            path: subpath(path, key),
         });
         Ok(m)
     };
@@ -50,7 +57,15 @@ fn read_item<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
         "function_call" => call(req_str(obj, "name", path)?, "arguments"),
         "custom_tool_call" => call(req_str(obj, "name", path)?, "input"),
         "computer_call" => call("computer", "action"),
-        "function_call_output" | "custom_tool_call_output" | "computer_call_output" => output(),
+        "shell_call" => call("shell", "action"),
+        "local_shell_call" => call("local_shell", "action"),
+        "apply_patch_call" => call("apply_patch", "operation"),
+        "function_call_output"
+        | "custom_tool_call_output"
+        | "computer_call_output"
+        | "shell_call_output"
+        | "local_shell_call_output"
+        | "apply_patch_call_output" => output(),
         "reasoning" => {
             let mut m = Message::new(Role::Assistant);
             m.hidden = match obj.get("summary") {
@@ -136,8 +151,44 @@ fn output_text<'a>(v: Option<&'a Value>, m: &mut Message) -> Cow<'a, str> {
     }
 }
 
-pub fn clear_result(placeholder: &str) -> Vec<FieldEdit> {
-    vec![FieldEdit::set(vec![Key::field("output")], placeholder.into())]
+/// A shell tool's output: each command's stdout and stderr, in order.
+fn shell_output_text(v: Option<&Value>) -> Cow<'_, str> {
+    let Some(Value::Array(chunks)) = v else { return v.map(as_text).unwrap_or_default() };
+    let mut texts = Vec::new();
+    for chunk in chunks {
+        for stream in ["stdout", "stderr"] {
+            if let Some(text) = chunk.get(stream).and_then(Value::as_str).filter(|t| !t.is_empty()) {
+                texts.push(Cow::Borrowed(text));
+            }
+        }
+    }
+    join(texts)
+}
+
+/// Replaces an output item's `output` with `placeholder`. A shell tool's output stays a list of its
+/// commands' results, each with its outcome (its exit code): the first one's stdout holds the placeholder,
+/// every other stream is emptied.
+pub fn clear_result(item: &Value, placeholder: &str) -> Vec<FieldEdit> {
+    let whole = || vec![FieldEdit::set(vec![Key::field("output")], placeholder.into())];
+    let shell = item.get("type").and_then(Value::as_str) == Some("shell_call_output");
+    let Some(chunks) = item.get("output").and_then(Value::as_array).filter(|_| shell) else { return whole() };
+    let mut edits = Vec::with_capacity(2 * chunks.len());
+    let mut placed = false;
+    for (c, chunk) in chunks.iter().enumerate() {
+        let Some(chunk) = chunk.as_object() else { continue };
+        for stream in ["stdout", "stderr"] {
+            let text = if !placed && stream == "stdout" { placeholder } else { "" };
+            placed |= !text.is_empty();
+            if chunk.contains_key(stream) || !text.is_empty() {
+                edits.push(FieldEdit::set(vec![Key::field("output"), Key::Index(c), Key::field(stream)], text.into()));
+            }
+        }
+    }
+    if placed {
+        edits
+    } else {
+        whole()
+    }
 }
 
 pub fn summary_message(text: &str) -> Value {
