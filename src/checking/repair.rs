@@ -87,7 +87,9 @@ pub fn repair(input: &Input, options: &Options) -> Result<Repair> {
                     (ResultPlacement::NextTurn, Some(part), Some(_)) => appended[i + 1].push(part.1),
                     _ => {
                         let after = last_result_of(&conv, i);
-                        inserted[after].push(conv.format.missing_result_message(&call.id, call.name, MISSING_RESULT));
+                        let message =
+                            conv.format.missing_result_message(&items[i], &call.id, call.name, MISSING_RESULT);
+                        inserted[after].push(message);
                     }
                 }
                 repairs.push(Repaired {

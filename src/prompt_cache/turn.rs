@@ -53,6 +53,8 @@ struct ToolResultIn<'a> {
     name: String,
     text: String,
     is_error: bool,
+    /// The history's item holding the call (null when none has it).
+    call: &'a Value,
 }
 
 /// Builds the turn's messages, to append to `input`'s history.
@@ -98,7 +100,8 @@ pub fn assemble_turn(input: &Input, turn: &Value, options: &Value) -> Result<Tur
         let r = obj_or_empty(r, &path, &empty)?;
         let id_path = concat(&[&path, ".toolCallId"]);
         let id = string(r.get("toolCallId"), &id_path)?;
-        let call = conv.messages.iter().flat_map(|m| &m.tool_calls).find(|c| c.id == id);
+        let at = conv.messages.iter().position(|m| m.tool_calls.iter().any(|c| c.id == id));
+        let call = at.and_then(|i| conv.messages[i].tool_calls.iter().find(|c| c.id == id));
         let name = match (r.get("name").and_then(Value::as_str), call) {
             (Some(n), _) => n,
             (None, Some(c)) => c.name,
@@ -112,7 +115,8 @@ pub fn assemble_turn(input: &Input, turn: &Value, options: &Value) -> Result<Tur
         let content_path = concat(&[&path, ".content"]);
         let text = bounded(content_text(r.get("content"), &content_path)?, max, content_path, &mut cut);
         let is_error = r.get("isError").and_then(Value::as_bool).unwrap_or(false);
-        results.push(ToolResultIn { id, name: name.to_string(), text, is_error });
+        let call = at.and_then(|i| input.items.get(i)).unwrap_or(&Value::Null);
+        results.push(ToolResultIn { id, name: name.to_string(), text, is_error, call });
     }
     let mut pieces = Vec::new();
     for (i, c) in array(t.get("context"), "turn.context")?.iter().enumerate() {
@@ -173,11 +177,7 @@ fn write(format: Format, results: &[ToolResultIn], pieces: &[String]) -> Vec<Val
                 continue;
             }
             Format::OpenAiResponses => {
-                out.push(Value::Object(fields(&[
-                    ("type", "function_call_output"),
-                    ("call_id", r.id),
-                    ("output", text),
-                ])));
+                out.push(format::responses_output_item(r.call, r.id, text, r.is_error));
                 continue;
             }
             Format::AiSdk => {

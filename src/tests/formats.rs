@@ -350,3 +350,27 @@ fn anthropic_server_tool_results_are_kept_and_mcp_results_cleared() {
     assert_eq!(out["messages"][1]["content"][3]["content"], json!(DEFAULT_PLACEHOLDER));
     assert_eq!(problems(&out), Vec::<String>::new());
 }
+
+#[test]
+fn a_missing_output_is_written_in_its_tool_s_own_output_type() {
+    let v = responses_tool_run();
+    for (at, kind) in [(2, "shell_call_output"), (4, "local_shell_call_output"), (6, "apply_patch_call_output")] {
+        let mut broken = v.clone();
+        broken["input"].as_array_mut().unwrap().remove(at);
+        assert_eq!(problems(&broken).len(), 1, "{kind}");
+        let r = repair(&Input::read(&broken).unwrap(), &Options::default()).unwrap();
+        let out = output(&broken, &r.slots);
+        assert_eq!(out["input"][at]["type"], kind);
+        assert_eq!(problems(&out), Vec::<String>::new(), "{kind}");
+    }
+    // The next turn answers a pending shell call with a shell's output: one command's result.
+    let pending = json!({ "input": [v["input"][0], v["input"][1]] });
+    let turn = json!({ "toolResults": [{ "toolCallId": "call_s1", "content": "make: *** No rule", "isError": true }] });
+    let t = ctxfold::prompt_cache::turn::assemble_turn(&Input::read(&pending).unwrap(), &turn, &json!({})).unwrap();
+    assert_eq!(
+        t.messages[0],
+        json!({ "type": "shell_call_output", "call_id": "call_s1", "output": [
+            { "stdout": "", "stderr": "make: *** No rule", "outcome": { "type": "exit", "exit_code": 1 } }
+        ] })
+    );
+}

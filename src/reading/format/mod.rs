@@ -13,6 +13,7 @@ mod openai_responses;
 pub use common::{as_text, fields, obj, with};
 pub use detect::{admitted_by_shape, chosen, item_formats, Set as FormatSet};
 pub use links::{ids_pair_up, LinkProblem};
+pub use openai_responses::output_item as responses_output_item;
 
 use crate::edit::{FieldEdit, Key};
 use crate::error::{Error, Result};
@@ -192,14 +193,14 @@ impl Format {
         }
     }
 
-    /// A message holding one result marked as missing, for the call `id` to tool `name`.
-    pub fn missing_result_message(self, id: &str, name: &str, text: &str) -> Value {
+    /// A message holding one result marked as missing, for the call `id` to tool `name` in item `call`.
+    pub fn missing_result_message(self, call: &Value, id: &str, name: &str, text: &str) -> Value {
         match self {
             Format::OpenAiChat if id.starts_with("function_call@") => {
                 Value::Object(fields(&[("role", "function"), ("name", name), ("content", text)]))
             }
             Format::OpenAiChat => openai_chat::result_message(id, text),
-            Format::OpenAiResponses => openai_responses::result_message(id, text),
+            Format::OpenAiResponses => openai_responses::output_item(call, id, text, true),
             Format::Anthropic => anthropic::result_message(id, text),
             Format::Gemini => Value::Object(with(
                 fields(&[("role", "user")]),

@@ -196,6 +196,32 @@ pub fn summary_message(text: &str) -> Value {
     Value::Object(with(fields(&[("type", "message"), ("role", "user")]), "content", Value::Array(vec![part])))
 }
 
-pub fn result_message(id: &str, text: &str) -> Value {
-    Value::Object(fields(&[("type", "function_call_output"), ("call_id", id), ("output", text)]))
+/// The output item answering the call item `call` (call id `id`) with `text`: each tool has its own
+/// output type. A shell's holds one command's result, failed (exit code 1) when `is_error`; a local
+/// shell's names its call by `id`. A computer call's wants a screenshot, which text cannot be: it gets a
+/// function's output, which the API refuses rather than misreads.
+pub fn output_item(call: &Value, id: &str, text: &str, is_error: bool) -> Value {
+    let output = |kind: &str| fields(&[("type", kind), ("call_id", id), ("output", text)]);
+    let item = match call.get("type").and_then(Value::as_str).unwrap_or("") {
+        "custom_tool_call" => output("custom_tool_call_output"),
+        "local_shell_call" => fields(&[("type", "local_shell_call_output"), ("id", id), ("output", text)]),
+        "apply_patch_call" => {
+            let status = if is_error { "failed" } else { "completed" };
+            fields(&[("type", "apply_patch_call_output"), ("call_id", id), ("status", status), ("output", text)])
+        }
+        "shell_call" => {
+            let stream = if is_error { "stderr" } else { "stdout" };
+            let mut result = fields(&[("stdout", ""), ("stderr", "")]);
+            result.insert(stream.into(), text.into());
+            let outcome = with(fields(&[("type", "exit")]), "exit_code", u8::from(is_error).into());
+            let result = with(result, "outcome", Value::Object(outcome));
+            with(
+                fields(&[("type", "shell_call_output"), ("call_id", id)]),
+                "output",
+                Value::Array(vec![Value::Object(result)]),
+            )
+        }
+        _ => output("function_call_output"),
+    };
+    Value::Object(item)
 }
