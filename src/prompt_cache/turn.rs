@@ -100,7 +100,8 @@ pub fn assemble_turn(input: &Input, turn: &Value, options: &Value) -> Result<Tur
         let r = obj_or_empty(r, &path, &empty)?;
         let id_path = concat(&[&path, ".toolCallId"]);
         let id = string(r.get("toolCallId"), &id_path)?;
-        let at = conv.messages.iter().position(|m| m.tool_calls.iter().any(|c| c.id == id));
+        // The newest call with the id: an id may be used again once its call is answered.
+        let at = conv.messages.iter().rposition(|m| m.tool_calls.iter().any(|c| c.id == id));
         let call = at.and_then(|i| conv.messages[i].tool_calls.iter().find(|c| c.id == id));
         let name = match (r.get("name").and_then(Value::as_str), call) {
             (Some(n), _) => n,

@@ -302,6 +302,10 @@ fn shell_local_shell_and_apply_patch_outputs_pair_with_their_calls_and_are_prune
     let input = Input::read(&v).unwrap();
     let e = estimate(&input, &Options::default()).unwrap();
     assert_eq!(e.format, "openai-responses");
+    // The shell's second command exited with 2: its output is an error's, which compaction keeps.
+    let conv = ctxfold::reading::format::read(&input, None).unwrap();
+    let failed: Vec<bool> = [2, 4, 6].iter().map(|&i| conv.messages[i].tool_results[0].is_error).collect();
+    assert_eq!(failed, [true, false, false]);
     // A call whose output is missing is reported where it is, like a function call's.
     let mut orphaned = v.clone();
     orphaned["input"].as_array_mut().unwrap().remove(4);

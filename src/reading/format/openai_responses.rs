@@ -44,7 +44,7 @@ fn read_item<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
         m.tool_results.push(ToolResult {
             id: req_id(obj, key, path)?.into(),
             text,
-            is_error: false,
+            is_error: failed(obj),
             part: None,
             clearable: kind != "computer_call_output",
             in_turn: false,
@@ -149,6 +149,19 @@ fn output_text<'a>(v: Option<&'a Value>, m: &mut Message) -> Cow<'a, str> {
         Some(other) => as_text(other),
         None => Cow::Borrowed(""),
     }
+}
+
+/// Whether an output says its tool failed: a shell command that exited other than 0 or timed out, a
+/// patch not applied.
+fn failed(output: &serde_json::Map<String, Value>) -> bool {
+    let command_failed = |chunk: &Value| match chunk.get("outcome") {
+        Some(o) => {
+            o.get("type").and_then(Value::as_str) == Some("timeout") || o.get("exit_code").is_some_and(|c| c != 0)
+        }
+        None => false,
+    };
+    output.get("status").and_then(Value::as_str) == Some("failed")
+        || output.get("output").and_then(Value::as_array).is_some_and(|chunks| chunks.iter().any(command_failed))
 }
 
 /// A shell tool's output: each command's stdout and stderr, in order.
