@@ -378,3 +378,33 @@ fn a_missing_output_is_written_in_its_tool_s_own_output_type() {
         ] })
     );
 }
+
+#[test]
+fn search_results_count_as_their_text_and_a_function_response_s_media_as_media() {
+    let words = "the result of a search ".repeat(400);
+    let result = |content: Value| {
+        json!({ "messages": [
+            { "role": "user", "content": "Find it." },
+            { "role": "assistant", "content": [{ "type": "tool_use", "id": "t1", "name": "kb", "input": {} }] },
+            { "role": "user", "content": [{ "type": "tool_result", "tool_use_id": "t1", "content": content }] }
+        ] })
+    };
+    let cost =
+        |v: &Value| *estimate(&Input::read(v).unwrap(), &Options::default()).unwrap().per_message.last().unwrap();
+    let plain = cost(&result(json!(words)));
+    let searched = cost(&result(json!([{ "type": "search_result", "source": "https://kb.example/1", "title": "KB",
+        "content": [{ "type": "text", "text": words }] }])));
+    assert!(plain > 1000 && searched >= plain && searched <= plain + 20, "{searched} against {plain}");
+    // Gemini: an image a function returns in the response's own parts costs what the image costs.
+    let png = "iVBORw0KGgoAAAANSUhEUgAAAgAAAAIACAIAAAB7GkOtAAAADElEQVR4nGNgGAWDEwAAAeAAAcVkmkQAAAAASUVORK5CYII=";
+    let gemini = |parts: Value| {
+        json!({ "contents": [
+            { "role": "user", "parts": [{ "text": "Take a screenshot." }] },
+            { "role": "model", "parts": [{ "functionCall": { "name": "shot", "args": {} } }] },
+            { "role": "user", "parts": [{ "functionResponse": { "name": "shot", "response": { "ok": true }, "parts": parts } }] }
+        ] })
+    };
+    let without = cost(&gemini(json!([])));
+    let with_image = cost(&gemini(json!([{ "inlineData": { "mimeType": "image/png", "data": png } }])));
+    assert!(with_image >= without + 85, "{with_image} against {without}");
+}

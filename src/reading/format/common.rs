@@ -145,8 +145,8 @@ fn image_data(part: &Map<String, Value>) -> Option<&str> {
 }
 
 /// `content` as a string, null, or an array of parts: the text of the parts whose type is one of
-/// `text_types` (read from `text`, or from `refusal` for refusals); the other parts (images, audio,
-/// files) are counted into `m` (`add_attachment`).
+/// `text_types` (read from `text`, or from `refusal` for refusals) and of search results; the other
+/// parts (images, audio, files) are counted into `m` (`add_attachment`).
 pub fn text_parts<'a>(
     content: Option<&'a Value>,
     path: &str,
@@ -168,6 +168,7 @@ pub fn text_parts<'a>(
                         texts.push(Cow::Borrowed(req_str(obj, "refusal", &at)?))
                     }
                     t if text_types.contains(&t) => texts.push(Cow::Borrowed(req_str(obj, "text", &at)?)),
+                    "search_result" => search_result_texts(obj, &mut texts),
                     _ => add_attachment(m, obj),
                 }
             }
@@ -175,6 +176,21 @@ pub fn text_parts<'a>(
         }
         Some(other) => {
             Err(Error::input(subpath(path, "content"), expected("a string, an array of parts or null", other)))
+        }
+    }
+}
+
+/// A search result a tool gives (Anthropic's `search_result` block): its title, its source and its text
+/// blocks, which the model reads and may cite. Not an attachment of unknown size: a result is mostly text.
+fn search_result_texts<'a>(obj: &'a Map<String, Value>, texts: &mut Vec<Cow<'a, str>>) {
+    for key in ["title", "source"] {
+        if let Some(text) = obj.get(key).and_then(Value::as_str) {
+            texts.push(Cow::Borrowed(text));
+        }
+    }
+    for block in obj.get("content").and_then(Value::as_array).into_iter().flatten() {
+        if let Some(text) = block.get("text").and_then(Value::as_str) {
+            texts.push(Cow::Borrowed(text));
         }
     }
 }

@@ -90,6 +90,12 @@ fn read_content<'a>(v: &'a Value, i: usize, last_model: Option<usize>, path: &st
                 None => Cow::Owned(positional_id(name, last_model.unwrap_or(usize::MAX), ordinal)),
             };
             let text = r.get("response").map(response_text).unwrap_or_default();
+            // A function response may carry media in parts of its own: costed like the turn's.
+            for media in r.get("parts").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_object) {
+                if media.contains_key("inlineData") || media.contains_key("fileData") {
+                    add_attachment(&mut m, media);
+                }
+            }
             m.tool_results.push(ToolResult {
                 id,
                 text,
