@@ -20,20 +20,52 @@ pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
     each_item(items, root, read_item)
 }
 
+/// A tool whose calls and outputs are items of their own: the call's type, the tool's name when the call
+/// names none, the field holding its arguments, and its output's type.
+struct ToolItems {
+    call: &'static str,
+    name: Option<&'static str>,
+    arguments: &'static str,
+    output: &'static str,
+}
+
+/// Every such tool, read (`read_item`) and written (`output_item`) from this one list.
+const TOOL_ITEMS: [ToolItems; 6] = [
+    ToolItems { call: "function_call", name: None, arguments: "arguments", output: "function_call_output" },
+    ToolItems { call: "custom_tool_call", name: None, arguments: "input", output: "custom_tool_call_output" },
+    ToolItems { call: "computer_call", name: Some("computer"), arguments: "action", output: "computer_call_output" },
+    ToolItems { call: "shell_call", name: Some("shell"), arguments: "action", output: "shell_call_output" },
+    ToolItems {
+        call: "local_shell_call",
+        name: Some("local_shell"),
+        arguments: "action",
+        output: "local_shell_call_output",
+    },
+    ToolItems {
+        call: "apply_patch_call",
+        name: Some("apply_patch"),
+        arguments: "operation",
+        output: "apply_patch_call_output",
+    },
+];
+
 fn read_item<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
     let obj = object(v, path, "an input item")?;
     let kind = opt_str(obj, "type", path)?.unwrap_or("message");
-    let call = |name: &'a str, args: &str| -> Result<Message<'a>> {
+    if let Some(tool) = TOOL_ITEMS.iter().find(|t| t.call == kind) {
         let mut m = Message::new(Role::Assistant);
         m.tool_calls.push(ToolCall {
             id: req_id(obj, "call_id", path)?.into(),
-            name,
-            arguments: obj.get(args).map(as_text).unwrap_or_default(),
+            name: match tool.name {
+                Some(name) => name,
+                None => req_str(obj, "name", path)?,
+            },
+            arguments: obj.get(tool.arguments).map(as_text).unwrap_or_default(),
             path: subpath(path, "call_id"),
         });
-        Ok(m)
-    };
-    let output = || -> Result<Message<'a>> {
+        return Ok(m);
+    }
+    if TOOL_ITEMS.iter().any(|t| t.output == kind) {
         let mut m = Message::new(Role::Tool);
         let text = match kind {
             "shell_call_output" => shell_output_text(obj.get("output")),
@@ -50,22 +82,10 @@ fn read_item<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
             in_turn: false,
             path: subpath(path, key),
         });
-        Ok(m)
-    };
+        return Ok(m);
+    }
     match kind {
         "message" => read_message(obj, path),
-        "function_call" => call(req_str(obj, "name", path)?, "arguments"),
-        "custom_tool_call" => call(req_str(obj, "name", path)?, "input"),
-        "computer_call" => call("computer", "action"),
-        "shell_call" => call("shell", "action"),
-        "local_shell_call" => call("local_shell", "action"),
-        "apply_patch_call" => call("apply_patch", "operation"),
-        "function_call_output"
-        | "custom_tool_call_output"
-        | "computer_call_output"
-        | "shell_call_output"
-        | "local_shell_call_output"
-        | "apply_patch_call_output" => output(),
         "reasoning" => {
             let mut m = Message::new(Role::Assistant);
             m.hidden = match obj.get("summary") {
@@ -214,27 +234,27 @@ pub fn summary_message(text: &str) -> Value {
 /// shell's names its call by `id`. A computer call's wants a screenshot, which text cannot be: it gets a
 /// function's output, which the API refuses rather than misreads.
 pub fn output_item(call: &Value, id: &str, text: &str, is_error: bool) -> Value {
-    let output = |kind: &str| fields(&[("type", kind), ("call_id", id), ("output", text)]);
-    let item = match call.get("type").and_then(Value::as_str).unwrap_or("") {
-        "custom_tool_call" => output("custom_tool_call_output"),
-        "local_shell_call" => fields(&[("type", "local_shell_call_output"), ("id", id), ("output", text)]),
-        "apply_patch_call" => {
+    let call_type = call.get("type").and_then(Value::as_str).unwrap_or("");
+    let kind = match TOOL_ITEMS.iter().find(|t| t.call == call_type) {
+        Some(tool) if tool.output != "computer_call_output" => tool.output,
+        _ => "function_call_output",
+    };
+    let item = match kind {
+        "local_shell_call_output" => fields(&[("type", kind), ("id", id), ("output", text)]),
+        "apply_patch_call_output" => {
             let status = if is_error { "failed" } else { "completed" };
-            fields(&[("type", "apply_patch_call_output"), ("call_id", id), ("status", status), ("output", text)])
+            fields(&[("type", kind), ("call_id", id), ("status", status), ("output", text)])
         }
-        "shell_call" => {
+        "shell_call_output" => {
             let stream = if is_error { "stderr" } else { "stdout" };
             let mut result = fields(&[("stdout", ""), ("stderr", "")]);
             result.insert(stream.into(), text.into());
             let outcome = with(fields(&[("type", "exit")]), "exit_code", u8::from(is_error).into());
             let result = with(result, "outcome", Value::Object(outcome));
-            with(
-                fields(&[("type", "shell_call_output"), ("call_id", id)]),
-                "output",
-                Value::Array(vec![Value::Object(result)]),
-            )
+            with(fields(&[("type", kind), ("call_id", id)]), "output", Value::Array(vec![Value::Object(result)]))
         }
-        _ => output("function_call_output"),
+        // A function's or a custom tool's.
+        _ => fields(&[("type", kind), ("call_id", id), ("output", text)]),
     };
     Value::Object(item)
 }
