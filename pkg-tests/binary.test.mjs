@@ -42,6 +42,22 @@ test("estimate reads binary images and files as attachments, like the same histo
   assert.ok(got.total < 10_000, `a 1.5 MB history of media is a few thousand tokens, not ${got.total}`);
 });
 
+test("a text file costs its text, given as bytes, as base64 or as a data URL", () => {
+  const notes = "Meeting notes: ship the parser on Friday, keep the old API until March.\n".repeat(200);
+  const file = (data) => [{ role: "user", content: [{ type: "text", text: "Summarize the notes." }, { type: "file", data, mediaType: "text/plain" }] }];
+  const utf8 = new TextEncoder().encode(notes);
+  const base64 = Buffer.from(utf8).toString("base64");
+  const fromBytes = estimate(file(utf8));
+  assert.deepEqual(estimate(file(Buffer.from(utf8))).perMessage, fromBytes.perMessage);
+  assert.deepEqual(estimate(file(base64)).perMessage, fromBytes.perMessage);
+  assert.deepEqual(estimate(file(`data:text/plain;base64,${base64}`)).perMessage, fromBytes.perMessage);
+  const asText = estimate([{ role: "user", content: [{ type: "text", text: "Summarize the notes." }, { type: "text", text: notes }] }]);
+  assert.ok(Math.abs(fromBytes.total - asText.total) <= 10, `${fromBytes.total} against ${asText.total} as text`);
+  const pdf = estimate([{ role: "user", content: [{ type: "text", text: "Summarize the notes." }, { type: "file", data: utf8, mediaType: "application/pdf" }] }]);
+  assert.ok(fromBytes.total > 2 * pdf.total, "more than a file of unknown content");
+  assert.equal(prune(file(utf8)).messages[0].content[1].data, utf8, "the caller's bytes come back");
+});
+
 test("the estimate cache serves binary messages: an append re-reads one message and answers the same", () => {
   const messages = binary();
   const first = estimate(messages);

@@ -5,6 +5,8 @@
 //! and only the bytes it needs: a JPEG's size can sit after kilobytes of metadata, so base64 text is
 //! decoded at the offsets the header points to rather than from the start.
 
+use super::base64::sextet;
+
 /// An image's width and height in pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ImageSize {
@@ -96,17 +98,6 @@ impl Bytes for Base64<'_> {
             _ => sextet(2)? << 6 | sextet(3)?,
         })
     }
-}
-
-fn sextet(c: u8) -> Option<u8> {
-    Some(match c {
-        b'A'..=b'Z' => c - b'A',
-        b'a'..=b'z' => c - b'a' + 26,
-        b'0'..=b'9' => c - b'0' + 52,
-        b'+' | b'-' => 62,
-        b'/' | b'_' => 63,
-        _ => return None,
-    })
 }
 
 fn size_of_bytes(b: &dyn Bytes) -> Option<ImageSize> {

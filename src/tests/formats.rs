@@ -408,3 +408,63 @@ fn search_results_count_as_their_text_and_a_function_response_s_media_as_media()
     let with_image = cost(&gemini(json!([{ "inlineData": { "mimeType": "image/png", "data": png } }])));
     assert!(with_image >= without + 85, "{with_image} against {without}");
 }
+
+#[test]
+fn a_text_file_costs_its_text_in_every_format_that_carries_one() {
+    let words = "a line of the attached notes.\n".repeat(300);
+    // The line is 30 bytes, a whole number of base64 groups: the file's base64 is the line's, repeated.
+    let b64 = "YSBsaW5lIG9mIHRoZSBhdHRhY2hlZCBub3Rlcy4K".repeat(300);
+    let url = format!("data:text/plain;base64,{b64}");
+    let cost =
+        |v: Value| *estimate(&Input::read(&v).unwrap(), &Options::default()).unwrap().per_message.first().unwrap();
+    let as_text = cost(json!([{ "role": "user", "content": [{ "type": "text", "text": words }] }]));
+    let files = [
+        json!([{ "role": "user", "content": [{ "type": "file", "mediaType": "text/plain", "data": b64 }] }]),
+        json!([{ "role": "user", "content": [{ "type": "file", "mimeType": "text/markdown", "data": url }] }]),
+        json!([{ "role": "user", "content": [{ "type": "file", "mediaType": "text/plain", "data": format!("data:text/plain,{words}") }] }]),
+        json!({ "contents": [{ "role": "user", "parts": [{ "inlineData": { "mimeType": "text/plain", "data": b64 } }] }] }),
+        json!({ "input": [{ "role": "user", "content": [{ "type": "input_file", "filename": "notes.txt", "file_data": url }] }] }),
+    ];
+    for v in files {
+        let c = cost(v.clone());
+        assert!(c + 20 >= as_text && c <= as_text + 40, "{c} against {as_text} for {}", &v.to_string()[..80]);
+    }
+    // Not text: a PDF, a URL; each at an attachment's flat cost whatever its length.
+    let file = |media: &str, data: &str| {
+        cost(json!([{ "role": "user", "content": [{ "type": "file", "mediaType": media, "data": data }] }]))
+    };
+    let flat = file("application/pdf", "JVBERi0=");
+    assert!(as_text > 2 * flat, "{as_text} against {flat}");
+    assert_eq!(file("application/pdf", &b64), flat);
+    assert_eq!(file("text/plain", "https://example.com/notes.txt"), flat);
+}
+
+#[test]
+fn a_tool_search_pairs_with_its_output_which_stays() {
+    let tools = json!([{ "type": "function", "name": "get_weather", "description": "Weather. ".repeat(200), "parameters": {} }]);
+    let v = json!({ "input": [
+        { "role": "user", "content": "Weather in Paris?" },
+        { "type": "tool_search_call", "call_id": "ts_1", "execution": "client", "arguments": { "query": "weather" }, "status": "completed" },
+        { "type": "tool_search_output", "call_id": "ts_1", "execution": "client", "status": "completed", "tools": tools },
+        { "type": "tool_search_call", "id": "tsc_2", "call_id": null, "execution": "server", "arguments": { "query": "maps" }, "status": "completed" },
+        { "type": "tool_search_output", "id": "tso_2", "call_id": null, "execution": "server", "status": "completed", "tools": [] },
+        { "role": "assistant", "content": "Sunny." }
+    ] });
+    assert_eq!(problems(&v), Vec::<String>::new());
+    let input = Input::read(&v).unwrap();
+    let e = estimate(&input, &Options::default()).unwrap();
+    assert!(e.per_message[2] > 300, "the tools found are read: {}", e.per_message[2]);
+    let opts = options(json!({ "protectTokens": 0, "minimumPruneTokens": 0 }));
+    assert!(prune(&input, &opts).unwrap().report.pruned.is_empty(), "the tools found are kept for later calls");
+    // A client search left without its output is reported, and repair answers it with no tools found.
+    let mut broken = v.clone();
+    broken["input"].as_array_mut().unwrap().remove(2);
+    assert_eq!(problems(&broken).len(), 1, "{:?}", problems(&broken));
+    let r = repair(&Input::read(&broken).unwrap(), &Options::default()).unwrap();
+    let out = output(&broken, &r.slots);
+    assert_eq!(
+        out["input"][2],
+        json!({ "type": "tool_search_output", "call_id": "ts_1", "execution": "client", "status": "completed", "tools": [] })
+    );
+    assert_eq!(problems(&out), Vec::<String>::new());
+}

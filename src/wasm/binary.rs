@@ -4,9 +4,11 @@
 //! takes V8 a third of a second. So a message with a binary value in a content part is read part by part
 //! here, each binary value as a short text (`image::binary_stand_in`: its length, a hash of its bytes so
 //! that a plan's fingerprint still changes when the bytes do, an image's size) and everything else as
-//! `JSON.stringify` writes it. That text is only what ctxfold reads: outputs keep the caller's own binary
-//! values, since an edit copies only the containers on its path.
+//! `JSON.stringify` writes it. A text file's bytes (a part whose `mediaType` is text) are read as its
+//! text instead, in a `data:` URL, since the model reads them so. That text is only what ctxfold reads:
+//! outputs keep the caller's own binary values, since an edit copies only the containers on its path.
 
+use crate::reading::format::is_text_media;
 use crate::reading::image;
 use js_sys::{Array, ArrayBuffer, JsString, Object, Reflect, Uint8Array, JSON};
 use wasm_bindgen::{JsCast, JsValue};
@@ -50,10 +52,14 @@ pub fn json_of(item: &JsValue) -> Result<JsString, JsValue> {
             continue;
         }
         let copy = Object::assign(&Object::new(), part.unchecked_ref());
+        let text_media = ["mediaType", "mimeType"]
+            .iter()
+            .find_map(|key| Reflect::get(&copy, &JsValue::from_str(key)).ok()?.as_string())
+            .filter(|media| is_text_media(media));
         let keys = Reflect::own_keys(&copy)?;
         for j in 0..keys.length() {
             let key = keys.get(j);
-            if let Some(text) = stand_in(&Reflect::get(&copy, &key)?) {
+            if let Some(text) = stand_in(&Reflect::get(&copy, &key)?, text_media.as_deref()) {
                 Reflect::set(&copy, &key, &JsValue::from_str(&text))?;
             }
         }
@@ -64,8 +70,9 @@ pub fn json_of(item: &JsValue) -> Result<JsString, JsValue> {
     JSON::stringify(&copy)
 }
 
-/// The text that stands for a binary value (a typed array, a DataView, a Node Buffer, an ArrayBuffer).
-fn stand_in(v: &JsValue) -> Option<String> {
+/// The text that stands for a binary value (a typed array, a DataView, a Node Buffer, an ArrayBuffer):
+/// for the bytes of a file of a text media type, that text (when it is UTF-8).
+fn stand_in(v: &JsValue, text_media: Option<&str>) -> Option<String> {
     let bytes = if ArrayBuffer::is_view(v) {
         let field = |name: &str| Reflect::get(v, &JsValue::from_str(name)).ok().and_then(|n| n.as_f64());
         let buffer = Reflect::get(v, &JsValue::from_str("buffer")).ok()?;
@@ -75,5 +82,9 @@ fn stand_in(v: &JsValue) -> Option<String> {
     } else {
         return None;
     };
-    Some(image::binary_stand_in(&bytes.to_vec()))
+    let bytes = bytes.to_vec();
+    Some(match (text_media, std::str::from_utf8(&bytes)) {
+        (Some(media), Ok(text)) => format!("data:{media},{text}"),
+        _ => image::binary_stand_in(&bytes),
+    })
 }

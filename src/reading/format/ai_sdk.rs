@@ -3,7 +3,7 @@
 //! `args` before v5), `tool-result` (`output`, or `result` before v5), and the tool approval parts.
 
 use super::common::{
-    add_attachment, as_text, content, each_item, fields, object, req_id, req_str, with, Content, Part,
+    as_text, content, each_item, fields, object, read_attachment, req_id, req_str, with, Content, Part,
 };
 use crate::edit::{FieldEdit, Key};
 use crate::error::{subpath, Error, Result};
@@ -43,7 +43,7 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
                 match kind {
                     "text" => texts.push(Cow::Borrowed(req_str(p, "text", &at)?)),
                     "reasoning" => hidden.push(Cow::Borrowed(req_str(p, "text", &at)?)),
-                    "image" | "file" => add_attachment(&mut m, p),
+                    "image" | "file" => hidden.extend(read_attachment(&mut m, p).map(Cow::Owned)),
                     "tool-call" => m.tool_calls.push(ToolCall {
                         id: req_id(p, "toolCallId", &at)?.into(),
                         name: req_str(p, "toolName", &at)?,

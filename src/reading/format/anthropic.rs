@@ -6,7 +6,7 @@
 //! `cache_control`, which is left as it is.
 
 use super::common::{
-    add_attachment, as_text, content, each_item, fields, object, read_compaction, req_id, req_str, text_block,
+    as_text, content, each_item, fields, object, read_attachment, read_compaction, req_id, req_str, text_block,
     text_parts, with, Content, Part,
 };
 use crate::edit::{FieldEdit, Key, Op};
@@ -44,7 +44,7 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
                     {
                         hidden.push(b.get("source").and_then(|s| s.get("data")).map(as_text).unwrap_or_default());
                     }
-                    "image" | "document" => add_attachment(&mut m, b),
+                    "image" | "document" => hidden.extend(read_attachment(&mut m, b).map(Cow::Owned)),
                     "tool_use" | "server_tool_use" | "mcp_tool_use" => m.tool_calls.push(ToolCall {
                         id: req_id(b, "id", &at)?.into(),
                         name: req_str(b, "name", &at)?,

@@ -1,6 +1,7 @@
 //! Small readers shared by the formats: typed field access that fails with the field's path.
 
 use crate::error::{expected, item_path, set_item_path, subpath, type_name, Error, Result};
+use crate::reading::base64;
 use crate::reading::image;
 use crate::reading::message::{join, Image, Message};
 use serde_json::{Map, Value};
@@ -115,6 +116,17 @@ pub fn is_low_detail(part: &Map<String, Value>) -> bool {
         || low(part.get("providerOptions").and_then(|o| o.get("openai")).and_then(|o| o.get("imageDetail")))
 }
 
+/// A content part that is not text (an image, audio, a file): a text file's text, which the model reads
+/// as text and the caller reads so; anything else counted into `m` (`add_attachment`) and None.
+#[must_use]
+pub fn read_attachment(m: &mut Message, part: &Map<String, Value>) -> Option<String> {
+    let text = attached_text(part);
+    if text.is_none() {
+        add_attachment(m, part);
+    }
+    text
+}
+
 /// A content part that is not text (an image, audio, a file), counted into `m`: by its pixel size when
 /// it is an image whose bytes it holds, else at the profile's flat cost. Never read beyond that.
 pub fn add_attachment(m: &mut Message, part: &Map<String, Value>) {
@@ -144,6 +156,56 @@ fn image_data(part: &Map<String, Value>) -> Option<&str> {
         .or_else(|| text(part.get("data")))
 }
 
+/// The text of a file a part carries whose media type is text (`text/*`, JSON, XML, YAML, JavaScript): a
+/// `data:` URL, or base64 beside a declared media type: the AI SDK's `data` with `mediaType` (`mimeType`
+/// before v5), Gemini's `inlineData`, Anthropic's `source`, OpenAI's `file_data` (or `file.file_data`).
+/// Providers give the model such a file as its text, so it costs what its text costs, not an attachment's
+/// flat price. None for any other file, a URL or a file id.
+fn attached_text(part: &Map<String, Value>) -> Option<String> {
+    fn field<'v>(v: Option<&'v Value>, key: &str) -> Option<&'v str> {
+        v.and_then(|v| v.get(key)).and_then(Value::as_str)
+    }
+    let nested = part.get("inlineData").or_else(|| part.get("source")).or_else(|| part.get("file"));
+    let data = field(nested, "data")
+        .or_else(|| field(nested, "file_data"))
+        .or_else(|| part.get("data").or_else(|| part.get("file_data")).and_then(Value::as_str))?;
+    let (media_type, payload, is_base64) = match data.strip_prefix("data:") {
+        Some(url) => {
+            let (meta, payload) = url.split_once(',')?;
+            let base64 = meta.strip_suffix(";base64");
+            (base64.unwrap_or(meta), payload, base64.is_some())
+        }
+        None => {
+            let declared = ["mediaType", "mimeType", "media_type"]
+                .iter()
+                .find_map(|key| field(nested, key).or_else(|| part.get(*key).and_then(Value::as_str)))?;
+            (declared, data, true)
+        }
+    };
+    if !is_text_media(media_type) {
+        return None;
+    }
+    if !is_base64 {
+        return Some(payload.to_owned());
+    }
+    // Text in another encoding than UTF-8 is costed as a file of unknown content.
+    base64::decode(payload).and_then(|bytes| String::from_utf8(bytes).ok())
+}
+
+/// Whether a media type (`text/plain; charset=utf-8`, `application/json`, ...) is read as text.
+pub fn is_text_media(media_type: &str) -> bool {
+    let essence = media_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+    match essence.split_once('/') {
+        Some(("text", _)) => true,
+        Some(("application", sub)) => {
+            matches!(sub, "json" | "xml" | "javascript" | "yaml" | "x-yaml" | "toml" | "x-sh")
+                || sub.ends_with("+json")
+                || sub.ends_with("+xml")
+        }
+        _ => false,
+    }
+}
+
 /// `content` as a string, null, or an array of parts: the text of the parts whose type is one of
 /// `text_types` (read from `text`, or from `refusal` for refusals) and of search results; the other
 /// parts (images, audio, files) are counted into `m` (`add_attachment`).
@@ -169,7 +231,7 @@ pub fn text_parts<'a>(
                     }
                     t if text_types.contains(&t) => texts.push(Cow::Borrowed(req_str(obj, "text", &at)?)),
                     "search_result" => search_result_texts(obj, &mut texts),
-                    _ => add_attachment(m, obj),
+                    _ => texts.extend(read_attachment(m, obj).map(Cow::Owned)),
                 }
             }
             Ok(join(texts))

@@ -3,7 +3,7 @@
 //! system prompt is the request's `systemInstruction`. Calls and responses pair by `id` when the
 //! API gave one, otherwise by name and order within the turn, as Gemini itself pairs them.
 
-use super::common::{add_attachment, as_text, fields, object, req_str, with};
+use super::common::{as_text, fields, object, read_attachment, req_str, with};
 use crate::edit::{FieldEdit, Key, Op};
 use crate::error::{expected, set_item_path, subpath, Error, Result};
 use crate::reading::message::{join, Message, Role, ToolCall, ToolResult};
@@ -93,7 +93,7 @@ fn read_content<'a>(v: &'a Value, i: usize, last_model: Option<usize>, path: &st
             // A function response may carry media in parts of its own: costed like the turn's.
             for media in r.get("parts").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_object) {
                 if media.contains_key("inlineData") || media.contains_key("fileData") {
-                    add_attachment(&mut m, media);
+                    hidden.extend(read_attachment(&mut m, media).map(Cow::Owned));
                 }
             }
             m.tool_results.push(ToolResult {
@@ -106,7 +106,7 @@ fn read_content<'a>(v: &'a Value, i: usize, last_model: Option<usize>, path: &st
                 path: subpath(&at, "name"),
             });
         } else if p.contains_key("inlineData") || p.contains_key("fileData") {
-            add_attachment(&mut m, p);
+            hidden.extend(read_attachment(&mut m, p).map(Cow::Owned));
         } else {
             hidden.push(Cow::Owned(json_text(part)));
         }

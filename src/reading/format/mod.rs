@@ -10,7 +10,7 @@ mod links;
 mod openai_chat;
 mod openai_responses;
 
-pub use common::{as_text, fields, obj, with};
+pub use common::{as_text, fields, is_text_media, obj, with};
 pub use detect::{admitted_by_shape, chosen, item_formats, Set as FormatSet};
 pub use links::{ids_pair_up, LinkProblem};
 pub use openai_responses::output_item as responses_output_item;

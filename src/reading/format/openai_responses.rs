@@ -1,12 +1,12 @@
 //! OpenAI Responses input items: `message` items (or `{ role, content }`), `function_call` and
-//! `function_call_output` paired by `call_id`, the custom, computer, shell, local shell and apply-patch
-//! tools' calls and outputs likewise, `reasoning`
+//! `function_call_output` paired by `call_id`, the custom, computer, shell, local shell, apply-patch and
+//! tool-search tools' calls and outputs likewise, `reasoning`
 //! items, which stay next to the item they led to, and `compaction` items (the provider's encrypted
 //! summary; xAI's have the same shape). Neither of the last two is ever edited. The system prompt is
 //! the request's `instructions` (or a system/developer message).
 
 use super::common::{
-    add_attachment, as_text, content, each_item, fields, object, opt_str, read_compaction, req_id, req_str, with,
+    as_text, content, each_item, fields, object, opt_str, read_attachment, read_compaction, req_id, req_str, with,
     Content, Part,
 };
 use crate::edit::{FieldEdit, Key};
@@ -30,7 +30,7 @@ struct ToolItems {
 }
 
 /// Every such tool, read (`read_item`) and written (`output_item`) from this one list.
-const TOOL_ITEMS: [ToolItems; 6] = [
+const TOOL_ITEMS: [ToolItems; 7] = [
     ToolItems { call: "function_call", name: None, arguments: "arguments", output: "function_call_output" },
     ToolItems { call: "custom_tool_call", name: None, arguments: "input", output: "custom_tool_call_output" },
     ToolItems { call: "computer_call", name: Some("computer"), arguments: "action", output: "computer_call_output" },
@@ -40,6 +40,12 @@ const TOOL_ITEMS: [ToolItems; 6] = [
         name: Some("local_shell"),
         arguments: "action",
         output: "local_shell_call_output",
+    },
+    ToolItems {
+        call: "tool_search_call",
+        name: Some("tool_search"),
+        arguments: "arguments",
+        output: "tool_search_output",
     },
     ToolItems {
         call: "apply_patch_call",
@@ -52,6 +58,15 @@ const TOOL_ITEMS: [ToolItems; 6] = [
 fn read_item<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
     let obj = object(v, path, "an input item")?;
     let kind = opt_str(obj, "type", path)?.unwrap_or("message");
+    // A tool search the provider ran itself may have no call id: its items are read as a built-in tool's.
+    let run_by_provider = matches!(kind, "tool_search_call" | "tool_search_output")
+        && obj.get("execution").and_then(Value::as_str) == Some("server")
+        && obj.get("call_id").is_none_or(Value::is_null);
+    if run_by_provider {
+        let mut m = Message::new(Role::Assistant);
+        m.hidden = Cow::Owned(json_text(v));
+        return Ok(m);
+    }
     if let Some(tool) = TOOL_ITEMS.iter().find(|t| t.call == kind) {
         let mut m = Message::new(Role::Assistant);
         m.tool_calls.push(ToolCall {
@@ -69,6 +84,8 @@ fn read_item<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
         let mut m = Message::new(Role::Tool);
         let text = match kind {
             "shell_call_output" => shell_output_text(obj.get("output")),
+            // The definitions of the tools it found, which the model reads as its tools.
+            "tool_search_output" => obj.get("tools").map(as_text).unwrap_or_default(),
             _ => output_text(obj.get("output"), &mut m),
         };
         // A local shell output names its call by `id` (others by `call_id`).
@@ -78,7 +95,8 @@ fn read_item<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
             text,
             is_error: failed(obj),
             part: None,
-            clearable: kind != "computer_call_output",
+            // A screenshot, and the tools a search found (which later calls use), are not cleared.
+            clearable: !matches!(kind, "computer_call_output" | "tool_search_output"),
             in_turn: false,
             path: subpath(path, key),
         });
@@ -126,6 +144,7 @@ fn read_message<'a>(obj: &'a serde_json::Map<String, Value>, path: &str) -> Resu
     };
     let mut m = Message::new(role);
     let mut texts = Vec::new();
+    let mut files = Vec::new();
     match content(obj, path)? {
         Content::Text(s) => texts.push(Cow::Borrowed(s)),
         Content::Parts(parts) => {
@@ -133,13 +152,15 @@ fn read_message<'a>(obj: &'a serde_json::Map<String, Value>, path: &str) -> Resu
                 match kind {
                     "input_text" | "output_text" | "text" => texts.push(Cow::Borrowed(req_str(p, "text", &at)?)),
                     "refusal" => texts.push(Cow::Borrowed(req_str(p, "refusal", &at)?)),
-                    _ => add_attachment(&mut m, p),
+                    _ => files.extend(read_attachment(&mut m, p).map(Cow::Owned)),
                 }
             }
         }
     }
     m.is_summary = role != Role::Tool && texts.iter().any(|t| opens_summary(t));
     m.text = join(texts);
+    // A text file's text: read by the model, left out of a transcript, as an Anthropic text document.
+    m.hidden = join(files);
     Ok(m)
 }
 
@@ -159,12 +180,13 @@ fn part_texts(parts: &[Value]) -> Vec<Cow<'_, str>> {
 fn output_text<'a>(v: Option<&'a Value>, m: &mut Message) -> Cow<'a, str> {
     match v {
         Some(Value::Array(parts)) => {
+            let mut texts = part_texts(parts);
             for part in parts {
                 if let Some(p) = part.as_object().filter(|p| !p.contains_key("text")) {
-                    add_attachment(m, p);
+                    texts.extend(read_attachment(m, p).map(Cow::Owned));
                 }
             }
-            join(part_texts(parts))
+            join(texts)
         }
         Some(other) => as_text(other),
         None => Cow::Borrowed(""),
@@ -245,6 +267,12 @@ pub fn output_item(call: &Value, id: &str, text: &str, is_error: bool) -> Value 
             let status = if is_error { "failed" } else { "completed" };
             fields(&[("type", kind), ("call_id", id), ("status", status), ("output", text)])
         }
+        // No tools found: the one answer of a search's shape that says nothing false.
+        "tool_search_output" => with(
+            fields(&[("type", kind), ("call_id", id), ("execution", "client"), ("status", "completed")]),
+            "tools",
+            Value::Array(Vec::new()),
+        ),
         "shell_call_output" => {
             let stream = if is_error { "stderr" } else { "stdout" };
             let mut result = fields(&[("stdout", ""), ("stderr", "")]);
