@@ -123,17 +123,13 @@ fn placement(conv: &Conversation, out: &mut Vec<Problem>) {
                 }
                 // A result the provider gives belongs in its call's message; any other comes after it.
                 let misplaced = match result.in_turn {
-                    true => j != i,
+                    true => (j != i).then(|| format!("in message {i}, with its call")),
                     false => {
                         let wrong_turn = placement == ResultPlacement::NextTurn && conv.messages[j].role != Role::User;
-                        j == i || j >= allowed_end || wrong_turn
+                        (j == i || j >= allowed_end || wrong_turn).then(|| where_results_go(placement, i))
                     }
                 };
-                if misplaced {
-                    let place = match result.in_turn {
-                        true => format!("in message {i}, with its call"),
-                        false => where_results_go(placement, i),
-                    };
+                if let Some(place) = misplaced {
                     out.push(Problem {
                         kind: "misplaced_result",
                         index: j,
