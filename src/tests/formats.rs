@@ -468,3 +468,21 @@ fn a_tool_search_pairs_with_its_output_which_stays() {
     );
     assert_eq!(problems(&out), Vec::<String>::new());
 }
+
+#[test]
+fn a_generated_image_costs_what_an_image_of_its_size_costs() {
+    // A 512 × 512 PNG's header, and the rest of a large file's base64 after it.
+    let png = "iVBORw0KGgoAAAANSUhEUgAAAgAAAAIACAIAAAB7GkOtAAAADElEQVR4nGNgGAWDEwAAAeAAAcVkmkQAAAAASUVORK5CYII=";
+    let history = |image: String| {
+        json!({ "input": [
+            { "role": "user", "content": "Draw a cat." },
+            { "type": "image_generation_call", "id": "ig_1", "status": "completed", "result": image },
+            { "role": "user", "content": [{ "type": "input_image", "image_url": format!("data:image/png;base64,{image}") }] }
+        ] })
+    };
+    let e = estimate(&Input::read(&history(format!("{png}{}", "A".repeat(400_000)))).unwrap(), &Options::default())
+        .unwrap();
+    let (generated, sent) = (e.per_message[1], e.per_message[2]);
+    assert!(generated.abs_diff(sent) <= 40, "{generated} against {sent} for the same image sent by the user");
+    assert!(generated < 1000, "{generated}");
+}

@@ -130,8 +130,12 @@ pub fn read_attachment(m: &mut Message, part: &Map<String, Value>) -> Option<Str
 /// A content part that is not text (an image, audio, a file), counted into `m`: by its pixel size when
 /// it is an image whose bytes it holds, else at the profile's flat cost. Never read beyond that.
 pub fn add_attachment(m: &mut Message, part: &Map<String, Value>) {
-    let low_detail = is_low_detail(part);
-    match image_data(part).and_then(image::size_of) {
+    add_media(m, image_data(part), is_low_detail(part));
+}
+
+/// Media counted into `m`: by its pixel size when `data` holds an image's bytes, else at the flat cost.
+pub fn add_media(m: &mut Message, data: Option<&str>, low_detail: bool) {
+    match data.and_then(image::size_of) {
         Some(size) => m.images.push(Image { size, low_detail }),
         None => {
             m.attachments = m.attachments.saturating_add(1);

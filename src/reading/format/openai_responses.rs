@@ -6,8 +6,8 @@
 //! the request's `instructions` (or a system/developer message).
 
 use super::common::{
-    as_text, content, each_item, fields, object, opt_str, read_attachment, read_compaction, req_id, req_str, with,
-    Content, Part,
+    add_media, as_text, content, each_item, fields, object, opt_str, read_attachment, read_compaction, req_id, req_str,
+    with, Content, Part,
 };
 use crate::edit::{FieldEdit, Key};
 use crate::error::{subpath, Error, Result};
@@ -118,6 +118,19 @@ fn read_item<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
         "compaction" => {
             let mut m = Message::new(Role::Assistant);
             read_compaction(obj, path, true, &mut m)?;
+            Ok(m)
+        }
+        // The image it made is read back as an image: costed by its size, not as its base64 text.
+        "image_generation_call" => {
+            let mut m = Message::new(Role::Assistant);
+            let mut call = serde_json::Map::new();
+            for (key, value) in obj.iter().filter(|(key, _)| *key != "result") {
+                call.insert(key.clone(), value.clone());
+            }
+            m.hidden = Cow::Owned(json_text(&Value::Object(call)));
+            if let Some(image) = obj.get("result").and_then(Value::as_str) {
+                add_media(&mut m, Some(image), false);
+            }
             Ok(m)
         }
         // Built-in tool calls (web search, file search, ...) and item references: counted as the
