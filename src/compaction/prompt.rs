@@ -7,7 +7,7 @@ use crate::compaction::fingerprint::Hasher;
 use crate::compaction::template::{Prompt, Template};
 use crate::find::find;
 use crate::reading::format::Conversation;
-use crate::reading::message::Role;
+use crate::reading::message::{Media, Role};
 use crate::text::{cut_middle, one_line, opens_summary, split_summary};
 use std::fmt::Write;
 
@@ -186,7 +186,7 @@ fn render_message(t: &mut String, conv: &Conversation, i: usize, nonce: &str, cu
             return;
         }
     }
-    if !text.is_empty() || !m.tool_calls.is_empty() || m.attachment_count() > 0 || m.tool_results.is_empty() {
+    if !text.is_empty() || !m.tool_calls.is_empty() || m.media.count() > 0 || m.tool_results.is_empty() {
         let label = match m.name {
             Some(n) => format!("{} ({})", m.role.label(), one_line(n, 60)),
             None => m.role.label().to_string(),
@@ -196,9 +196,7 @@ fn render_message(t: &mut String, conv: &Conversation, i: usize, nonce: &str, cu
         if !text.is_empty() {
             let _ = writeln!(t, "{}", cut_middle(text, max));
         }
-        if m.attachment_count() > 0 {
-            let _ = writeln!(t, "({} attachment(s) not shown)", m.attachment_count());
-        }
+        not_shown(t, &m.media);
         for call in &m.tool_calls {
             let _ = writeln!(t, "-> calls {} {}", call.name, one_line(&call.arguments, cuts.tool_arguments));
         }
@@ -208,6 +206,14 @@ fn render_message(t: &mut String, conv: &Conversation, i: usize, nonce: &str, cu
         let error = if result.is_error { " (error)" } else { "" };
         header(t, &format!("result of {name}{error}"));
         let _ = writeln!(t, "{}", cut_middle(&result.text, cuts.tool_output));
+        not_shown(t, &result.media);
+    }
+}
+
+/// The line that says a message or a result held images or files the transcript leaves out.
+fn not_shown(t: &mut String, media: &Media) {
+    if media.count() > 0 {
+        let _ = writeln!(t, "({} attachment(s) not shown)", media.count());
     }
 }
 

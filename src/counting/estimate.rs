@@ -14,7 +14,7 @@ use crate::error::{item_path, Error, Result};
 use crate::options::Options;
 use crate::reading::format::{self, Conversation, Format};
 use crate::reading::input::Input;
-use crate::reading::message::{Image, Message};
+use crate::reading::message::{Media, Message};
 use ctxfold_scanner::shapes::classes_of;
 use ctxfold_scanner::Counts;
 
@@ -121,9 +121,8 @@ pub struct MessageSize {
     /// Units of content framed like a message: each tool result, and the message's own body.
     pub units: u32,
     pub named: bool,
-    pub attachments: u32,
-    pub low_detail: u32,
-    pub images: Vec<Image>,
+    /// The message's images and files, its tool results' included.
+    pub media: Media,
     /// Tokens of encrypted content, from its length alone.
     pub encrypted: u32,
 }
@@ -139,7 +138,7 @@ impl MessageSize {
     pub fn of(m: &Message) -> MessageSize {
         let has_body = !m.text.is_empty()
             || !m.hidden.is_empty()
-            || m.attachment_count() > 0
+            || m.media.count() > 0
             || m.encrypted_chars > 0
             || (m.tool_calls.is_empty() && m.tool_results.is_empty());
         let body = (has_body || m.name.is_some()).then(|| {
@@ -157,8 +156,10 @@ impl MessageSize {
             calls.push(c);
         }
         let mut results = Vec::with_capacity(m.tool_results.len());
+        let mut media = m.media.clone();
         for r in &m.tool_results {
             results.push(memo::of_message(&r.text));
+            media.add(&r.media);
         }
         MessageSize {
             body,
@@ -166,33 +167,29 @@ impl MessageSize {
             results,
             units: (m.tool_results.len() + usize::from(has_body)) as u32,
             named: m.name.is_some(),
-            attachments: m.attachments,
-            low_detail: m.low_detail.min(m.attachments),
-            images: m.images.clone(),
+            media,
             encrypted: m.encrypted_chars.div_ceil(ENCRYPTED_CHARS_PER_TOKEN).min(u32::MAX as usize) as u32,
         }
     }
 
     /// Tokens that do not depend on the text: per unit of content, name, tool call and attachment.
     pub fn framing(&self, p: &Profile) -> f64 {
-        let mut images = 0.0;
-        for image in &self.images {
-            images += p.image_tokens(image.size, image.low_detail);
-        }
         p.per_message * f64::from(self.units)
             + if self.named { p.per_name } else { 0.0 }
             + self.calls.len() as f64 * p.per_tool_call
-            + f64::from(self.attachments - self.low_detail) * p.per_attachment
-            + f64::from(self.low_detail) * p.per_low_detail_image
             + f64::from(self.encrypted)
-            + images
+            + p.media_tokens(&self.media)
     }
 
     /// The estimate: each piece weighed with its framing and rounded up.
     pub fn tokens(&self, p: &Profile) -> u32 {
         let body_framing =
             self.framing(p) - self.calls.len() as f64 * p.per_tool_call - self.results.len() as f64 * p.per_message;
-        let body = self.body.as_ref().map_or(0, |c| to_tokens(p.weigh(c) + body_framing));
+        let body = match &self.body {
+            Some(c) => to_tokens(p.weigh(c) + body_framing),
+            // A message of tool results only: their images and files.
+            None => to_tokens(p.media_tokens(&self.media)),
+        };
         let mut total = body;
         for c in &self.calls {
             total = total.saturating_add(to_tokens(p.weigh(c) + p.per_tool_call));

@@ -14,6 +14,7 @@ use crate::pruning::arguments;
 use crate::reading::format;
 use crate::reading::format::as_text;
 use crate::reading::input::Input;
+use crate::reading::message::Media;
 use crate::text::cut_to_tokens;
 use serde_json::Value;
 
@@ -101,11 +102,15 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
             if options.is_protected_tool(name) || !result.clearable {
                 continue;
             }
-            let output = profile.message_text(&result.text);
+            let output = profile.message_text(&result.text) + profile.media_tokens(&result.media);
             seen += output;
             count += 1;
             let cleared = is_placeholder(&result.text, &options.placeholder);
-            let protected = seen <= f64::from(options.protect_tokens) || count <= options.protect_results;
+            // The newest output's images (a screenshot) are what the model looks at next: a cut would
+            // drop them with the rest, so an output with images is not cut and the newest is not cleared.
+            let protected = seen <= f64::from(options.protect_tokens)
+                || count <= options.protect_results
+                || (count == 1 && result.media.count() > 0);
             if count == 1 && !cleared && !protected && options.protect_tokens >= MIN_CUT_TOKENS {
                 let target = f64::from(options.protect_tokens) * CUT_SHARE;
                 let cut = cut_to_tokens(&result.text, target, |t| profile.text(t));
@@ -198,6 +203,7 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
         let mut edits = Vec::new();
         for (_, k, placeholder) in group {
             cleared.tool_results[*k].text = placeholder.as_str().into();
+            cleared.tool_results[*k].media = Media::default();
             edits.extend(conv.format.clear_result(&input.items[i], &conv.messages[i].tool_results[*k], placeholder));
         }
         let after = message_tokens(&cleared, profile);
@@ -209,7 +215,7 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
                 index: i,
                 tool_call_id: result.id.to_string(),
                 tool_name: conv.links.tool_name(i, *k).unwrap_or("").to_string(),
-                tokens_before: profile.message_text(&result.text).ceil() as u32,
+                tokens_before: (profile.message_text(&result.text) + profile.media_tokens(&result.media)).ceil() as u32,
                 tokens_after: profile.text(placeholder).ceil() as u32,
                 cut: *placeholder != placeholder_for(&options.placeholder, &result.text),
             });

@@ -54,6 +54,8 @@ pub struct ToolResult<'a> {
     pub in_turn: bool,
     /// Where the result's reference to its call is, for error messages.
     pub path: String,
+    /// Images and files in the output (a screenshot): costed with it, and gone when it is cleared.
+    pub media: Media,
 }
 
 /// An image of known size, and whether it is sent at OpenAI's low detail.
@@ -61,6 +63,30 @@ pub struct ToolResult<'a> {
 pub struct Image {
     pub size: ImageSize,
     pub low_detail: bool,
+}
+
+/// Images, audio and files: never read, only costed.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Media {
+    /// Those of unknown size: counted at a flat cost.
+    pub attachments: u32,
+    /// How many of them are images sent at OpenAI's low detail (a smaller flat cost).
+    pub low_detail: u32,
+    /// Images whose bytes are given, so their size is known: costed by it.
+    pub images: Vec<Image>,
+}
+
+impl Media {
+    /// Images, audio and files, sized or not.
+    pub fn count(&self) -> u32 {
+        self.attachments.saturating_add(self.images.len() as u32)
+    }
+
+    pub fn add(&mut self, other: &Media) {
+        self.attachments = self.attachments.saturating_add(other.attachments);
+        self.low_detail = self.low_detail.saturating_add(other.low_detail);
+        self.images.extend_from_slice(&other.images);
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,12 +100,8 @@ pub struct Message<'a> {
     pub name: Option<&'a str>,
     pub tool_calls: Vec<ToolCall<'a>>,
     pub tool_results: Vec<ToolResult<'a>>,
-    /// Images, audio and files of unknown size: counted at a flat cost, never read.
-    pub attachments: u32,
-    /// How many of them are images sent at OpenAI's low detail (a smaller flat cost).
-    pub low_detail: u32,
-    /// Images whose bytes the message carries, so their size is known: costed by it.
-    pub images: Vec<Image>,
+    /// Images, audio and files in the message's own content (those of its tool results are theirs).
+    pub media: Media,
     /// Holds a summary that ctxfold spliced in earlier (recognized by its textual marker).
     pub is_summary: bool,
     /// Holds a provider's own compaction item (an Anthropic `compaction` block, a Responses or xAI
@@ -104,20 +126,13 @@ impl<'a> Message<'a> {
             name: None,
             tool_calls: Vec::new(),
             tool_results: Vec::new(),
-            attachments: 0,
-            low_detail: 0,
-            images: Vec::new(),
+            media: Media::default(),
             is_summary: false,
             provider_compaction: false,
             encrypted_chars: 0,
             binds_to_next: false,
             binds_to_previous: false,
         }
-    }
-
-    /// Images, audio and files, sized or not.
-    pub fn attachment_count(&self) -> u32 {
-        self.attachments.saturating_add(self.images.len() as u32)
     }
 
     /// A message the user typed: the places where a cut is cleanest.

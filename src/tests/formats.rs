@@ -486,3 +486,119 @@ fn a_generated_image_costs_what_an_image_of_its_size_costs() {
     assert!(generated.abs_diff(sent) <= 40, "{generated} against {sent} for the same image sent by the user");
     assert!(generated < 1000, "{generated}");
 }
+
+#[test]
+fn reasoning_a_provider_takes_back_and_a_document_of_blocks_cost_their_text() {
+    let words = "a step of the reasoning ".repeat(300);
+    let cost =
+        |v: Value| *estimate(&Input::read(&v).unwrap(), &Options::default()).unwrap().per_message.last().unwrap();
+    let chat = |extra: Value| {
+        let mut message = json!({ "role": "assistant", "content": "The answer." });
+        message.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        cost(json!([{ "role": "user", "content": "Why?" }, message]))
+    };
+    let bare = chat(json!({}));
+    let as_text = cost(
+        json!([{ "role": "user", "content": "Why?" }, { "role": "assistant", "content": format!("The answer.\n{words}") }]),
+    );
+    for extra in [
+        json!({ "reasoning_content": words }),
+        json!({ "reasoning": words }),
+        json!({ "reasoning": words, "reasoning_details": [{ "type": "reasoning.text", "text": words }] }),
+    ] {
+        let c = chat(extra.clone());
+        assert!(c > bare + 1000 && c <= as_text + 40, "{c} against {as_text} for {}", &extra.to_string()[..40]);
+    }
+    assert!(chat(json!({ "reasoning_content": null })) == bare);
+    // An Anthropic document of content blocks is read as its blocks' text.
+    let doc = cost(json!({ "messages": [{ "role": "user", "content": [
+        { "type": "document", "source": { "type": "content", "content": [{ "type": "text", "text": words }] }, "citations": { "enabled": true } },
+        { "type": "text", "text": "Summarize." }
+    ] }] }));
+    let text = cost(json!({ "messages": [{ "role": "user", "content": [
+        { "type": "document", "source": { "type": "text", "media_type": "text/plain", "data": words } },
+        { "type": "text", "text": "Summarize." }
+    ] }] }));
+    assert!(doc.abs_diff(text) <= 10, "{doc} against {text}");
+}
+
+#[test]
+fn a_screenshot_in_an_ai_sdk_tool_result_costs_an_image() {
+    let png = format!(
+        "{}{}",
+        "iVBORw0KGgoAAAANSUhEUgAAAgAAAAIACAIAAAB7GkOtAAAADElEQVR4nGNgGAWDEwAAAeAAAcVkmkQAAAAASUVORK5CYII=",
+        "A".repeat(200_000)
+    );
+    let run = |output: Value| {
+        json!([
+            { "role": "user", "content": "Take a screenshot." },
+            { "role": "assistant", "content": [{ "type": "tool-call", "toolCallId": "t1", "toolName": "computer", "input": {} }] },
+            { "role": "tool", "content": [{ "type": "tool-result", "toolCallId": "t1", "toolName": "computer", "output": output }] }
+        ])
+    };
+    let cost =
+        |v: Value| *estimate(&Input::read(&v).unwrap(), &Options::default()).unwrap().per_message.last().unwrap();
+    let text_only = cost(run(json!({ "type": "content", "value": [{ "type": "text", "text": "Done." }] })));
+    let shot = cost(run(json!({ "type": "content", "value": [
+        { "type": "text", "text": "Done." },
+        { "type": "media", "data": png, "mediaType": "image/png" }
+    ] })));
+    let user_image =
+        cost(json!([{ "role": "user", "content": [{ "type": "image", "image": png, "mediaType": "image/png" }] }]));
+    assert!(shot > text_only && shot - text_only <= user_image, "{shot} - {text_only} against {user_image}");
+    // Pruned, an older screenshot goes with the rest of its output; the newest stays, what the model
+    // looks at next.
+    let screenshot =
+        json!({ "type": "content", "value": [{ "type": "media", "data": png, "mediaType": "image/png" }] });
+    let mut v = run(screenshot.clone());
+    let again = run(screenshot);
+    v.as_array_mut().unwrap().extend(again.as_array().unwrap()[1..].iter().cloned());
+    v[4]["content"][0]["toolCallId"] = json!("t2");
+    v[3]["content"][0]["toolCallId"] = json!("t2");
+    assert_eq!(problems(&v), Vec::<String>::new());
+    let opts = options(json!({ "protectTokens": 0, "minimumPruneTokens": 0 }));
+    let p = prune(&Input::read(&v).unwrap(), &opts).unwrap();
+    let out = output(&v, &p.slots);
+    assert_eq!(out[2]["content"][0]["output"], json!({ "type": "text", "value": DEFAULT_PLACEHOLDER }));
+    assert_eq!(out[4], v[4]);
+    let freed = p.report.tokens_before - p.report.tokens_after;
+    assert!(freed + 20 >= u64::from(user_image) && freed <= u64::from(user_image), "{freed} against {user_image}");
+    let per_message = estimate(&Input::read(&out).unwrap(), &Options::default()).unwrap().per_message;
+    assert_eq!(p.report.tokens_after, per_message.iter().map(|&t| u64::from(t)).sum::<u64>());
+}
+
+#[test]
+fn older_screenshots_are_pruned_with_their_results_in_anthropic_and_gemini() {
+    let png = "iVBORw0KGgoAAAANSUhEUgAAAgAAAAIACAIAAAB7GkOtAAAADElEQVR4nGNgGAWDEwAAAeAAAcVkmkQAAAAASUVORK5CYII=";
+    let shot = |id: &str| json!([{ "type": "image", "source": { "type": "base64", "media_type": "image/png", "data": png } }, { "type": "text", "text": id }]);
+    let anthropic = json!({ "messages": [
+        { "role": "user", "content": "Check the page." },
+        { "role": "assistant", "content": [{ "type": "tool_use", "id": "t1", "name": "screenshot", "input": {} }] },
+        { "role": "user", "content": [{ "type": "tool_result", "tool_use_id": "t1", "content": shot("first") }] },
+        { "role": "assistant", "content": [{ "type": "tool_use", "id": "t2", "name": "screenshot", "input": {} }] },
+        { "role": "user", "content": [{ "type": "tool_result", "tool_use_id": "t2", "content": shot("second") }] }
+    ] });
+    let response = |name: &str| {
+        json!({ "functionResponse": { "name": name, "response": { "ok": true },
+        "parts": [{ "inlineData": { "mimeType": "image/png", "data": png } }] } })
+    };
+    let gemini = json!({ "contents": [
+        { "role": "user", "parts": [{ "text": "Check the page." }] },
+        { "role": "model", "parts": [{ "functionCall": { "name": "shot_a", "args": {} } }] },
+        { "role": "user", "parts": [response("shot_a")] },
+        { "role": "model", "parts": [{ "functionCall": { "name": "shot_b", "args": {} } }] },
+        { "role": "user", "parts": [response("shot_b")] }
+    ] });
+    let opts = options(json!({ "protectTokens": 0, "minimumPruneTokens": 0 }));
+    for (v, key) in [(anthropic, "messages"), (gemini, "contents")] {
+        let p = prune(&Input::read(&v).unwrap(), &opts).unwrap();
+        assert_eq!(p.report.pruned.len(), 1, "{key}: the older screenshot only");
+        assert!(p.report.pruned[0].tokens_before > 200, "{key}: {:?}", p.report.pruned);
+        let out = output(&v, &p.slots);
+        assert_eq!(out[key][4], v[key][4], "{key}: the newest stays as it was");
+        assert!(!out[key][2].to_string().contains(png), "{key}: no image left in the older result");
+        let per_message = estimate(&Input::read(&out).unwrap(), &Options::default()).unwrap().per_message;
+        assert_eq!(p.report.tokens_after, per_message.iter().map(|&t| u64::from(t)).sum::<u64>(), "{key}");
+        assert_eq!(problems(&out), Vec::<String>::new(), "{key}");
+    }
+}

@@ -8,6 +8,7 @@ mod fitted;
 use crate::counting::memo;
 use crate::error::{Error, Result};
 use crate::reading::image::ImageSize;
+use crate::reading::message::Media;
 use ctxfold_scanner::shapes::classes_of;
 use ctxfold_scanner::shapes_table::{
     BINARY_DIGIT, CODE_MARKS, ENCODED, ENCODED_TEXT, HEX, HEX_DASH, HEX_GROUP, JSON_MARKS, NUMBER_DIGIT, NUMBER_GROUP,
@@ -61,6 +62,17 @@ pub enum ImageRule {
 }
 
 impl Profile {
+    /// Tokens of images and files: each image by its size, the others at the flat costs.
+    pub fn media_tokens(&self, media: &Media) -> f64 {
+        let low_detail = media.low_detail.min(media.attachments);
+        let mut tokens = f64::from(media.attachments - low_detail) * self.per_attachment
+            + f64::from(low_detail) * self.per_low_detail_image;
+        for image in &media.images {
+            tokens += self.image_tokens(image.size, image.low_detail);
+        }
+        tokens
+    }
+
     /// Tokens of an image of `size` (sent at OpenAI's low detail when `low_detail`).
     pub fn image_tokens(&self, size: ImageSize, low_detail: bool) -> f64 {
         let (w, h) = (u64::from(size.width), u64::from(size.height));

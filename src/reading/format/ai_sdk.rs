@@ -7,7 +7,7 @@ use super::common::{
 };
 use crate::edit::{FieldEdit, Key};
 use crate::error::{subpath, Error, Result};
-use crate::reading::message::{join, Message, Role, ToolCall, ToolResult};
+use crate::reading::message::{join, Media, Message, Role, ToolCall, ToolResult};
 use crate::text::{json_text, opens_summary, quoted};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -43,27 +43,32 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
                 match kind {
                     "text" => texts.push(Cow::Borrowed(req_str(p, "text", &at)?)),
                     "reasoning" => hidden.push(Cow::Borrowed(req_str(p, "text", &at)?)),
-                    "image" | "file" => hidden.extend(read_attachment(&mut m, p).map(Cow::Owned)),
+                    "image" | "file" => hidden.extend(read_attachment(&mut m.media, p).map(Cow::Owned)),
                     "tool-call" => m.tool_calls.push(ToolCall {
                         id: req_id(p, "toolCallId", &at)?.into(),
                         name: req_str(p, "toolName", &at)?,
                         arguments: p.get("input").or_else(|| p.get("args")).map(as_text).unwrap_or_default(),
                         path: subpath(&at, "toolCallId"),
                     }),
-                    "tool-result" => m.tool_results.push(ToolResult {
-                        id: req_id(p, "toolCallId", &at)?.into(),
-                        text: result_text(p.get("output").or_else(|| p.get("result"))),
-                        is_error: p.get("isError").and_then(Value::as_bool).unwrap_or(false)
-                            || p.get("output")
-                                .and_then(|o| o.get("type"))
-                                .and_then(Value::as_str)
-                                .is_some_and(|t| t.starts_with("error")),
-                        part: Some(k),
-                        clearable: true,
-                        // In an assistant message: a provider-executed tool's result.
-                        in_turn: role == Role::Assistant,
-                        path: subpath(&at, "toolCallId"),
-                    }),
+                    "tool-result" => {
+                        let mut media = Media::default();
+                        let text = result_text(p.get("output").or_else(|| p.get("result")), &mut media);
+                        m.tool_results.push(ToolResult {
+                            id: req_id(p, "toolCallId", &at)?.into(),
+                            text,
+                            is_error: p.get("isError").and_then(Value::as_bool).unwrap_or(false)
+                                || p.get("output")
+                                    .and_then(|o| o.get("type"))
+                                    .and_then(Value::as_str)
+                                    .is_some_and(|t| t.starts_with("error")),
+                            part: Some(k),
+                            clearable: true,
+                            // In an assistant message: a provider-executed tool's result.
+                            in_turn: role == Role::Assistant,
+                            path: subpath(&at, "toolCallId"),
+                            media,
+                        })
+                    }
                     "tool-approval-response" => {
                         // Answers the approval request in the assistant message before it.
                         m.binds_to_previous = true;
@@ -80,15 +85,33 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
     Ok(m)
 }
 
-/// A v5 `output` (`{ type: "text" | "json" | "error-text" | ..., value }`) or a v4 `result`.
-fn result_text(v: Option<&Value>) -> Cow<'_, str> {
+/// A v5 `output` (`{ type: "text" | "json" | "error-text" | "content" | ..., value }`) or a v4 `result`.
+fn result_text<'a>(v: Option<&'a Value>, media: &mut Media) -> Cow<'a, str> {
     match v {
+        Some(o) if o.get("type").and_then(Value::as_str) == Some("content") => match o.get("value") {
+            Some(Value::Array(parts)) => content_output(parts, media),
+            other => other.map(as_text).unwrap_or_default(),
+        },
         Some(o) if o.get("type").is_some() && o.get("value").is_some() => {
             o.get("value").map(as_text).unwrap_or_default()
         }
         Some(other) => as_text(other),
         None => Cow::Borrowed(""),
     }
+}
+
+/// A `content` output's parts: text read as text, media (a screenshot, a file) counted as media, not as
+/// its base64 text.
+fn content_output<'a>(parts: &'a [Value], media: &mut Media) -> Cow<'a, str> {
+    let mut texts = Vec::new();
+    for part in parts {
+        match (part.get("text").and_then(Value::as_str), part.as_object()) {
+            (Some(text), _) => texts.push(Cow::Borrowed(text)),
+            (None, Some(part)) => texts.extend(read_attachment(media, part).map(Cow::Owned)),
+            (None, None) => texts.push(as_text(part)),
+        }
+    }
+    join(texts)
 }
 
 /// Replaces a tool-result part's output, in the shape that part uses (v5 `output` or v4 `result`).

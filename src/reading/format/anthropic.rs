@@ -6,12 +6,12 @@
 //! `cache_control`, which is left as it is.
 
 use super::common::{
-    as_text, content, each_item, fields, object, read_attachment, read_compaction, req_id, req_str, text_block,
-    text_parts, with, Content, Part,
+    add_attachment, as_text, content, each_item, fields, object, read_attachment, read_compaction, req_id, req_str,
+    text_block, text_parts, with, Content, Part,
 };
 use crate::edit::{FieldEdit, Key, Op};
 use crate::error::{subpath, Error, Result};
-use crate::reading::message::{join, Message, Role, ToolCall, ToolResult};
+use crate::reading::message::{join, Media, Message, Role, ToolCall, ToolResult};
 use crate::text::{json_text, opens_summary, quoted};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -38,13 +38,22 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
             for Part { index: k, path: at, kind, fields: b, value: block } in parts {
                 match kind {
                     "text" => texts.push(Cow::Borrowed(req_str(b, "text", &at)?)),
-                    // A plain-text document is text the model reads, however long: counted, not shown.
-                    "document"
-                        if b.get("source").and_then(|s| s.get("type")).and_then(Value::as_str) == Some("text") =>
-                    {
+                    // A document of text, or of content blocks, is what the model reads, however long:
+                    // counted, not shown.
+                    "document" if source_type(b) == Some("text") => {
                         hidden.push(b.get("source").and_then(|s| s.get("data")).map(as_text).unwrap_or_default());
                     }
-                    "image" | "document" => hidden.extend(read_attachment(&mut m, b).map(Cow::Owned)),
+                    "document" if source_type(b) == Some("content") => {
+                        let blocks = b.get("source").and_then(|s| s.get("content"));
+                        for block in blocks.and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_object)
+                        {
+                            match block.get("text").and_then(Value::as_str) {
+                                Some(text) => hidden.push(Cow::Borrowed(text)),
+                                None => add_attachment(&mut m.media, block),
+                            }
+                        }
+                    }
+                    "image" | "document" => hidden.extend(read_attachment(&mut m.media, b).map(Cow::Owned)),
                     "tool_use" | "server_tool_use" | "mcp_tool_use" => m.tool_calls.push(ToolCall {
                         id: req_id(b, "id", &at)?.into(),
                         name: req_str(b, "name", &at)?,
@@ -52,7 +61,8 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
                         path: subpath(&at, "id"),
                     }),
                     "tool_result" | "mcp_tool_result" => {
-                        let text = text_parts(b.get("content"), &at, &["text"], &mut m)?;
+                        let mut media = Media::default();
+                        let text = text_parts(b.get("content"), &at, &["text"], &mut media)?;
                         m.tool_results.push(ToolResult {
                             id: req_id(b, "tool_use_id", &at)?.into(),
                             text,
@@ -62,6 +72,7 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
                             // The MCP connector's result comes in the assistant's message, after its call.
                             in_turn: kind == "mcp_tool_result",
                             path: subpath(&at, "tool_use_id"),
+                            media,
                         });
                     }
                     // A server tool's result (web search, web fetch, code execution, ...): the API's own, in the
@@ -80,6 +91,7 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
                             clearable: false,
                             in_turn: true,
                             path: subpath(&at, "tool_use_id"),
+                            media: Media::default(),
                         });
                     }
                     "thinking" => hidden.push(Cow::Borrowed(req_str(b, "thinking", &at)?)),
@@ -103,6 +115,11 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
     m.text = join(texts);
     m.hidden = join(hidden);
     Ok(m)
+}
+
+/// The `type` of a block's `source` (`base64`, `text`, `content`, `url`, `file`).
+fn source_type(block: &serde_json::Map<String, Value>) -> Option<&str> {
+    block.get("source").and_then(|s| s.get("type")).and_then(Value::as_str)
 }
 
 /// Replaces the output of the tool_result block `part`; its id, `is_error` and `cache_control` stay.

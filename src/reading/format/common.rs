@@ -3,7 +3,7 @@
 use crate::error::{expected, item_path, set_item_path, subpath, type_name, Error, Result};
 use crate::reading::base64;
 use crate::reading::image;
-use crate::reading::message::{join, Image, Message};
+use crate::reading::message::{join, Image, Media, Message};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 
@@ -117,29 +117,30 @@ pub fn is_low_detail(part: &Map<String, Value>) -> bool {
 }
 
 /// A content part that is not text (an image, audio, a file): a text file's text, which the model reads
-/// as text and the caller reads so; anything else counted into `m` (`add_attachment`) and None.
+/// as text and the caller reads so; anything else counted into `media` (`add_attachment`) and None.
 #[must_use]
-pub fn read_attachment(m: &mut Message, part: &Map<String, Value>) -> Option<String> {
+pub fn read_attachment(media: &mut Media, part: &Map<String, Value>) -> Option<String> {
     let text = attached_text(part);
     if text.is_none() {
-        add_attachment(m, part);
+        add_attachment(media, part);
     }
     text
 }
 
-/// A content part that is not text (an image, audio, a file), counted into `m`: by its pixel size when
-/// it is an image whose bytes it holds, else at the profile's flat cost. Never read beyond that.
-pub fn add_attachment(m: &mut Message, part: &Map<String, Value>) {
-    add_media(m, image_data(part), is_low_detail(part));
+/// A content part that is not text (an image, audio, a file), counted into `media`: by its pixel size
+/// when it is an image whose bytes it holds, else at the profile's flat cost. Never read beyond that.
+pub fn add_attachment(media: &mut Media, part: &Map<String, Value>) {
+    add_media(media, image_data(part), is_low_detail(part));
 }
 
-/// Media counted into `m`: by its pixel size when `data` holds an image's bytes, else at the flat cost.
-pub fn add_media(m: &mut Message, data: Option<&str>, low_detail: bool) {
+/// One image or file counted into `media`: by its pixel size when `data` holds an image's bytes, else at
+/// the flat cost.
+pub fn add_media(media: &mut Media, data: Option<&str>, low_detail: bool) {
     match data.and_then(image::size_of) {
-        Some(size) => m.images.push(Image { size, low_detail }),
+        Some(size) => media.images.push(Image { size, low_detail }),
         None => {
-            m.attachments = m.attachments.saturating_add(1);
-            m.low_detail = m.low_detail.saturating_add(u32::from(low_detail));
+            media.attachments = media.attachments.saturating_add(1);
+            media.low_detail = media.low_detail.saturating_add(u32::from(low_detail));
         }
     }
 }
@@ -212,12 +213,12 @@ pub fn is_text_media(media_type: &str) -> bool {
 
 /// `content` as a string, null, or an array of parts: the text of the parts whose type is one of
 /// `text_types` (read from `text`, or from `refusal` for refusals) and of search results; the other
-/// parts (images, audio, files) are counted into `m` (`add_attachment`).
+/// parts (images, audio, files) are counted into `media` (`add_attachment`).
 pub fn text_parts<'a>(
     content: Option<&'a Value>,
     path: &str,
     text_types: &[&str],
-    m: &mut Message,
+    media: &mut Media,
 ) -> Result<Cow<'a, str>> {
     match content {
         None | Some(Value::Null) => Ok(Cow::Borrowed("")),
@@ -235,7 +236,7 @@ pub fn text_parts<'a>(
                     }
                     t if text_types.contains(&t) => texts.push(Cow::Borrowed(req_str(obj, "text", &at)?)),
                     "search_result" => search_result_texts(obj, &mut texts),
-                    _ => texts.extend(read_attachment(m, obj).map(Cow::Owned)),
+                    _ => texts.extend(read_attachment(media, obj).map(Cow::Owned)),
                 }
             }
             Ok(join(texts))

@@ -6,7 +6,7 @@
 use super::common::{as_text, fields, object, read_attachment, req_str, with};
 use crate::edit::{FieldEdit, Key, Op};
 use crate::error::{expected, set_item_path, subpath, Error, Result};
-use crate::reading::message::{join, Message, Role, ToolCall, ToolResult};
+use crate::reading::message::{join, Media, Message, Role, ToolCall, ToolResult};
 use crate::text::{json_text, opens_summary, quoted};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -89,11 +89,14 @@ fn read_content<'a>(v: &'a Value, i: usize, last_model: Option<usize>, path: &st
                 // Answers the model turn before it; with none, an id no call has (an orphan).
                 None => Cow::Owned(positional_id(name, last_model.unwrap_or(usize::MAX), ordinal)),
             };
-            let text = r.get("response").map(response_text).unwrap_or_default();
-            // A function response may carry media in parts of its own: costed like the turn's.
-            for media in r.get("parts").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_object) {
-                if media.contains_key("inlineData") || media.contains_key("fileData") {
-                    hidden.extend(read_attachment(&mut m, media).map(Cow::Owned));
+            let mut text = r.get("response").map(response_text).unwrap_or_default();
+            // A function response may carry media in parts of its own: part of the result.
+            let mut media = Media::default();
+            for part in r.get("parts").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_object) {
+                if part.contains_key("inlineData") || part.contains_key("fileData") {
+                    if let Some(file) = read_attachment(&mut media, part) {
+                        text = Cow::Owned(format!("{text}\n{file}"));
+                    }
                 }
             }
             m.tool_results.push(ToolResult {
@@ -104,9 +107,10 @@ fn read_content<'a>(v: &'a Value, i: usize, last_model: Option<usize>, path: &st
                 clearable: true,
                 in_turn: false,
                 path: subpath(&at, "name"),
+                media,
             });
         } else if p.contains_key("inlineData") || p.contains_key("fileData") {
-            hidden.extend(read_attachment(&mut m, p).map(Cow::Owned));
+            hidden.extend(read_attachment(&mut m.media, p).map(Cow::Owned));
         } else {
             hidden.push(Cow::Owned(json_text(part)));
         }
@@ -133,12 +137,16 @@ fn response_text(v: &Value) -> Cow<'_, str> {
     }
 }
 
-/// Replaces the response of the functionResponse part `part`; its name and id stay.
-pub fn clear_result(part: usize, placeholder: &str) -> Vec<FieldEdit> {
-    vec![FieldEdit::set(
-        vec![Key::field("parts"), Key::Index(part), Key::field("functionResponse"), Key::field("response")],
-        Value::Object(fields(&[("content", placeholder)])),
-    )]
+/// Replaces the response of the functionResponse part `part` (and empties its own parts); its name and id stay.
+pub fn clear_result(item: &Value, part: usize, placeholder: &str) -> Vec<FieldEdit> {
+    let at =
+        |field: &str| vec![Key::field("parts"), Key::Index(part), Key::field("functionResponse"), Key::field(field)];
+    let mut edits = vec![FieldEdit::set(at("response"), Value::Object(fields(&[("content", placeholder)])))];
+    // The media it returned in parts of its own go with the rest of the result.
+    if item.pointer(&format!("/parts/{part}/functionResponse/parts")).is_some() {
+        edits.push(FieldEdit::set(at("parts"), Value::Array(Vec::new())));
+    }
+    edits
 }
 
 pub fn summary_message(text: &str) -> Value {

@@ -94,7 +94,7 @@ impl Format {
             Format::OpenAiChat => openai_chat::clear_result(placeholder),
             Format::OpenAiResponses => openai_responses::clear_result(item, placeholder),
             Format::Anthropic => anthropic::clear_result(part, placeholder),
-            Format::Gemini => gemini::clear_result(part, placeholder),
+            Format::Gemini => gemini::clear_result(item, part, placeholder),
             Format::AiSdk => {
                 let part_value = item.get("content").and_then(|c| c.get(part)).unwrap_or(&Value::Null);
                 ai_sdk::clear_result(part_value, part, placeholder)

@@ -4,7 +4,7 @@
 use super::common::{as_text, fields, has_more_fields, object, opt_str, req_id, req_str, text_parts};
 use crate::edit::{FieldEdit, Key};
 use crate::error::{expected, set_item_path, subpath, Error, Result};
-use crate::reading::message::{Message, Role, ToolCall, ToolResult};
+use crate::reading::message::{Media, Message, Role, ToolCall, ToolResult};
 use crate::text::{opens_summary, quoted};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -50,9 +50,10 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, path: &str) -> R
     // A participant's name is part of what the model reads; on a tool or function result it only
     // repeats the tool's name, which the call already carries.
     m.name = name.filter(|_| role != Role::Tool);
-    let text = text_parts(content, path, &["text", "refusal"], &mut m)?;
+    let mut media = Media::default();
+    let text = text_parts(content, path, &["text", "refusal"], &mut media)?;
     // The whole message is a result: of the call `id`, which the field at `at` refers to.
-    let result = |id: Cow<'a, str>, text, at: &str| ToolResult {
+    let result = |id: Cow<'a, str>, text, at: &str, media| ToolResult {
         id,
         text,
         is_error: false,
@@ -60,9 +61,10 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, path: &str) -> R
         clearable: true,
         in_turn: false,
         path: subpath(path, at),
+        media,
     };
     match role_name {
-        "tool" => m.tool_results.push(result(req_id(obj, "tool_call_id", path)?.into(), text, "tool_call_id")),
+        "tool" => m.tool_results.push(result(req_id(obj, "tool_call_id", path)?.into(), text, "tool_call_id", media)),
         "function" => {
             // Legacy: a function result answers the `function_call` of the assistant message before it.
             let id = if items.get(i.wrapping_sub(1)).and_then(|p| p.get("function_call")).is_some() {
@@ -70,9 +72,12 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, path: &str) -> R
             } else {
                 format!("function_call@none:{i}")
             };
-            m.tool_results.push(result(id.into(), text, "role"));
+            m.tool_results.push(result(id.into(), text, "role", media));
         }
-        _ => m.text = text,
+        _ => {
+            m.text = text;
+            m.media = media;
+        }
     }
     let field = |key: &str| if more { obj.get(key) } else { None };
     match (role, field("tool_calls")) {
@@ -102,9 +107,19 @@ fn read_message<'a>(items: &'a [Value], v: &'a Value, i: usize, path: &str) -> R
             path: at,
         });
     }
+    // Reasoning that OpenAI-compatible providers return and take back: DeepSeek's and vLLM's
+    // `reasoning_content`, OpenRouter's `reasoning_details` (or its text, `reasoning`). Read by the model
+    // when sent: counted, never shown or edited. The first present only: OpenRouter gives both of its own.
+    if let (Role::Assistant, Some(reasoning)) =
+        (role, REASONING_FIELDS.iter().find_map(|key| field(key).filter(|v| !v.is_null())))
+    {
+        m.hidden = as_text(reasoning);
+    }
     m.is_summary = role != Role::Tool && opens_summary(&m.text);
     Ok(m)
 }
+
+const REASONING_FIELDS: [&str; 3] = ["reasoning_details", "reasoning_content", "reasoning"];
 
 fn read_tool_call<'a>(c: &'a Value, path: &str) -> Result<ToolCall<'a>> {
     let obj = object(c, path, "a tool call")?;

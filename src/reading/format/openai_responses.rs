@@ -6,12 +6,12 @@
 //! the request's `instructions` (or a system/developer message).
 
 use super::common::{
-    add_media, as_text, content, each_item, fields, object, opt_str, read_attachment, read_compaction, req_id, req_str,
-    with, Content, Part,
+    add_attachment, add_media, as_text, content, each_item, fields, object, opt_str, read_attachment, read_compaction,
+    req_id, req_str, with, Content, Part,
 };
 use crate::edit::{FieldEdit, Key};
 use crate::error::{subpath, Error, Result};
-use crate::reading::message::{join, Message, Role, ToolCall, ToolResult};
+use crate::reading::message::{join, Media, Message, Role, ToolCall, ToolResult};
 use crate::text::{json_text, opens_summary, quoted};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -82,11 +82,12 @@ fn read_item<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
     }
     if TOOL_ITEMS.iter().any(|t| t.output == kind) {
         let mut m = Message::new(Role::Tool);
+        let mut media = Media::default();
         let text = match kind {
             "shell_call_output" => shell_output_text(obj.get("output")),
             // The definitions of the tools it found, which the model reads as its tools.
             "tool_search_output" => obj.get("tools").map(as_text).unwrap_or_default(),
-            _ => output_text(obj.get("output"), &mut m),
+            _ => output_text(obj.get("output"), &mut media),
         };
         // A local shell output names its call by `id` (others by `call_id`).
         let key = if kind == "local_shell_call_output" && !obj.contains_key("call_id") { "id" } else { "call_id" };
@@ -98,6 +99,7 @@ fn read_item<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
             // A screenshot, and the tools a search found (which later calls use), are not cleared.
             clearable: !matches!(kind, "computer_call_output" | "tool_search_output"),
             in_turn: false,
+            media,
             path: subpath(path, key),
         });
         return Ok(m);
@@ -129,7 +131,7 @@ fn read_item<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
             }
             m.hidden = Cow::Owned(json_text(&Value::Object(call)));
             if let Some(image) = obj.get("result").and_then(Value::as_str) {
-                add_media(&mut m, Some(image), false);
+                add_media(&mut m.media, Some(image), false);
             }
             Ok(m)
         }
@@ -165,7 +167,7 @@ fn read_message<'a>(obj: &'a serde_json::Map<String, Value>, path: &str) -> Resu
                 match kind {
                     "input_text" | "output_text" | "text" => texts.push(Cow::Borrowed(req_str(p, "text", &at)?)),
                     "refusal" => texts.push(Cow::Borrowed(req_str(p, "refusal", &at)?)),
-                    _ => files.extend(read_attachment(&mut m, p).map(Cow::Owned)),
+                    _ => files.extend(read_attachment(&mut m.media, p).map(Cow::Owned)),
                 }
             }
         }
@@ -189,17 +191,24 @@ fn part_texts(parts: &[Value]) -> Vec<Cow<'_, str>> {
     out
 }
 
-/// A tool output: a string, or content parts (text read, images and files counted into `m`).
-fn output_text<'a>(v: Option<&'a Value>, m: &mut Message) -> Cow<'a, str> {
+/// A tool output: a string, content parts (text read, images and files counted into `media`), or a
+/// computer's screenshot (counted into `media`).
+fn output_text<'a>(v: Option<&'a Value>, media: &mut Media) -> Cow<'a, str> {
     match v {
         Some(Value::Array(parts)) => {
             let mut texts = part_texts(parts);
             for part in parts {
                 if let Some(p) = part.as_object().filter(|p| !p.contains_key("text")) {
-                    texts.extend(read_attachment(m, p).map(Cow::Owned));
+                    texts.extend(read_attachment(media, p).map(Cow::Owned));
                 }
             }
             join(texts)
+        }
+        Some(Value::Object(screenshot))
+            if screenshot.get("type").and_then(Value::as_str) == Some("computer_screenshot") =>
+        {
+            add_attachment(media, screenshot);
+            Cow::Borrowed("")
         }
         Some(other) => as_text(other),
         None => Cow::Borrowed(""),
