@@ -289,11 +289,11 @@ export interface PrunedOutput {
   toolCallId: string;
   /** The tool's name. */
   toolName: string;
-  /** Tokens of the output before clearing. */
+  /** Tokens of the output before clearing, its images and files included. */
   tokensBefore: number;
   /** Tokens of the placeholder that replaced it. */
   tokensAfter: number;
-  /** True for the newest output when it alone is over `protectTokens`: it is never cleared, but keeps its head and tail within them, with a marker saying how many characters were cut. */
+  /** True for the newest output when it alone is over `protectTokens`: it is never cleared, but keeps its head and tail within them, with a marker saying how many characters were cut. A newest output with an image is kept whole. */
   cut: boolean;
 }
 
