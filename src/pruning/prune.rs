@@ -7,6 +7,7 @@
 //! them, with the size of the cut (the model asked for it and has not read it yet).
 
 use crate::counting::estimate::{message_tokens, per_message, sum, KnownTokens};
+use crate::counting::profiles::Profile;
 use crate::edit::{FieldEdit, Key, Slot};
 use crate::error::Result;
 use crate::options::Options;
@@ -14,7 +15,7 @@ use crate::pruning::arguments;
 use crate::reading::format;
 use crate::reading::format::as_text;
 use crate::reading::input::Input;
-use crate::reading::message::Media;
+use crate::reading::message::{Media, ToolResult};
 use crate::text::cut_to_tokens;
 use serde_json::Value;
 
@@ -102,7 +103,7 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
             if options.is_protected_tool(name) || !result.clearable {
                 continue;
             }
-            let output = profile.message_text(&result.text) + profile.media_tokens(&result.media);
+            let output = output_tokens(result, profile);
             seen += output;
             count += 1;
             let cleared = is_placeholder(&result.text, &options.placeholder);
@@ -215,7 +216,7 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
                 index: i,
                 tool_call_id: result.id.to_string(),
                 tool_name: conv.links.tool_name(i, *k).unwrap_or("").to_string(),
-                tokens_before: (profile.message_text(&result.text) + profile.media_tokens(&result.media)).ceil() as u32,
+                tokens_before: output_tokens(result, profile).ceil() as u32,
                 tokens_after: profile.text(placeholder).ceil() as u32,
                 cut: *placeholder != placeholder_for(&options.placeholder, &result.text),
             });
@@ -252,6 +253,11 @@ pub fn prune(input: &Input, options: &Options) -> Result<Prune> {
         report: PruneReport { pruned, cut_arguments, tokens_before, tokens_after, format: conv.format.name(), cache },
         counted,
     })
+}
+
+/// An output's tokens as the history pays them: its text and its images and files.
+fn output_tokens(result: &ToolResult, profile: &Profile) -> f64 {
+    profile.message_text(&result.text) + profile.media_tokens(&result.media)
 }
 
 /// The value at `path` inside `item`.

@@ -3,7 +3,7 @@
 //! `args` before v5), `tool-result` (`output`, or `result` before v5), and the tool approval parts.
 
 use super::common::{
-    as_text, content, each_item, fields, object, read_attachment, req_id, req_str, with, Content, Part,
+    as_text, content, each_item, fields, object, output_parts, read_attachment, req_id, req_str, with, Content, Part,
 };
 use crate::edit::{FieldEdit, Key};
 use crate::error::{subpath, Error, Result};
@@ -89,7 +89,7 @@ fn read_message<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
 fn result_text<'a>(v: Option<&'a Value>, media: &mut Media) -> Cow<'a, str> {
     match v {
         Some(o) if o.get("type").and_then(Value::as_str) == Some("content") => match o.get("value") {
-            Some(Value::Array(parts)) => content_output(parts, media),
+            Some(Value::Array(parts)) => output_parts(parts, media),
             other => other.map(as_text).unwrap_or_default(),
         },
         Some(o) if o.get("type").is_some() && o.get("value").is_some() => {
@@ -98,20 +98,6 @@ fn result_text<'a>(v: Option<&'a Value>, media: &mut Media) -> Cow<'a, str> {
         Some(other) => as_text(other),
         None => Cow::Borrowed(""),
     }
-}
-
-/// A `content` output's parts: text read as text, media (a screenshot, a file) counted as media, not as
-/// its base64 text.
-fn content_output<'a>(parts: &'a [Value], media: &mut Media) -> Cow<'a, str> {
-    let mut texts = Vec::new();
-    for part in parts {
-        match (part.get("text").and_then(Value::as_str), part.as_object()) {
-            (Some(text), _) => texts.push(Cow::Borrowed(text)),
-            (None, Some(part)) => texts.extend(read_attachment(media, part).map(Cow::Owned)),
-            (None, None) => texts.push(as_text(part)),
-        }
-    }
-    join(texts)
 }
 
 /// Replaces a tool-result part's output, in the shape that part uses (v5 `output` or v4 `result`).

@@ -211,6 +211,20 @@ pub fn is_text_media(media_type: &str) -> bool {
     }
 }
 
+/// A tool output's content parts: each part's `text`, the others read as attachments (`read_attachment`):
+/// an image counted into `media`, a text file read as its text.
+pub fn output_parts<'a>(parts: &'a [Value], media: &mut Media) -> Cow<'a, str> {
+    let mut texts = Vec::new();
+    for part in parts {
+        match (part.get("text").and_then(Value::as_str), part.as_object()) {
+            (Some(text), _) => texts.push(Cow::Borrowed(text)),
+            (None, Some(part)) => texts.extend(read_attachment(media, part).map(Cow::Owned)),
+            (None, None) => texts.push(as_text(part)),
+        }
+    }
+    join(texts)
+}
+
 /// `content` as a string, null, or an array of parts: the text of the parts whose type is one of
 /// `text_types` (read from `text`, or from `refusal` for refusals) and of search results; the other
 /// parts (images, audio, files) are counted into `media` (`add_attachment`).

@@ -6,8 +6,8 @@
 //! the request's `instructions` (or a system/developer message).
 
 use super::common::{
-    add_attachment, add_media, as_text, content, each_item, fields, object, opt_str, read_attachment, read_compaction,
-    req_id, req_str, with, Content, Part,
+    add_attachment, add_media, as_text, content, each_item, fields, object, opt_str, output_parts, read_attachment,
+    read_compaction, req_id, req_str, with, Content, Part,
 };
 use crate::edit::{FieldEdit, Key};
 use crate::error::{subpath, Error, Result};
@@ -21,37 +21,67 @@ pub fn read<'a>(items: &'a [Value], root: &str) -> Result<Vec<Message<'a>>> {
 }
 
 /// A tool whose calls and outputs are items of their own: the call's type, the tool's name when the call
-/// names none, the field holding its arguments, and its output's type.
+/// names none, the field holding its arguments, its output's type, and whether prune leaves its outputs
+/// as they are (a computer's screenshot, which the API requires; the tools a search found, which later
+/// calls use).
 struct ToolItems {
     call: &'static str,
     name: Option<&'static str>,
     arguments: &'static str,
     output: &'static str,
+    kept: bool,
 }
 
 /// Every such tool, read (`read_item`) and written (`output_item`) from this one list.
 const TOOL_ITEMS: [ToolItems; 7] = [
-    ToolItems { call: "function_call", name: None, arguments: "arguments", output: "function_call_output" },
-    ToolItems { call: "custom_tool_call", name: None, arguments: "input", output: "custom_tool_call_output" },
-    ToolItems { call: "computer_call", name: Some("computer"), arguments: "action", output: "computer_call_output" },
-    ToolItems { call: "shell_call", name: Some("shell"), arguments: "action", output: "shell_call_output" },
+    ToolItems {
+        call: "function_call",
+        name: None,
+        arguments: "arguments",
+        output: "function_call_output",
+        kept: false,
+    },
+    ToolItems {
+        call: "custom_tool_call",
+        name: None,
+        arguments: "input",
+        output: "custom_tool_call_output",
+        kept: false,
+    },
+    ToolItems {
+        call: "computer_call",
+        name: Some("computer"),
+        arguments: "action",
+        output: "computer_call_output",
+        kept: true,
+    },
+    ToolItems {
+        call: "shell_call",
+        name: Some("shell"),
+        arguments: "action",
+        output: "shell_call_output",
+        kept: false,
+    },
     ToolItems {
         call: "local_shell_call",
         name: Some("local_shell"),
         arguments: "action",
         output: "local_shell_call_output",
+        kept: false,
     },
     ToolItems {
         call: "tool_search_call",
         name: Some("tool_search"),
         arguments: "arguments",
         output: "tool_search_output",
+        kept: true,
     },
     ToolItems {
         call: "apply_patch_call",
         name: Some("apply_patch"),
         arguments: "operation",
         output: "apply_patch_call_output",
+        kept: false,
     },
 ];
 
@@ -63,9 +93,7 @@ fn read_item<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
         && obj.get("execution").and_then(Value::as_str) == Some("server")
         && obj.get("call_id").is_none_or(Value::is_null);
     if run_by_provider {
-        let mut m = Message::new(Role::Assistant);
-        m.hidden = Cow::Owned(json_text(v));
-        return Ok(m);
+        return Ok(built_in(v));
     }
     if let Some(tool) = TOOL_ITEMS.iter().find(|t| t.call == kind) {
         let mut m = Message::new(Role::Assistant);
@@ -80,7 +108,7 @@ fn read_item<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
         });
         return Ok(m);
     }
-    if TOOL_ITEMS.iter().any(|t| t.output == kind) {
+    if let Some(tool) = TOOL_ITEMS.iter().find(|t| t.output == kind) {
         let mut m = Message::new(Role::Tool);
         let mut media = Media::default();
         let text = match kind {
@@ -96,8 +124,7 @@ fn read_item<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
             text,
             is_error: failed(obj),
             part: None,
-            // A screenshot, and the tools a search found (which later calls use), are not cleared.
-            clearable: !matches!(kind, "computer_call_output" | "tool_search_output"),
+            clearable: !tool.kept,
             in_turn: false,
             media,
             path: subpath(path, key),
@@ -135,13 +162,7 @@ fn read_item<'a>(v: &'a Value, path: &str) -> Result<Message<'a>> {
             }
             Ok(m)
         }
-        // Built-in tool calls (web search, file search, ...) and item references: counted as the
-        // JSON the model is sent, never edited.
-        _ => {
-            let mut m = Message::new(Role::Assistant);
-            m.hidden = Cow::Owned(json_text(v));
-            Ok(m)
-        }
+        _ => Ok(built_in(v)),
     }
 }
 
@@ -179,8 +200,15 @@ fn read_message<'a>(obj: &'a serde_json::Map<String, Value>, path: &str) -> Resu
     Ok(m)
 }
 
-/// The `text` of each part that has one. A loop shared by the two callers: a collected adapter chain
-/// at each would be its own iterator code in the wasm.
+/// A built-in tool's call (web search, file search, ...) or an item reference: counted as the JSON the
+/// model is sent, never edited.
+fn built_in(v: &Value) -> Message<'_> {
+    let mut m = Message::new(Role::Assistant);
+    m.hidden = Cow::Owned(json_text(v));
+    m
+}
+
+/// The `text` of each part that has one (a reasoning item's summary).
 fn part_texts(parts: &[Value]) -> Vec<Cow<'_, str>> {
     let mut out = Vec::new();
     for p in parts {
@@ -195,15 +223,7 @@ fn part_texts(parts: &[Value]) -> Vec<Cow<'_, str>> {
 /// computer's screenshot (counted into `media`).
 fn output_text<'a>(v: Option<&'a Value>, media: &mut Media) -> Cow<'a, str> {
     match v {
-        Some(Value::Array(parts)) => {
-            let mut texts = part_texts(parts);
-            for part in parts {
-                if let Some(p) = part.as_object().filter(|p| !p.contains_key("text")) {
-                    texts.extend(read_attachment(media, p).map(Cow::Owned));
-                }
-            }
-            join(texts)
-        }
+        Some(Value::Array(parts)) => output_parts(parts, media),
         Some(Value::Object(screenshot))
             if screenshot.get("type").and_then(Value::as_str) == Some("computer_screenshot") =>
         {
