@@ -1,5 +1,5 @@
 //! Restoring what a summary lost, in short marked sections after it. First the user's own words:
-//! the summarized user messages, quoted (the task and the newest request always; user text is what
+//! the summarized user messages, quoted (the task always, the newest request where it is short; user text is what
 //! Claude Code never compacts, and a summary that paraphrases the task loses its details). Then the
 //! salient facts of the messages (the audit's: user constraints, error lines, numbers, URLs,
 //! identifiers, paths) that the summary and the quotes do not state, verbatim, most important kinds
@@ -48,12 +48,12 @@ pub fn user_text_section(
 
 /// The section quoting the user's messages among `indices`, and the messages it quotes; it takes its
 /// cost from `allowance`. The oldest comes first: the quotes an earlier summary of ours carried, else
-/// the first user message (the task), its middle cut when it alone is over `budget`. The task and the
-/// newest request (the user message the history's last turns answer) always survive: each within what
-/// the budget leaves, at least `SURVIVING_QUOTE_TOKENS`, and where the room under the limit is short,
-/// past the limit (`allowance.over`), as a constraint of the user's does. Then the others within
-/// `budget` and the room, newest first while they fit, shown in their order. A message `summary`
-/// already holds word for word is not quoted again.
+/// the first user message (the task), its middle cut when it alone is over `budget`. The task always
+/// survives, within the budget and at least `SURVIVING_QUOTE_TOKENS`, and where the room under the limit
+/// is short, past the limit (`allowance.over`), as a constraint of the user's does; so does the newest
+/// request (the user message the history's last turns answer) where it is quoted whole within
+/// `newest_request_bound`. Then the others within `budget` and the room, newest first while they fit,
+/// shown in their order. A message `summary` already holds word for word is not quoted again.
 fn quotes_within(
     conv: &Conversation,
     indices: &[usize],
@@ -77,8 +77,8 @@ fn quotes_within(
             items.push((i, text));
         }
     }
-    // The task (or the quotes that carry it) and the newest request are quoted whatever the room: past the
-    // limit where it is short. A later job's oldest user message (the hierarchical strategy's chunks) is
+    // The task (or the quotes that carry it) and a short newest request are quoted whatever the room: past
+    // the limit where it is short. A later job's oldest user message (the hierarchical strategy's chunks) is
     // quoted first, within the room; the others newest first, as they fit.
     let first = items.first()?.0;
     let is_task = conv.messages[first].is_summary || conv.task() == Some(first);
@@ -90,8 +90,8 @@ fn quotes_within(
     // Marked rather than collected and sorted: the section keeps the messages' order.
     let mut chosen = vec![false; items.len()];
     chosen[0] = true;
-    if newest > 0 && is_request {
-        let within = (budget - spent).max(SURVIVING_QUOTE_TOKENS);
+    let within = newest_request_bound(budget);
+    if newest > 0 && is_request && count(&items[newest].1) + 1.0 <= within {
         if let Some(cost) = fit_quote(&mut items[newest].1, 1.0, within, true, allowance, &count) {
             spent += cost;
             chosen[newest] = true;
@@ -116,6 +116,14 @@ fn quotes_within(
         }
     }
     Some((section, quoted))
+}
+
+/// What the newest request may cost to pass the limit: whole, within twice the quotes' budget (a quarter
+/// of the limit at most) and at least `SURVIVING_QUOTE_TOKENS`. A longer one is one of the other quotes: cut
+/// to its head and tail it keeps little of what it says (a pasted document, an agent harness's report of
+/// its failed tries), and the room is better spent on the facts of its middle (`scripts/eval/README.md`).
+fn newest_request_bound(budget: f64) -> f64 {
+    (2.0 * budget).max(SURVIVING_QUOTE_TOKENS)
 }
 
 /// Fits `text`, with `extra` tokens before it (the heading, or the blank line between quotes), within
@@ -211,8 +219,8 @@ impl Restore<'_, '_> {
 
     /// Appends to each job's summary the quotes of its user messages (see `quotes_within`), within
     /// `room` (the tokens the history may still grow by under the limit, which this takes from) and the
-    /// job's share of it (`shares`, from `make_room`; none: all of it), the task and the newest request past
-    /// them by up to `over` (which this takes from; see `append_lost_facts`); returns the messages quoted,
+    /// job's share of it (`shares`, from `make_room`; none: all of it), the task and a short newest request
+    /// past them by up to `over` (which this takes from; see `append_lost_facts`); returns the messages quoted,
     /// in order.
     pub fn append_user_text(
         &self,
@@ -654,6 +662,22 @@ mod tests {
         assert!(text.contains(&format!("User: {question}")), "{text}");
         assert_eq!(report.user_text_appended, [1, msgs.len() - 2], "the task and the newest request only");
         assert!(report.tokens_after < report.tokens_before);
+    }
+
+    #[test]
+    fn a_long_newest_request_is_not_cut_to_pass_the_limit() {
+        let mut msgs = chat();
+        let policy = "Follow the agency's policy on refunds, changes and fees in every answer. ".repeat(80);
+        msgs[0] = json!({ "role": "system", "content": format!("You are a travel agent. {policy}") });
+        // An agent harness's report of the tries that failed: its head and tail alone say nothing.
+        let tries = "Earlier try: called search_hotels with the city and the dates; it failed. ".repeat(30);
+        let report = format!("This is not the first try. {tries}Do something different from all of them.");
+        msgs.push(json!({ "role": "user", "content": report }));
+        let answer = "The Miramar has a pool, and a night there in May costs 140 euros with breakfast. ".repeat(20);
+        msgs.push(json!({ "role": "assistant", "content": answer }));
+        let (applied, text) = apply(&msgs, json!({ "contextWindow": 2000 }), "Weather and hotels.");
+        assert_eq!(applied.report.user_text_appended, [1], "the task only");
+        assert!(!text.contains("This is not the first try"), "{text}");
     }
 
     #[test]

@@ -212,18 +212,31 @@ fn tight_room_is_shared_by_the_quotes_and_the_facts() {
     }
 }
 
-/// The task (the first user message) and the newest request (the last) survive every compaction: kept, or
-/// quoted after the summary even where what is always kept (a long system prompt, the recent tail) leaves
-/// no room under the limit, on every conversation of the corpus down to a tenth of its tokens. Before they
-/// could pass the limit, at half of each conversation the task was lost in 68 of 147 tau-bench runs and 3
-/// of 5 ToolBench runs, the newest request in 103 of 304 medicalgpt-zh chats (a long answer kept alone).
+/// The task (the first user message) survives every compaction, and so does a short newest request (the
+/// last): kept, or quoted after the summary even where what is always kept (a long system prompt, the
+/// recent tail) leaves no room under the limit, on every conversation of the corpus down to a tenth of its
+/// tokens. Before they could pass the limit, at half of each conversation the task was lost in 68 of 147
+/// tau-bench runs and 3 of 5 ToolBench runs, the newest request in 103 of 304 medicalgpt-zh chats (a long
+/// answer kept alone). A newest request of 60 tokens or more passes the limit only where it fits whole
+/// (`restore::newest_request_bound`); of those compactions it was neither kept nor quoted in 48 of 84
+/// medicalgpt-zh, 29 of 126 English chats, 8 of 21 SWE-agent runs, all 9 KdConv and 9 ToolBench ones, and
+/// none of the 588 mini-SWE-agent ones.
 #[test]
 fn the_task_and_the_newest_request_survive_every_compaction() {
     let summary = "The user and the assistant worked on the task.";
+    let tokens = |text: &str| {
+        let one = [json!({ "role": "user", "content": text })];
+        estimate(&Input::items(&one), &Options::default()).unwrap().total
+    };
     for file in TOOL_FILES.iter().chain(CHAT_FILES) {
         for (id, msgs) in corpus(file) {
             let users: Vec<usize> = (0..msgs.len()).filter(|&i| msgs[i]["role"] == "user").collect();
             let (Some(&task), Some(&newest)) = (users.first(), users.last()) else { continue };
+            // Short: its quote costs less than the 64 tokens a surviving quote may always take (less a margin
+            // for counting it alone).
+            let short = msgs[newest]["content"]
+                .as_str()
+                .is_some_and(|t| tokens(&format!("User: {}", t.trim())) - tokens("") < 60);
             let input = Input::items(&msgs);
             let total = estimate(&input, &Options::default()).unwrap().total as f64;
             for share in [0.5, 0.25, 0.1] {
@@ -239,8 +252,9 @@ fn the_task_and_the_newest_request_survive_every_compaction() {
                     let kept = applied.slots.iter().any(|s| matches!(s, Slot::Keep(k) if *k == i));
                     // A message the summary holds word for word ("s", a one-letter command) is not quoted again.
                     let held = msgs[i]["content"].as_str().is_some_and(|t| summary.contains(t.trim()));
+                    let survives = kept || held || applied.report.user_text_appended.contains(&i);
                     assert!(
-                        kept || held || applied.report.user_text_appended.contains(&i),
+                        survives || (i == newest && !short),
                         "{file} {id} at {share}: {what} (#{i}) is neither kept nor quoted; {:?}",
                         applied.report.warnings
                     );
