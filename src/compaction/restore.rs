@@ -1,11 +1,11 @@
 //! Restoring what a summary lost, in short marked sections after it. First the user's own words:
-//! the summarized user messages, quoted (the task always, the newest request where it is short; user text is what
-//! Claude Code never compacts, and a summary that paraphrases the task loses its details). Then the
-//! salient facts of the messages (the audit's: user constraints, error lines, numbers, URLs,
-//! identifiers, paths) that the summary and the quotes do not state, verbatim, most important kinds
-//! first; then, in the room left, the numbers and ids they state without the words of their line.
-//! Small models drop exactly these (the booking code, the file being edited), and the model that
-//! reads the compacted history cannot ask for them again.
+//! the summarized user messages, quoted (the task always, the newest request where it is short; user
+//! text is what Claude Code never compacts, and a summary that paraphrases the task loses its
+//! details). Then the salient facts of the messages (the audit's: user constraints, error lines,
+//! numbers, URLs, identifiers, paths) that the summary and the quotes do not state, verbatim, most
+//! important kinds first; then, in the room left, the numbers and ids they state without the words of
+//! their line. Small models drop exactly these (the booking code, the file being edited), and the
+//! model that reads the compacted history cannot ask for them again.
 
 use crate::compaction::audit::{found_in, lost_and_bare, Fact, Found, Kind};
 use crate::compaction::fact_lines::{fact_line, FactLine};
@@ -119,9 +119,10 @@ fn quotes_within(
 }
 
 /// What the newest request may cost to pass the limit: whole, within twice the quotes' budget (a quarter
-/// of the limit at most) and at least `SURVIVING_QUOTE_TOKENS`. A longer one is one of the other quotes: cut
-/// to its head and tail it keeps little of what it says (a pasted document, an agent harness's report of
-/// its failed tries), and the room is better spent on the facts of its middle (`scripts/eval/README.md`).
+/// of the limit at most) and at least `SURVIVING_QUOTE_TOKENS`. A longer one is not quoted (the others
+/// share the budget): cut to its head and tail it keeps little of what it says (a pasted document, an agent
+/// harness's report of its failed tries), and the room is better spent on the facts of its middle, listed
+/// as any summarized message's are (`scripts/eval/README.md`).
 fn newest_request_bound(budget: f64) -> f64 {
     (2.0 * budget).max(SURVIVING_QUOTE_TOKENS)
 }
