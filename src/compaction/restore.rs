@@ -90,9 +90,10 @@ fn quotes_within(
     // Marked rather than collected and sorted: the section keeps the messages' order.
     let mut chosen = vec![false; items.len()];
     chosen[0] = true;
-    let within = newest_request_bound(budget);
-    if newest > 0 && is_request && count(&items[newest].1) + 1.0 <= within {
-        if let Some(cost) = fit_quote(&mut items[newest].1, 1.0, within, true, allowance, &count) {
+    if newest > 0 && is_request {
+        // Whole or not at all: taken as it is, past the limit where the room is short.
+        let cost = count(&items[newest].1) + 1.0;
+        if cost <= newest_request_bound(budget) && allowance.take(cost, true) {
             spent += cost;
             chosen[newest] = true;
         }
@@ -139,13 +140,15 @@ fn fit_quote(
     count: &dyn Fn(&str) -> f64,
 ) -> Option<f64> {
     let most = within.min(allowance.room + if survives { allowance.over } else { 0.0 }) - extra;
-    if count(text) > most {
+    let mut tokens = count(text);
+    if tokens > most {
         if most < MIN_QUOTE_TOKENS {
             return None;
         }
         *text = cut_to_tokens(text, most, count).into_owned();
+        tokens = count(text);
     }
-    let cost = extra + count(text);
+    let cost = extra + tokens;
     allowance.take(cost, survives).then_some(cost)
 }
 
