@@ -229,33 +229,62 @@ const BESIDE: usize = 100;
 
 /// Those of `facts` that `text` does not keep (`lost_in`'s), and with `line` (the line a fact was written
 /// in, as the facts section would show it) the numbers and identifiers it keeps but nowhere beside a word
-/// of their line: a name in a list of names, a number alone. A model finds such a fact far less often
-/// than one written with its words (on the eval, 39% of the questions against 61% for the 1.5B model): the
-/// English name of a shop that a Chinese list gave after its Chinese name, kept in the summary's list of
-/// names, answers no question about the Chinese one. Both in the order `lost_in` gives.
+/// of their line that tells them from the other values: a name in a list of names, a number alone, an id
+/// beside its kind's label only. A model finds such a fact far less often than one written with its words
+/// (on the eval, 39% of the questions against 61% for the 1.5B model): the English name of a shop that a
+/// Chinese list gave after its Chinese name, kept in the summary's list of names, answers no question about
+/// the Chinese one; "the reservation JG7FMM" answers none about which of two reservation records, listed
+/// with their origins, it was. Both in the order `lost_in` gives.
 pub fn lost_and_bare<'f>(
     facts: &'f [Fact],
     text: &str,
     line: Option<&dyn Fn(&Fact) -> String>,
 ) -> (Vec<&'f Fact>, Vec<&'f Fact>) {
     let view = SummaryView::new(text);
-    let (mut lost, mut bare) = (Vec::new(), Vec::new());
+    let (mut lost, mut values) = (Vec::new(), Vec::new());
     for f in facts {
-        if !view.keeps(f) {
+        let kept = view.keeps(f);
+        if !kept {
             lost.push(f);
-        } else if let Some(line) = line.filter(|_| matches!(f.kind, Kind::Number | Kind::Identifier)) {
-            if stands_alone(f, text, &line(f)) {
-                bare.push(f);
-            }
+        }
+        if let Some(line) = line.filter(|_| matches!(f.kind, Kind::Number | Kind::Identifier)) {
+            values.push((f, content_units(&line(f)), kept));
+        }
+    }
+    let labels = labels_of(&values);
+    let mut bare = Vec::new();
+    for (f, words, kept) in &values {
+        if *kept && stands_alone(f, text, words, &labels) {
+            bare.push(*f);
         }
     }
     (in_turn(lost), in_turn(bare))
 }
 
-/// Whether `text`, which keeps `f`, holds it nowhere beside a word of `line` (other than its own).
-fn stands_alone(f: &Fact, text: &str, line: &str) -> bool {
-    let (own, words) = (content_units(&f.text), content_units(line));
+/// The words that the lines of two different values hold: the labels of a kind ("reservation", "flight",
+/// "price"), which tell none of its values from another.
+fn labels_of(values: &[(&Fact, Set, bool)]) -> Set {
+    let (mut first_value, mut labels) = (Set::new(), Set::new());
+    for (f, words, _) in values {
+        for w in words.keys() {
+            match first_value.get(w).and_then(Value::as_str) {
+                None => _ = first_value.insert(w.clone(), Value::String(f.text.clone())),
+                Some(v) if v != f.text && !labels.contains_key(w) => _ = labels.insert(w.clone(), Value::Null),
+                Some(_) => {}
+            }
+        }
+    }
+    labels
+}
+
+/// Whether `text`, which keeps `f`, holds it nowhere beside a word of its line (`words`, less `f`'s own)
+/// that tells it apart: one no other value's line holds (`labels`), or where every word of its line is
+/// another's too ("Price: $137 + $167 = $304" among other prices), any of them.
+fn stands_alone(f: &Fact, text: &str, words: &Set, labels: &Set) -> bool {
+    let own = content_units(&f.text);
     let of_the_line = |w: &String| words.contains_key(w) && !own.contains_key(w);
+    let telling_only = words.keys().any(|w| of_the_line(w) && !labels.contains_key(w));
+    let telling = |w: &String| of_the_line(w) && !(telling_only && labels.contains_key(w));
     if !words.keys().any(of_the_line) {
         return false; // a line of the fact alone: nothing to stand beside
     }
@@ -265,7 +294,7 @@ fn stands_alone(f: &Fact, text: &str, line: &str) -> bool {
         found = true;
         let start = crate::text::floor_boundary(text, at.saturating_sub(BESIDE));
         let end = crate::text::ceil_boundary(text, (at + f.text.len() + BESIDE).min(text.len()));
-        if content_units(&text[start..end]).keys().any(of_the_line) {
+        if content_units(&text[start..end]).keys().any(telling) {
             return false;
         }
         from = at + f.text.len();
@@ -1000,17 +1029,34 @@ mod tests {
     fn a_fact_kept_without_the_words_of_its_line_is_kept_bare() {
         let msgs = json!([
             { "role": "user", "content": "Book it." },
-            { "role": "assistant", "content": "The reservation code for the Paris trip is ZX81QP." }
+            { "role": "assistant", "content": "The reservation code for the Paris trip is ZX81QP." },
+            { "role": "assistant", "content": "The reservation code for the Rome trip is AB12CD." }
         ]);
         let conv = crate::fixtures::read(&msgs);
-        let facts = facts_of(&conv, &[0, 1]);
-        let line = |_: &Fact| "The reservation code for the Paris trip is ZX81QP.".to_string();
+        let facts = facts_of(&conv, &[0, 1, 2]);
+        let line = |f: &Fact| conv.messages[f.message].text.to_string();
         let bare = |summary: &str| -> Vec<String> {
             lost_and_bare(&facts, summary, Some(&line)).1.iter().map(|f| f.text.clone()).collect()
         };
-        assert_eq!(bare("Codes seen: ZX81QP, AB12CD."), ["ZX81QP"], "in a list of codes");
-        assert!(bare("The Paris reservation is ZX81QP.").is_empty(), "beside its words");
+        assert_eq!(bare("Codes seen: ZX81QP, AB12CD."), ["ZX81QP", "AB12CD"], "in a list of codes");
+        assert!(bare("The Paris reservation is ZX81QP; Rome's is AB12CD.").is_empty(), "beside its words");
+        assert_eq!(bare("Reservation ZX81QP. Rome: AB12CD."), ["ZX81QP"], "beside the label both codes share");
         assert!(bare("The user asked for a booking.").is_empty(), "lost, not kept: lost_in's");
+
+        // Lines whose every word another line holds too: any of them tells the value.
+        let msgs = json!([
+            { "role": "user", "content": "Book it." },
+            { "role": "assistant", "content": "Total price: $304." },
+            { "role": "assistant", "content": "Total price: $290." }
+        ]);
+        let conv = crate::fixtures::read(&msgs);
+        let facts = facts_of(&conv, &[0, 1, 2]);
+        let line = |f: &Fact| conv.messages[f.message].text.to_string();
+        let bare = |summary: &str| -> Vec<String> {
+            lost_and_bare(&facts, summary, Some(&line)).1.iter().map(|f| f.text.clone()).collect()
+        };
+        assert!(bare("The total was $304, then $290.").is_empty(), "beside a word both lines hold");
+        assert_eq!(bare("The user paid $304 and $290."), ["$304", "$290"]);
     }
 
     #[test]

@@ -3,9 +3,10 @@
 //! text is what Claude Code never compacts, and a summary that paraphrases the task loses its
 //! details). Then the salient facts of the messages (the audit's: user constraints, error lines,
 //! numbers, URLs, identifiers, paths) that the summary and the quotes do not state, verbatim, most
-//! important kinds first; then, in the room left, the numbers and ids they state without the words of
-//! their line. Small models drop exactly these (the booking code, the file being edited), and the
-//! model that reads the compacted history cannot ask for them again.
+//! important kinds first; then, in the room left, the numbers and ids they state without a word of
+//! their line that tells them from other values (a name in a list, an id beside its kind's label
+//! only). Small models drop exactly these (the booking code, the file being edited), and the model
+//! that reads the compacted history cannot ask for them again.
 
 use crate::compaction::audit::{found_in, lost_and_bare, Fact, Found, Kind};
 use crate::compaction::fact_lines::{fact_line, FactLine};

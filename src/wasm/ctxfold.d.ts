@@ -481,8 +481,9 @@ export interface ApplyResult<T = Message[]> {
    * URLs, ids, e-mail addresses, paths) that the summary left out and that were appended to it under "Facts from
    * the summarized messages, verbatim:"; a number or an id in the words around it, with their writer ("assistant:
    * - **Reservation ID**: M20IZO", not a bare "M20IZO"), within the bound that `Options.keepFacts` gives. Then,
-   * in the room left, the numbers and ids the summary states without any word of their line (a name in a list of
-   * names), listed in their line the same way: the audit counts those as kept.
+   * in the room left, the numbers and ids the summary states without a word of their line that tells them from the
+   * other values (a name in a list of names; "reservation JG7FMM" where two reservations were listed), listed in
+   * their line the same way: the audit counts those as kept.
    */
   factsAppended: string[];
   /**
