@@ -247,6 +247,7 @@ pub fn lost_and_bare<'f>(
         if !kept {
             lost.push(f);
         }
+        // The lost values' lines too: they hold the labels as much as the kept ones' do.
         if let Some(line) = line.filter(|_| matches!(f.kind, Kind::Number | Kind::Identifier)) {
             values.push((f, content_units(&line(f)), kept));
         }
@@ -1027,36 +1028,27 @@ mod tests {
 
     #[test]
     fn a_fact_kept_without_the_words_of_its_line_is_kept_bare() {
-        let msgs = json!([
-            { "role": "user", "content": "Book it." },
-            { "role": "assistant", "content": "The reservation code for the Paris trip is ZX81QP." },
-            { "role": "assistant", "content": "The reservation code for the Rome trip is AB12CD." }
-        ]);
-        let conv = crate::fixtures::read(&msgs);
-        let facts = facts_of(&conv, &[0, 1, 2]);
-        let line = |f: &Fact| conv.messages[f.message].text.to_string();
-        let bare = |summary: &str| -> Vec<String> {
-            lost_and_bare(&facts, summary, Some(&line)).1.iter().map(|f| f.text.clone()).collect()
-        };
-        assert_eq!(bare("Codes seen: ZX81QP, AB12CD."), ["ZX81QP", "AB12CD"], "in a list of codes");
-        assert!(bare("The Paris reservation is ZX81QP; Rome's is AB12CD.").is_empty(), "beside its words");
-        assert_eq!(bare("Reservation ZX81QP. Rome: AB12CD."), ["ZX81QP"], "beside the label both codes share");
-        assert!(bare("The user asked for a booking.").is_empty(), "lost, not kept: lost_in's");
-
+        let trips =
+            ["The reservation code for the Paris trip is ZX81QP.", "The reservation code for the Rome trip is AB12CD."];
+        assert_eq!(kept_bare(&trips, "Codes seen: ZX81QP, AB12CD."), ["ZX81QP", "AB12CD"], "in a list of codes");
+        assert!(kept_bare(&trips, "The Paris reservation is ZX81QP; Rome's is AB12CD.").is_empty(), "beside its words");
+        assert_eq!(kept_bare(&trips, "Reservation ZX81QP. Rome: AB12CD."), ["ZX81QP"], "beside the label both share");
+        assert!(kept_bare(&trips, "The user asked for a booking.").is_empty(), "lost, not kept: lost_in's");
         // Lines whose every word another line holds too: any of them tells the value.
-        let msgs = json!([
-            { "role": "user", "content": "Book it." },
-            { "role": "assistant", "content": "Total price: $304." },
-            { "role": "assistant", "content": "Total price: $290." }
-        ]);
+        let totals = ["Total price: $304.", "Total price: $290."];
+        assert!(kept_bare(&totals, "The total was $304, then $290.").is_empty(), "beside a word both lines hold");
+        assert_eq!(kept_bare(&totals, "The user paid $304 and $290."), ["$304", "$290"]);
+    }
+
+    /// The facts of the assistant's `lines` (each a message, after a user's) that `summary` keeps bare.
+    fn kept_bare(lines: &[&str], summary: &str) -> Vec<String> {
+        let mut msgs = vec![json!({ "role": "user", "content": "Book it." })];
+        msgs.extend(lines.iter().map(|l| json!({ "role": "assistant", "content": l })));
+        let msgs = Value::Array(msgs);
         let conv = crate::fixtures::read(&msgs);
-        let facts = facts_of(&conv, &[0, 1, 2]);
+        let facts = facts_of(&conv, &(0..conv.len()).collect::<Vec<_>>());
         let line = |f: &Fact| conv.messages[f.message].text.to_string();
-        let bare = |summary: &str| -> Vec<String> {
-            lost_and_bare(&facts, summary, Some(&line)).1.iter().map(|f| f.text.clone()).collect()
-        };
-        assert!(bare("The total was $304, then $290.").is_empty(), "beside a word both lines hold");
-        assert_eq!(bare("The user paid $304 and $290."), ["$304", "$290"]);
+        lost_and_bare(&facts, summary, Some(&line)).1.iter().map(|f| f.text.clone()).collect()
     }
 
     #[test]
