@@ -265,12 +265,13 @@ pub fn lost_and_bare<'f>(
 /// The words that the lines of two different values hold: the labels of a kind ("reservation", "flight",
 /// "price"), which tell none of its values from another.
 fn labels_of(values: &[(&Fact, Set, bool)]) -> Set {
+    // Each word with the first value whose line holds it (its place in `values`).
     let (mut first_value, mut labels) = (Set::new(), Set::new());
-    for (f, words, _) in values {
+    for (k, (f, words, _)) in values.iter().enumerate() {
         for w in words.keys() {
-            match first_value.get(w).and_then(Value::as_str) {
-                None => _ = first_value.insert(w.clone(), Value::String(f.text.clone())),
-                Some(v) if v != f.text && !labels.contains_key(w) => _ = labels.insert(w.clone(), Value::Null),
+            match first_value.get(w).and_then(Value::as_u64) {
+                None => _ = first_value.insert(w.clone(), Value::from(k)),
+                Some(j) if values[j as usize].0.text != f.text => _ = labels.insert(w.clone(), Value::Null),
                 Some(_) => {}
             }
         }
@@ -284,11 +285,12 @@ fn labels_of(values: &[(&Fact, Set, bool)]) -> Set {
 fn stands_alone(f: &Fact, text: &str, words: &Set, labels: &Set) -> bool {
     let own = content_units(&f.text);
     let of_the_line = |w: &String| words.contains_key(w) && !own.contains_key(w);
-    let telling_only = words.keys().any(|w| of_the_line(w) && !labels.contains_key(w));
-    let telling = |w: &String| of_the_line(w) && !(telling_only && labels.contains_key(w));
     if !words.keys().any(of_the_line) {
         return false; // a line of the fact alone: nothing to stand beside
     }
+    // Where its line holds a word no other value's line holds, only such a word tells it apart.
+    let has_own_word = words.keys().any(|w| of_the_line(w) && !labels.contains_key(w));
+    let telling = |w: &String| of_the_line(w) && !(has_own_word && labels.contains_key(w));
     let (mut found, mut from) = (false, 0);
     while let Some(k) = find(&text[from..], &f.text) {
         let at = from + k;

@@ -228,6 +228,7 @@ fn the_task_and_the_newest_request_survive_every_compaction() {
         let one = [json!({ "role": "user", "content": text })];
         estimate(&Input::items(&one), &Options::default()).unwrap().total
     };
+    let empty_message = tokens("");
     for file in TOOL_FILES.iter().chain(CHAT_FILES) {
         for (id, msgs) in corpus(file) {
             let users: Vec<usize> = (0..msgs.len()).filter(|&i| msgs[i]["role"] == "user").collect();
@@ -236,7 +237,7 @@ fn the_task_and_the_newest_request_survive_every_compaction() {
             // for counting it alone).
             let short = msgs[newest]["content"]
                 .as_str()
-                .is_some_and(|t| tokens(&format!("User: {}", t.trim())) - tokens("") < 60);
+                .is_some_and(|t| tokens(&format!("User: {}", t.trim())) - empty_message < 60);
             let input = Input::items(&msgs);
             let total = estimate(&input, &Options::default()).unwrap().total as f64;
             for share in [0.5, 0.25, 0.1] {
