@@ -120,8 +120,12 @@ pub fn fact_line(conv: &Conversation, fact: &Fact) -> FactLine {
         if alone {
             return FactLine { place: (fact.message, source, at), end, source: None, text: fact.text.clone() };
         }
-        let (start, end) = line_around(text, at, fact.text.len());
-        let shown = listed(text, start, end);
+        let (mut start, end, before) = shown_part(text, at, fact.text.len());
+        let mut shown = listed(text, start, end);
+        if let Some((before_start, before_end)) = before {
+            shown = format!("{} / {shown}", listed(text, before_start, before_end));
+            start = before_start;
+        }
         // Which of its texts a message's own words are is told by how it begins; a call or an output is
         // told by its tool.
         let label = label(conv, fact.message, m, source);
@@ -143,14 +147,68 @@ fn heading(label: &str, text: &str, start: usize) -> String {
     format!("{label}, in the message that begins \"{opening}\"")
 }
 
+/// Bytes of the words right before a value that are its label ("Flight Number: ", "Economy Price: ").
+const LABEL_CHARS: usize = 16;
+
+/// What of `text` is shown for the value at bytes `at..at + len`: the part of its line (`line_around`), and
+/// where the value is one of a list's like items, what tells it from the others. Its label then names
+/// every item alike ("Flight Number: HAT085", "Flight Number: HAT023"): the rest of its line does
+/// ("Flight 2: JFK to SFO on 2024-05-18"), so a long line is shown as a record's is, and a short line that
+/// holds little but label and value is shown after the line before it (the item's other field: "Arrival:
+/// 03:00+1 EST / Economy Price: $164"). Returns the shown part of the value's line, and of the line before
+/// it where that is shown too.
+fn shown_part(text: &str, at: usize, len: usize) -> (usize, usize, Option<(usize, usize)>) {
+    let (line_start, line_end) = line_of(text, at);
+    if is_record_value(text, at) || !label_repeats(text, at) {
+        let (start, end) = line_around(text, at, len, false);
+        return (start, end, None);
+    }
+    if line_end - line_start > MAX_LINE_CHARS {
+        let (start, end) = line_around(text, at, len, true);
+        return (start, end, None);
+    }
+    let before = text[..line_start].trim_end();
+    if before.is_empty() {
+        return (line_start, line_end, None);
+    }
+    let (before_start, before_end) = line_of(text, before.len());
+    // The line before by its start, where its label is.
+    let end = ceil_boundary(text, (before_start + MAX_LINE_CHARS).min(before_end));
+    (line_start, line_end, Some((before_start, end)))
+}
+
+/// Whether the value at byte `at` is a JSON record's (`"flight_number": "HAT017"`).
+fn is_record_value(text: &str, at: usize) -> bool {
+    text[..at].ends_with("\": \"") || text[..at].ends_with("\":\"")
+}
+
+/// Whether the label of the value at byte `at` (the `LABEL_CHARS` before it on its line, with a letter) is
+/// written on another line of `text` too.
+fn label_repeats(text: &str, at: usize) -> bool {
+    let (line_start, line_end) = line_of(text, at);
+    let label = &text[ceil_boundary(text, at.saturating_sub(LABEL_CHARS).max(line_start))..at];
+    if !label.chars().any(char::is_alphabetic) {
+        return false;
+    }
+    let mut from = 0;
+    while let Some(k) = find(&text[from..], label) {
+        let found = from + k;
+        if found < line_start || found >= line_end {
+            return true;
+        }
+        from = found + label.len();
+    }
+    false
+}
+
 /// The part of `text`'s line around bytes `at..at + len` that is shown: the whole line when short, else
-/// a window around them.
-fn line_around(text: &str, at: usize, len: usize) -> (usize, usize) {
+/// a window around them (`wide`: a record's width, for a list's item whose label tells it from no other).
+fn line_around(text: &str, at: usize, len: usize, wide: bool) -> (usize, usize) {
     let (line_start, line_end) = line_of(text, at);
     // A value of a JSON record (`"flight_number": "HAT017"`) is told from another record's by the fields
     // after it (`"origin": "MCO", "destination": "BOS"`): a wider window, most of it after the value.
-    let record = text[..at].ends_with("\": \"") || text[..at].ends_with("\":\"");
-    let width = if record { MAX_RECORD_CHARS } else { MAX_LINE_CHARS }.max(len);
+    let record = is_record_value(text, at);
+    let width = if record || wide { MAX_RECORD_CHARS } else { MAX_LINE_CHARS }.max(len);
     if line_end - line_start <= width {
         return (line_start, line_end);
     }
@@ -277,8 +335,28 @@ mod tests {
         assert_eq!(shown, "…the flight number HAT017 leaves from…");
     }
 
+    #[test]
+    fn an_item_of_a_list_is_shown_with_what_tells_it_from_the_others() {
+        let listing = "Your flights:\n1. **Flight 1**: IAH to JFK on 2024-05-18, Flight Number: HAT085\n2. **Flight 2**: JFK to SFO on 2024-05-18, Flight Number: HAT023\n\nThe options:\n- Arrival: 03:00+1 EST\n- Economy Price: $164\n- Arrival: 20:00 EST\n- Economy Price: $187\nThe agent found that the cheapest fare of the whole week is HAT999 on the first morning.";
+        let msgs = json!([{ "role": "assistant", "content": listing }]);
+        let conv = crate::fixtures::read(&msgs);
+        let facts = facts_of(&conv, &[0]);
+        let shown = |text: &str| {
+            let fact = facts.iter().find(|f| f.text == text).unwrap_or_else(|| panic!("{text} in {facts:?}"));
+            fact_line(&conv, fact).text
+        };
+        // "Flight Number:" names both: the whole line, where the route tells them apart.
+        assert_eq!(shown("HAT023"), "2. **Flight 2**: JFK to SFO on 2024-05-18, Flight Number: HAT023");
+        // "Economy Price:" names both, and the line holds nothing else: the item's line before it too.
+        assert_eq!(shown("$164"), "Arrival: 03:00+1 EST / Economy Price: $164");
+        let line = fact_line(&conv, facts.iter().find(|f| f.text == "$164").unwrap());
+        assert_eq!(line.place.2, listing.find("- Arrival: 03:00").unwrap());
+        // A label said once keeps the short window.
+        assert_eq!(shown("HAT999"), "…of the whole week is HAT999 on the…");
+    }
+
     fn shown_around(text: &str, at: usize, len: usize) -> String {
-        let (start, end) = line_around(text, at, len);
+        let (start, end) = line_around(text, at, len, false);
         window(text, start, end)
     }
 
@@ -308,7 +386,7 @@ mod tests {
     fn a_short_line_is_shown_whole() {
         let text = "Found it.\n- **Reservation ID**: M20IZO\n- Status: booked";
         let at = text.find("M20IZO").unwrap();
-        let (start, end) = line_around(text, at, 6);
+        let (start, end) = line_around(text, at, 6, false);
         let shown = window(text, start, end);
         assert_eq!(shown, "- **Reservation ID**: M20IZO");
         assert_eq!(start, "Found it.\n".len());
