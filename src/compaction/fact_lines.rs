@@ -182,16 +182,22 @@ fn is_record_value(text: &str, at: usize) -> bool {
     text[..at].ends_with("\": \"") || text[..at].ends_with("\":\"")
 }
 
+/// How far before and after a value's line another item of its list is looked for (bytes): a list's items
+/// stand together, and a search of the whole text for each value would read a long tool output once per fact.
+const LIST_REACH: usize = 1024;
+
 /// Whether the label of the value at byte `at` (the `LABEL_CHARS` before it on its line, with a letter) is
-/// written on another line of `text` too.
+/// written on another line of `text` near it too.
 fn label_repeats(text: &str, at: usize) -> bool {
     let (line_start, line_end) = line_of(text, at);
     let label = &text[ceil_boundary(text, at.saturating_sub(LABEL_CHARS).max(line_start))..at];
     if !label.chars().any(char::is_alphabetic) {
         return false;
     }
-    let mut from = 0;
-    while let Some(k) = find(&text[from..], label) {
+    let (near_start, near_end) =
+        (floor_boundary(text, line_start.saturating_sub(LIST_REACH)), ceil_boundary(text, line_end + LIST_REACH));
+    let mut from = near_start;
+    while let Some(k) = find(&text[from..near_end], label) {
         let found = from + k;
         if found < line_start || found >= line_end {
             return true;
@@ -353,6 +359,13 @@ mod tests {
         assert_eq!(line.place.2, listing.find("- Arrival: 03:00").unwrap());
         // A label said once keeps the short window.
         assert_eq!(shown("HAT999"), "…of the whole week is HAT999 on the…");
+        // Said again far from it, in another part of the text, the label makes no list.
+        let far = format!("Paid.\nTotal: $164\n{}\nRefunded.\nTotal: $187", "More text here. ".repeat(100));
+        let msgs = json!([{ "role": "assistant", "content": far }]);
+        let conv = crate::fixtures::read(&msgs);
+        let facts = facts_of(&conv, &[0]);
+        let paid = facts.iter().find(|f| f.text == "$164").unwrap();
+        assert_eq!(fact_line(&conv, paid).text, "Total: $164");
     }
 
     fn shown_around(text: &str, at: usize, len: usize) -> String {
