@@ -158,14 +158,22 @@ const LABEL_CHARS: usize = 16;
 /// 03:00+1 EST / Economy Price: $164"). Returns the shown part of the value's line, and of the line before
 /// it where that is shown too.
 fn shown_part(text: &str, at: usize, len: usize) -> (usize, usize, Option<(usize, usize)>) {
-    let (line_start, line_end) = line_of(text, at);
-    if is_record_value(text, at) || !label_repeats(text, at) {
-        let (start, end) = line_around(text, at, len, false);
-        return (start, end, None);
+    let line = line_of(text, at);
+    let (line_start, line_end) = line;
+    // A value of a JSON record (`"flight_number": "HAT017"`) is told from another record's by the fields
+    // after it (`"origin": "MCO", "destination": "BOS"`).
+    let around = |window| {
+        let (start, end) = line_around(text, line, at, len, window);
+        (start, end, None)
+    };
+    if text[..at].ends_with("\": \"") || text[..at].ends_with("\":\"") {
+        return around(Window::Record);
+    }
+    if !label_repeats(text, line, at) {
+        return around(Window::Words);
     }
     if line_end - line_start > MAX_LINE_CHARS {
-        let (start, end) = line_around(text, at, len, true);
-        return (start, end, None);
+        return around(Window::Item);
     }
     let before = text[..line_start].trim_end();
     if before.is_empty() {
@@ -177,19 +185,13 @@ fn shown_part(text: &str, at: usize, len: usize) -> (usize, usize, Option<(usize
     (line_start, line_end, Some((before_start, end)))
 }
 
-/// Whether the value at byte `at` is a JSON record's (`"flight_number": "HAT017"`).
-fn is_record_value(text: &str, at: usize) -> bool {
-    text[..at].ends_with("\": \"") || text[..at].ends_with("\":\"")
-}
-
 /// How far before and after a value's line another item of its list is looked for (bytes): a list's items
 /// stand together, and a search of the whole text for each value would read a long tool output once per fact.
 const LIST_REACH: usize = 1024;
 
-/// Whether the label of the value at byte `at` (the `LABEL_CHARS` before it on its line, with a letter) is
+/// Whether the label of the value at byte `at` (the `LABEL_CHARS` before it on its `line`, with a letter) is
 /// written on another line of `text` near it too.
-fn label_repeats(text: &str, at: usize) -> bool {
-    let (line_start, line_end) = line_of(text, at);
+fn label_repeats(text: &str, (line_start, line_end): (usize, usize), at: usize) -> bool {
     let label = &text[ceil_boundary(text, at.saturating_sub(LABEL_CHARS).max(line_start))..at];
     if !label.chars().any(char::is_alphabetic) {
         return false;
@@ -207,21 +209,33 @@ fn label_repeats(text: &str, at: usize) -> bool {
     false
 }
 
-/// The part of `text`'s line around bytes `at..at + len` that is shown: the whole line when short, else
-/// a window around them (`wide`: a record's width, for a list's item whose label tells it from no other).
-fn line_around(text: &str, at: usize, len: usize, wide: bool) -> (usize, usize) {
-    let (line_start, line_end) = line_of(text, at);
-    // A value of a JSON record (`"flight_number": "HAT017"`) is told from another record's by the fields
-    // after it (`"origin": "MCO", "destination": "BOS"`): a wider window, most of it after the value.
-    let record = is_record_value(text, at);
-    let width = if record || wide { MAX_RECORD_CHARS } else { MAX_LINE_CHARS }.max(len);
+/// How much of a long line is shown around a value.
+#[derive(Clone, Copy, PartialEq)]
+enum Window {
+    /// `MAX_LINE_CHARS`, two thirds of it before the value, where its label is.
+    Words,
+    /// `MAX_RECORD_CHARS`, two thirds before: an item of a list, told apart by the rest of its line.
+    Item,
+    /// `MAX_RECORD_CHARS`, a third before (the key): a JSON record's value, told apart by the fields after it.
+    Record,
+}
+
+/// The part of `text`'s `line` around bytes `at..at + len` that is shown: the whole line when short, else
+/// a window of the `kind` given.
+fn line_around(
+    text: &str,
+    (line_start, line_end): (usize, usize),
+    at: usize,
+    len: usize,
+    kind: Window,
+) -> (usize, usize) {
+    let width = if kind == Window::Words { MAX_LINE_CHARS } else { MAX_RECORD_CHARS }.max(len);
     if line_end - line_start <= width {
         return (line_start, line_end);
     }
-    // Two thirds of the window before the fact, where its label is (a record's key: a third); moved inside
-    // the line where the fact sits near one of its ends. A fact as long as the window (a constraint
-    // sentence in a long paragraph) is shown alone.
-    let side = if record { (width - len) / 3 } else { (width - len) * 2 / 3 };
+    // Moved inside the line where the fact sits near one of its ends. A fact as long as the window (a
+    // constraint sentence in a long paragraph) is shown alone.
+    let side = if kind == Window::Record { (width - len) / 3 } else { (width - len) * 2 / 3 };
     let start = at.saturating_sub(side).max(line_start).min(line_end - width);
     let mut start = floor_boundary(text, start);
     // Never inside the fact (a start moved back to a character's first byte moves the window with it).
@@ -369,7 +383,7 @@ mod tests {
     }
 
     fn shown_around(text: &str, at: usize, len: usize) -> String {
-        let (start, end) = line_around(text, at, len, false);
+        let (start, end, _) = shown_part(text, at, len);
         window(text, start, end)
     }
 
@@ -399,7 +413,7 @@ mod tests {
     fn a_short_line_is_shown_whole() {
         let text = "Found it.\n- **Reservation ID**: M20IZO\n- Status: booked";
         let at = text.find("M20IZO").unwrap();
-        let (start, end) = line_around(text, at, 6, false);
+        let (start, end, _) = shown_part(text, at, 6);
         let shown = window(text, start, end);
         assert_eq!(shown, "- **Reservation ID**: M20IZO");
         assert_eq!(start, "Found it.\n".len());
