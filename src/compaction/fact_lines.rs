@@ -57,12 +57,19 @@ impl FactLine {
 
     /// One line showing both this line's part of its text and `other`'s, when they are parts of one line
     /// of the same text that overlap or nearly touch: shorter than the two (facts of one sentence, each
-    /// in its own window, would show most of the sentence twice).
+    /// in its own window, would show most of the sentence twice); or the one that shows the other whole.
     pub fn merged(&self, other: &FactLine, conv: &Conversation) -> Option<FactLine> {
         // A fact not found as written has no part of a text to join.
         let shows_part = |l: &FactLine| l.same_source(l) && l.end > l.place.2;
         if !self.same_source(other) || !shows_part(self) || !shows_part(other) {
             return None;
+        }
+        // A list's item shown after the line before it holds that line, which may be listed for a fact of
+        // its own: one line across two of the text.
+        for (outer, inner) in [(self, other), (other, self)] {
+            if outer.text.contains(&inner.text) {
+                return Some(outer.clone());
+            }
         }
         let (start, end) = (self.place.2.min(other.place.2), self.end.max(other.end));
         if self.place.2.max(other.place.2) > self.end.min(other.end) + NEAR {
@@ -180,8 +187,11 @@ fn shown_part(text: &str, at: usize, len: usize) -> (usize, usize, Option<(usize
         return (line_start, line_end, None);
     }
     let (before_start, before_end) = line_of(text, before.len());
-    // The line before by its start, where its label is.
-    let end = ceil_boundary(text, (before_start + MAX_LINE_CHARS).min(before_end));
+    // The line before by its start, where its label is, as wide as a record's value: it is what tells the
+    // item from the others ("Flight Numbers: HAT069 (JFK to SEA) & HAT011 (SEA to SFO)"), and its indent
+    // is not shown, so it takes none of the width.
+    let indent = text[before_start..before_end].len() - text[before_start..before_end].trim_start().len();
+    let end = ceil_boundary(text, (before_start + indent + MAX_RECORD_CHARS).min(before_end));
     (line_start, line_end, Some((before_start, end)))
 }
 
@@ -380,6 +390,27 @@ mod tests {
         let facts = facts_of(&conv, &[0]);
         let paid = facts.iter().find(|f| f.text == "$164").unwrap();
         assert_eq!(fact_line(&conv, paid).text, "Total: $164");
+    }
+
+    #[test]
+    fn an_item_shown_after_its_line_before_holds_that_line_whole_and_takes_its_place() {
+        let listing = "One-stop options:\n   - Flight Numbers: HAT069 (JFK to SEA) & HAT011 (SEA to SFO)\n     - Price: $123\n   - Flight Numbers: HAT069 (JFK to SEA) & HAT258 (SEA to SFO)\n     - Price: $290";
+        let msgs = json!([{ "role": "assistant", "content": listing }]);
+        let conv = crate::fixtures::read(&msgs);
+        let facts = facts_of(&conv, &[0]);
+        let line = |text: &str| {
+            let fact = facts.iter().find(|f| f.text == text).unwrap_or_else(|| panic!("{text} in {facts:?}"));
+            fact_line(&conv, fact)
+        };
+        // The second leg is what tells the items apart: the line before is not cut at the short window,
+        // and its indent takes none of the width.
+        let (flight, price) = (line("HAT011"), line("$123"));
+        assert_eq!(flight.text, "Flight Numbers: HAT069 (JFK to SEA) & HAT011 (SEA to SFO)");
+        assert_eq!(price.text, "Flight Numbers: HAT069 (JFK to SEA) & HAT011 (SEA to SFO) / Price: $123");
+        // Listed for both facts, the line is shown once, in the item.
+        assert_eq!(flight.merged(&price, &conv), Some(price.clone()));
+        assert_eq!(price.merged(&flight, &conv), Some(price.clone()));
+        assert_eq!(line("HAT258").merged(&price, &conv), None, "another item");
     }
 
     fn shown_around(text: &str, at: usize, len: usize) -> String {
