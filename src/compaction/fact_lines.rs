@@ -190,7 +190,8 @@ fn shown_part(text: &str, at: usize, len: usize) -> (usize, usize, Option<(usize
     // The line before by its start, where its label is, as wide as a record's value: it is what tells the
     // item from the others ("Flight Numbers: HAT069 (JFK to SEA) & HAT011 (SEA to SFO)"), and its indent
     // is not shown, so it takes none of the width.
-    let indent = text[before_start..before_end].len() - text[before_start..before_end].trim_start().len();
+    let before_line = &text[before_start..before_end];
+    let indent = before_line.len() - before_line.trim_start().len();
     let end = ceil_boundary(text, (before_start + indent + MAX_RECORD_CHARS).min(before_end));
     (line_start, line_end, Some((before_start, end)))
 }
@@ -313,10 +314,7 @@ mod tests {
         ]);
         let conv = crate::fixtures::read(&msgs);
         let facts = facts_of(&conv, &[0, 1, 2]);
-        let line = |text: &str| {
-            let fact = facts.iter().find(|f| f.text == text).unwrap_or_else(|| panic!("{text} in {facts:?}"));
-            fact_line(&conv, fact)
-        };
+        let line = |text: &str| line_of_fact(&conv, &facts, text);
         // On the message's first line: its writer is heading enough.
         let code = line("QX7-2291");
         assert_eq!(
@@ -344,7 +342,7 @@ mod tests {
         ]);
         let conv = crate::fixtures::read(&booked);
         let facts = facts_of(&conv, &[0, 1]);
-        let record = fact_line(&conv, facts.iter().find(|f| f.text == "ZFA04Y").unwrap());
+        let record = line_of_fact(&conv, &facts, "ZFA04Y");
         assert_eq!(
             (record.source.as_deref(), record.text.as_str()),
             (Some("output of `book_reservation`"), "\"reservation_id\": \"ZFA04Y\",")
@@ -371,15 +369,12 @@ mod tests {
         let msgs = json!([{ "role": "assistant", "content": listing }]);
         let conv = crate::fixtures::read(&msgs);
         let facts = facts_of(&conv, &[0]);
-        let shown = |text: &str| {
-            let fact = facts.iter().find(|f| f.text == text).unwrap_or_else(|| panic!("{text} in {facts:?}"));
-            fact_line(&conv, fact).text
-        };
+        let shown = |text: &str| line_of_fact(&conv, &facts, text).text;
         // "Flight Number:" names both: the whole line, where the route tells them apart.
         assert_eq!(shown("HAT023"), "2. **Flight 2**: JFK to SFO on 2024-05-18, Flight Number: HAT023");
         // "Economy Price:" names both, and the line holds nothing else: the item's line before it too.
         assert_eq!(shown("$164"), "Arrival: 03:00+1 EST / Economy Price: $164");
-        let line = fact_line(&conv, facts.iter().find(|f| f.text == "$164").unwrap());
+        let line = line_of_fact(&conv, &facts, "$164");
         assert_eq!(line.place.2, listing.find("- Arrival: 03:00").unwrap());
         // A label said once keeps the short window.
         assert_eq!(shown("HAT999"), "…of the whole week is HAT999 on the…");
@@ -388,8 +383,7 @@ mod tests {
         let msgs = json!([{ "role": "assistant", "content": far }]);
         let conv = crate::fixtures::read(&msgs);
         let facts = facts_of(&conv, &[0]);
-        let paid = facts.iter().find(|f| f.text == "$164").unwrap();
-        assert_eq!(fact_line(&conv, paid).text, "Total: $164");
+        assert_eq!(line_of_fact(&conv, &facts, "$164").text, "Total: $164");
     }
 
     #[test]
@@ -398,10 +392,7 @@ mod tests {
         let msgs = json!([{ "role": "assistant", "content": listing }]);
         let conv = crate::fixtures::read(&msgs);
         let facts = facts_of(&conv, &[0]);
-        let line = |text: &str| {
-            let fact = facts.iter().find(|f| f.text == text).unwrap_or_else(|| panic!("{text} in {facts:?}"));
-            fact_line(&conv, fact)
-        };
+        let line = |text: &str| line_of_fact(&conv, &facts, text);
         // The second leg is what tells the items apart: the line before is not cut at the short window,
         // and its indent takes none of the width.
         let (flight, price) = (line("HAT011"), line("$123"));
@@ -411,6 +402,12 @@ mod tests {
         assert_eq!(flight.merged(&price, &conv), Some(price.clone()));
         assert_eq!(price.merged(&flight, &conv), Some(price.clone()));
         assert_eq!(line("HAT258").merged(&price, &conv), None, "another item");
+    }
+
+    /// The line listed for the fact the audit found as `text`.
+    fn line_of_fact(conv: &Conversation, facts: &[Fact], text: &str) -> FactLine {
+        let fact = facts.iter().find(|f| f.text == text).unwrap_or_else(|| panic!("{text} in {facts:?}"));
+        fact_line(conv, fact)
     }
 
     fn shown_around(text: &str, at: usize, len: usize) -> String {
@@ -425,10 +422,7 @@ mod tests {
         ]);
         let conv = crate::fixtures::read(&msgs);
         let facts = facts_of(&conv, &[0]);
-        let line = |text: &str| {
-            let fact = facts.iter().find(|f| f.text == text).unwrap_or_else(|| panic!("{text} in {facts:?}"));
-            fact_line(&conv, fact)
-        };
+        let line = |text: &str| line_of_fact(&conv, &facts, text);
         let (code, flight, refund) = (line("QX7-2291"), line("HAT069"), line("REF-88123"));
         assert!(!code.text.contains("HAT069") && !flight.text.contains("QX7-2291"), "{code:?} {flight:?}");
         let both = code.merged(&flight, &conv).expect("parts of one line");
