@@ -112,6 +112,33 @@ test("without a model, ctxfold's history still holds answers that a summary keep
   }
 });
 
+
+test("--conversations runs those of the selection as the whole selection has them, and refuses others", () => {
+  const scratch = mkdtempSync(join(tmpdir(), "ctxfold-eval-"));
+  try {
+    const run = (name, ...flags) => {
+      const out = join(scratch, `${name}.json`);
+      const args = [join(root, "scripts", "eval", "run.mjs"), "--summaries", "minimal", "--per-group", "2", "--out", out, ...flags];
+      const r = spawnSync(process.execPath, args, { cwd: root, encoding: "utf8" });
+      return { r, report: r.status === 0 ? JSON.parse(readFileSync(out, "utf8")) : undefined };
+    };
+    const whole = run("whole").report;
+    const picked = [whole.conversations.at(-1).id, whole.conversations[0].id];
+    const { r, report } = run("some", "--conversations", picked.join(","));
+    assert.equal(r.status, 0, r.stderr || r.stdout);
+    assert.deepEqual(report.conversations.map((c) => c.id).sort(), [...picked].sort());
+    for (const c of report.conversations) {
+      const same = whole.conversations.find((w) => w.id === c.id);
+      assert.equal(c.contextWindow, same.contextWindow, `${c.id}: budget`);
+      assert.deepEqual(c.questions.map((q) => q.question), same.questions.map((q) => q.question), `${c.id}: questions`);
+    }
+    const refused = run("none", "--conversations", `${picked[0]},no-such-conversation`).r;
+    assert.notEqual(refused.status, 0);
+    assert.match(refused.stderr, /--conversations: not in this selection .*: no-such-conversation/);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
 test("a question whose quoted words hold another value elsewhere is ambiguous, and is not asked", async () => {
   const { ambiguous } = await import("../scripts/eval/questions.mjs");
   const listing = [

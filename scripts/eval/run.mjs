@@ -4,6 +4,8 @@
 //                                                                     (default: start scripts/local-model.mjs)
 //   --model NAME   without --base-url: which local model (smollm2-135m, qwen2.5-coder-0.5b, qwen2.5-coder-1.5b)
 //   --per-group N (2)  --seed S (1)  --questions N (5)  --groups a,b,...  --quick  --out FILE
+//   --conversations id,id,...   of the selection, only these (each as the selection has it: the same budget and
+//                               questions); to ask a model about just the histories a change moves
 //   --resume   keep the conversations an unfinished report at --out already has (same model and flags)
 //   --options JSON   ctxfold's options for its conditions, over the defaults (to compare settings on the
 //                    same questions: the questions still come from the default plan)
@@ -73,11 +75,11 @@ function parseFlags(argv) {
     else if (i + 1 < argv.length) flags[name] = argv[++i];
     else throw new Error(`${arg} needs a value`);
   }
-  const known = ["base-url", "model", "api-key", "context-size", "per-group", "seed", "questions", "groups", "quick", "out", "resume", "summaries", "options", "probe", "cache", "transcripts", "retest", "replay"];
+  const known = ["base-url", "model", "api-key", "context-size", "per-group", "seed", "questions", "groups", "conversations", "quick", "out", "resume", "summaries", "options", "probe", "cache", "transcripts", "retest", "replay"];
   for (const name of Object.keys(flags)) if (!known.includes(name)) throw new Error(`unknown flag --${name}; known: ${known.map((k) => `--${k}`).join(" ")}`);
   if (flags.replay) {
     if (!flags.cache) throw new Error("--replay needs --cache: the summaries and answers come from there");
-    const fromReport = ["base-url", "model", "api-key", "context-size", "per-group", "seed", "questions", "groups", "quick", "resume", "summaries", "probe", "retest"];
+    const fromReport = ["base-url", "model", "api-key", "context-size", "per-group", "seed", "questions", "groups", "conversations", "quick", "resume", "summaries", "probe", "retest"];
     for (const name of fromReport) if (name in flags) throw new Error(`--replay takes --${name} from the report it replays`);
   }
   const number = (name, fallback) => {
@@ -108,6 +110,7 @@ function parseFlags(argv) {
     seed: number("seed", 1),
     questions: number("questions", flags.quick ? 2 : 5),
     groups: flags.groups ?? (flags.quick ? QUICK_GROUPS : undefined),
+    conversations: flags.conversations && flags.conversations.split(",").filter(Boolean),
     out: resolve(flags.out ?? join(root, "target", "eval", "report.json")),
     cache: flags.cache && resolve(flags.cache),
     transcripts: flags.transcripts && resolve(flags.transcripts),
@@ -266,7 +269,8 @@ function resumable(flags) {
 
 /**
  * The endpoint of a `--replay`: none, only the report's model name (the cache's key), window and conversations (by
- * id, for their token ratios). Sets the report's flags on `flags`; `--options` given with it replace the report's.
+ * id, for their token ratios). Sets the report's flags on `flags` (a run of `--conversations` replays those);
+ * `--options` given with it replace the report's.
  */
 function replayEndpoint(flags) {
   const report = JSON.parse(readFileSync(flags.replay, "utf8"));
@@ -274,6 +278,7 @@ function replayEndpoint(flags) {
   Object.assign(flags, {
     seed: report.seed, perGroup: report.perGroup, questions: report.questionsPerConversation, probe: Boolean(report.probe),
     retest: Boolean(report.retest), groups: [...new Set(report.conversations.map((c) => c.group))].join(","),
+    conversations: report.subset ?? undefined,
     options: flags.optionsGiven ? flags.options : report.options ?? {},
   });
   const replayed = new Map(report.conversations.map((c) => [c.id, c]));
@@ -292,7 +297,10 @@ export async function main(argv) {
   const chosen = selection.chosen
     .map((c) => ({ c, round: rank.set(c.group, (rank.get(c.group) ?? -1) + 1).get(c.group) }))
     .sort((a, b) => a.round - b.round)
-    .map(({ c }) => c);
+    .map(({ c }) => c)
+    .filter((c) => !flags.conversations || flags.conversations.includes(c.id));
+  const missing = flags.conversations?.filter((id) => !chosen.some((c) => c.id === id)) ?? [];
+  if (missing.length) throw new Error(`--conversations: not in this selection (the seed, --per-group and --groups choose it): ${missing.join(", ")}`);
   const previous = flags.resume ? resumable(flags) : new Map();
   console.error(`eval: ${chosen.length} conversations, ${chosen.reduce((n, c) => n + c.questions.length, 0)} questions (seed ${flags.seed})`);
   const endpoint = replay || (flags.summaries === "model"
@@ -305,7 +313,7 @@ export async function main(argv) {
   const write = (complete) => {
     const report = {
       model: endpoint.model, local: endpoint.local, replay: flags.replay, contextSize: endpoint.contextSize, summaries: flags.summaries, options: flags.options, probe: flags.probe, retest: flags.retest,
-      seed: flags.seed, perGroup: flags.perGroup, questionsPerConversation: flags.questions, quick: flags.quick, complete,
+      seed: flags.seed, perGroup: flags.perGroup, questionsPerConversation: flags.questions, quick: flags.quick, subset: flags.conversations ?? null, complete,
       cache: flags.cache && { dir: flags.cache, ...endpoint.cache.counts },
       runtimeSeconds: runtimeBefore + Math.round((Date.now() - started) / 1000), skipped, ...summarize(results), conversations: results,
     };
