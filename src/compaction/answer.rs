@@ -89,9 +89,78 @@ pub fn cleaned_summaries(summary: &Value, plan: &PlanRef) -> Result<(Vec<String>
                 warnings.push(format!("summary {}: {n} repeated {what} of the summary were dropped", job.id));
             }
         }
+        // The prompts ask to leave an empty section out; a small model writes it anyway ("## Files and code /
+        // No files or code were mentioned in the transcript."), in the room the lost facts are restored in. A
+        // snapshot's elements are its shape, and stay.
+        let (text, sections) = match plan.template {
+            Template::Snapshot => (text, 0),
+            _ => without_empty_sections(&text),
+        };
+        if sections > 0 {
+            warnings.push(format!("summary {}: {sections} empty sections of the summary were dropped", job.id));
+        }
         cleaned.push(text);
     }
     Ok((cleaned, warnings))
+}
+
+/// `text` without its empty Markdown sections, and how many: a heading with nothing under it up to the next
+/// heading, or only lines that say there is nothing (`says_nothing`). A heading followed by a deeper one is not
+/// empty, nor is a `#` line inside a fenced block a heading. Where every section is empty, the text stays whole.
+fn without_empty_sections(text: &str) -> (String, usize) {
+    let mut fenced = false;
+    let mut lines: Vec<(&str, usize)> = Vec::new();
+    for line in text.split('\n') {
+        fenced ^= line.trim_start().starts_with("```");
+        let hashes = line.bytes().take_while(|&b| b == b'#').count();
+        let heading = !fenced && hashes > 0 && line[hashes..].starts_with(' ');
+        lines.push((line, if heading { hashes } else { 0 }));
+    }
+    let mut kept = String::with_capacity(text.len());
+    let (mut sections, mut at, mut anything_kept) = (0, 0, false);
+    while at < lines.len() {
+        let (line, level) = lines[at];
+        let end = at + 1 + lines[at + 1..].iter().take_while(|(_, level)| *level == 0).count();
+        let empty = level > 0
+            && lines.get(end).is_none_or(|&(_, next)| next <= level)
+            && lines[at + 1..end].iter().all(|(l, _)| l.trim().is_empty() || says_nothing(l, &line[level..]));
+        if empty {
+            sections += 1;
+        } else {
+            for (l, _) in &lines[at..end] {
+                anything_kept |= !l.trim().is_empty();
+                if !kept.is_empty() {
+                    kept.push('\n');
+                }
+                kept.push_str(l);
+            }
+        }
+        at = end;
+    }
+    match sections > 0 && anything_kept {
+        true => (kept, sections),
+        false => (text.to_string(), 0),
+    }
+}
+
+/// Whether a line of a section says only that the section has nothing: "None", "N/A", "Nothing", or "No files or
+/// code were mentioned in the transcript." under "Files and code": a denial of the heading's own words, about the
+/// transcript. "No refund was issued" under "Progress and decisions" says something, and stays.
+fn says_nothing(line: &str, heading: &str) -> bool {
+    const SAID_OF_THE_TRANSCRIPT: [&str; 3] = ["mentioned", "discussed", "encountered"];
+    const FILLER: &str = "no there were was are is have has been or and nor any the in this transcript conversation";
+    let line = line.trim().trim_start_matches(['-', '*']).trim().trim_end_matches('.');
+    if ["none", "n/a", "nothing", "not applicable"].iter().any(|e| line.eq_ignore_ascii_case(e)) {
+        return true;
+    }
+    let same = |a: &str, b: &str| a.trim_end_matches('s').eq_ignore_ascii_case(b.trim_end_matches('s'));
+    let words = || line.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty());
+    let in_heading = |w: &str| heading.split(|c: char| !c.is_ascii_alphanumeric()).any(|h| same(h, w));
+    words().next().is_some_and(|w| ["no", "there", "nothing"].iter().any(|d| w.eq_ignore_ascii_case(d)))
+        && words().any(|w| SAID_OF_THE_TRANSCRIPT.iter().any(|m| w.eq_ignore_ascii_case(m)))
+        && words().all(|w| {
+            FILLER.split(' ').chain(SAID_OF_THE_TRANSCRIPT).any(|f| w.eq_ignore_ascii_case(f)) || in_heading(w)
+        })
 }
 
 /// The `<state_snapshot>` element in an answer, tags included.

@@ -584,6 +584,37 @@ mod tests {
     }
 
     #[test]
+    fn sections_that_say_there_is_nothing_are_dropped() {
+        let msgs = chat(40, 300);
+        let plan = planned(&msgs, json!({ "contextWindow": 8000 }));
+        let summary_of = |answer: &str| {
+            let applied = apply_summary(&msgs, &plan, &json!(answer)).unwrap();
+            let text = materialize(&applied.slots, &msgs)[1]["content"].as_str().unwrap().to_string();
+            (text, applied.report.warnings)
+        };
+        let answer = "## User requests and constraints\n- The user wants a refund.\n\n\
+            ## Progress and decisions\n- No refund was issued.\n\n\
+            ## Files and code\n- No files or code were mentioned in the transcript.\n\n\
+            ## Commands and results\nNone.\n\n\
+            ## Errors and how they were handled\n- No errors were encountered.\n\n\
+            ## Current state and next steps\n";
+        let (text, warnings) = summary_of(answer);
+        for gone in ["## Files and code", "No files or code", "## Commands", "None.", "## Errors", "## Current state"] {
+            assert!(!text.contains(gone), "{gone} is dropped: {text}");
+        }
+        // A denial of something else is news, and stays.
+        assert!(text.contains("## Progress and decisions\n- No refund was issued."), "{text}");
+        assert!(text.contains("## User requests and constraints\n- The user wants a refund."), "{text}");
+        assert!(warnings.contains(&"summary summary-1: 4 empty sections of the summary were dropped".to_string()));
+        // A section holding one of its own, a `#` line in a fenced block, and a summary of empty sections only stay.
+        let nested = "# Summary\n## Files and code\n- src/app.py was changed.\n```sh\n# install\nNone\n```";
+        let (text, warnings) = summary_of(nested);
+        assert!(text.contains(nested) && warnings.is_empty(), "{text}");
+        let (text, warnings) = summary_of("## Files and code\nNone.\n## Errors\nNo errors were mentioned.");
+        assert!(text.contains("## Files and code\nNone.\n## Errors\nNo errors were mentioned.") && warnings.is_empty());
+    }
+
+    #[test]
     fn a_snapshot_plan_takes_only_a_snapshot() {
         let msgs = agent_run(60, 200);
         let plan = planned(&msgs, json!({ "contextWindow": 16000, "template": "snapshot" }));
