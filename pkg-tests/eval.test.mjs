@@ -112,7 +112,6 @@ test("without a model, ctxfold's history still holds answers that a summary keep
   }
 });
 
-
 test("--conversations runs those of the selection as the whole selection has them, and refuses others", () => {
   const scratch = mkdtempSync(join(tmpdir(), "ctxfold-eval-"));
   try {
@@ -139,6 +138,7 @@ test("--conversations runs those of the selection as the whole selection has the
     rmSync(scratch, { recursive: true, force: true });
   }
 });
+
 test("a question whose quoted words hold another value elsewhere is ambiguous, and is not asked", async () => {
   const { ambiguous } = await import("../scripts/eval/questions.mjs");
   const listing = [

@@ -606,8 +606,10 @@ mod tests {
         assert!(text.contains("## Progress and decisions\n- No refund was issued."), "{text}");
         assert!(text.contains("## User requests and constraints\n- The user wants a refund."), "{text}");
         assert!(warnings.contains(&"summary summary-1: 4 empty sections of the summary were dropped".to_string()));
-        // A section holding one of its own, a `#` line in a fenced block, and a summary of empty sections only stay.
-        let nested = "# Summary\n## Files and code\n- src/app.py was changed.\n```sh\n# install\nNone\n```";
+        // A section holding one of its own, `#` lines in a fenced block (two comments in a row are no empty section),
+        // and a summary of empty sections only stay.
+        let nested =
+            "# Summary\n## Files and code\n- src/app.py was changed.\n```sh\n# install\n# then build\nmake\n```";
         let (text, warnings) = summary_of(nested);
         assert!(text.contains(nested) && warnings.is_empty(), "{text}");
         let (text, warnings) = summary_of("## Files and code\nNone.\n## Errors\nNo errors were mentioned.");
