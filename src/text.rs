@@ -241,6 +241,18 @@ fn sentences(line: &str) -> Vec<&str> {
     out
 }
 
+/// Each of `lines` with whether it is code of a fenced block, its ``` lines included: what the readers of prose
+/// (constraints, the audit's facts, a summary's headings) leave alone.
+pub fn with_fences<'t>(lines: impl Iterator<Item = &'t str>) -> impl Iterator<Item = (&'t str, bool)> {
+    let mut in_code = false;
+    lines.map(move |line| {
+        let fence = line.trim_start().starts_with("```");
+        let code = in_code || fence;
+        in_code ^= fence;
+        (line, code)
+    })
+}
+
 /// `text` without the lines `drop` picks (each asked once, in order), and how many were dropped.
 pub fn without_lines<'t>(text: &'t str, mut drop: impl FnMut(&'t str) -> bool) -> (String, usize) {
     let mut out = String::with_capacity(text.len());

@@ -4,7 +4,7 @@
 use crate::compaction::template::{copies_instructions, Template, SNAPSHOT_TAG};
 use crate::compaction::types::PlanRef;
 use crate::error::{expected, item_path, subpath, Code, Error, Result};
-use crate::text::{defuse_markers, without_lines, without_repeated_lines, without_repeated_sentences};
+use crate::text::{defuse_markers, with_fences, without_lines, without_repeated_lines, without_repeated_sentences};
 use serde_json::Value;
 
 /// The summaries the host passes: one string, one per job in order, or keyed by job id.
@@ -108,39 +108,29 @@ pub fn cleaned_summaries(summary: &Value, plan: &PlanRef) -> Result<(Vec<String>
 /// heading, or only lines that say there is nothing (`says_nothing`). A heading followed by a deeper one is not
 /// empty, nor is a `#` line inside a fenced block a heading. Where every section is empty, the text stays whole.
 fn without_empty_sections(text: &str) -> (String, usize) {
-    let mut fenced = false;
-    let mut lines: Vec<(&str, usize)> = Vec::new();
-    for line in text.split('\n') {
-        fenced ^= line.trim_start().starts_with("```");
-        let hashes = line.bytes().take_while(|&b| b == b'#').count();
-        let heading = !fenced && hashes > 0 && line[hashes..].starts_with(' ');
-        lines.push((line, if heading { hashes } else { 0 }));
-    }
-    let mut kept = String::with_capacity(text.len());
-    let (mut sections, mut at, mut anything_kept) = (0, 0, false);
-    while at < lines.len() {
-        let (line, level) = lines[at];
-        let end = at + 1 + lines[at + 1..].iter().take_while(|(_, level)| *level == 0).count();
-        let empty = level > 0
-            && lines.get(end).is_none_or(|&(_, next)| next <= level)
-            && lines[at + 1..end].iter().all(|(l, _)| l.trim().is_empty() || says_nothing(l, &line[level..]));
+    let level = |line: &str| match line.bytes().take_while(|&b| b == b'#').count() {
+        hashes if hashes > 0 && line[hashes..].starts_with(' ') => hashes,
+        _ => 0,
+    };
+    let lines: Vec<(&str, usize)> =
+        with_fences(text.split('\n')).map(|(line, code)| (line, if code { 0 } else { level(line) })).collect();
+    let mut dropped = vec![false; lines.len()];
+    let mut sections = 0;
+    for (at, &(heading, own)) in lines.iter().enumerate().filter(|(_, &(_, level))| level > 0) {
+        let end = at + 1 + lines[at + 1..].iter().take_while(|&&(_, level)| level == 0).count();
+        let empty = lines.get(end).is_none_or(|&(_, next)| next <= own)
+            && lines[at + 1..end].iter().all(|&(l, _)| l.trim().is_empty() || says_nothing(l, &heading[own..]));
         if empty {
+            dropped[at..end].fill(true);
             sections += 1;
-        } else {
-            for (l, _) in &lines[at..end] {
-                anything_kept |= !l.trim().is_empty();
-                if !kept.is_empty() {
-                    kept.push('\n');
-                }
-                kept.push_str(l);
-            }
         }
-        at = end;
     }
-    match sections > 0 && anything_kept {
-        true => (kept, sections),
-        false => (text.to_string(), 0),
+    let nothing_left = lines.iter().zip(&dropped).all(|(&(l, _), &d)| d || l.trim().is_empty());
+    if sections == 0 || nothing_left {
+        return (text.to_string(), 0);
     }
+    let mut dropped = dropped.into_iter();
+    (without_lines(text, |_| dropped.next().unwrap_or(false)).0, sections)
 }
 
 /// Whether a line of a section says only that the section has nothing: "None", "N/A", "Nothing", or "No files or

@@ -19,6 +19,7 @@ use crate::find::{find, match_starts, Trigrams};
 use crate::json::{ToJson, Writer};
 use crate::reading::format::Conversation;
 use crate::reading::message::Role;
+use crate::text::with_fences;
 use crate::text::{contains_word, is_cjk_or_hangul, is_spaced_alphanumeric, one_line, split_summary};
 use serde_json::{Map, Value};
 use std::fmt::Write;
@@ -491,14 +492,9 @@ fn outside_code(text: &str) -> std::borrow::Cow<'_, str> {
         return text.into();
     }
     let mut out = String::new();
-    let mut in_code = false;
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            in_code = !in_code;
-        } else if !in_code {
-            out.push_str(line);
-            out.push('\n');
-        }
+    for (line, _) in with_fences(text.lines()).filter(|(_, code)| !code) {
+        out.push_str(line);
+        out.push('\n');
     }
     out.into()
 }

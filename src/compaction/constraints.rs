@@ -11,6 +11,7 @@
 //! whole messages verbatim.
 
 use crate::find::match_starts;
+use crate::text::with_fences;
 
 /// A constraint "sentence" longer than this is a pasted document, not a constraint.
 const MAX_SENTENCE_CHARS: usize = 400;
@@ -88,13 +89,8 @@ pub fn states_constraint(text: &str) -> bool {
 /// Calls `f` with each sentence of `text` that states a constraint, outside code, while `f` returns true.
 // One copy of the loop for both callers, hence `dyn`.
 fn for_each_constraint<'a>(text: &'a str, f: &mut dyn FnMut(&'a str) -> bool) {
-    let mut in_code = false;
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            in_code = !in_code;
-            continue;
-        }
-        if in_code || is_code_line(line) {
+    for (line, code) in with_fences(text.lines()) {
+        if code || is_code_line(line) {
             continue;
         }
         for sentence in sentences(line) {
