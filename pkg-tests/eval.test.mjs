@@ -212,3 +212,24 @@ test("an answer is in context beside two words its question quotes, bare without
   assert.equal(inContext("今敏，她是1968年11月30日出生的。", "11", cloze), true);
   assert.equal(inContext("编号 11", "11", cloze), false);
 });
+
+test("the misses of ctxfold's history are told apart: still written in it, or lost", async () => {
+  const { totals } = await import("../scripts/eval/report.mjs");
+  const condition = { tokens: 50, valid: true, jobs: [], summaryMs: [] };
+  const answers = (original, ctxfold) => ({ original: { text: "", correct: original }, ctxfold: { text: "", correct: ctxfold } });
+  const question = (original, ctxfold, present, inContext) => ({ answers: answers(original, ctxfold), present: { ctxfold: present }, inContext: { ctxfold: inContext } });
+  const conversation = {
+    tokens: 100,
+    conditions: Object.fromEntries(CONDITIONS.map((cond) => [cond, condition])),
+    questions: [
+      question(true, true, true, true), // answered from both
+      question(true, false, true, true), // misread: written beside its words
+      question(true, false, true, false), // misread: written, away from its words
+      question(true, false, false, false), // lost
+      question(false, false, false, false), // the original does not answer it either: no miss of ctxfold's
+    ],
+  };
+  const t = totals([conversation]);
+  assert.deepEqual(t.ctxfoldMissed, { total: 3, written: 2, inContext: 1 });
+  assert.equal(t.retention.ctxfold, 0.25);
+});

@@ -27,6 +27,14 @@ export function totals(conversations) {
       cond, knownByOriginal.length ? round(knownByOriginal.filter((q) => correct(q, cond)).length / knownByOriginal.length) : null,
     ]),
   );
+  // Of the same, those ctxfold's history does not answer: how many of them it still holds written, and beside the
+  // words the question quotes. Those the model misread; the rest compaction lost.
+  const missed = knownByOriginal.filter((q) => !correct(q, "ctxfold"));
+  const ctxfoldMissed = {
+    total: missed.length,
+    written: missed.filter((q) => q.present?.ctxfold).length,
+    inContext: missed.filter((q) => q.inContext?.ctxfold).length,
+  };
   // With --retest: of the same, the share the model answers again from the original itself, asked in other words.
   const retested = knownByOriginal.filter((q) => q.answers.retest !== undefined);
   const selfAgreement = retested.length ? round(retested.filter((q) => correct(q, "retest")).length / retested.length) : null;
@@ -62,6 +70,7 @@ export function totals(conversations) {
     present,
     inContext,
     retention,
+    ctxfoldMissed,
     selfAgreement,
     // Percentage points of all questions: ctxfold's answers minus truncation's.
     leadOverTruncation: questions.length ? round((100 * (answered.ctxfold - answered.truncation)) / questions.length, 1) : null,
@@ -87,12 +96,13 @@ const frac = (n, d) => `${n}/${d}`;
 
 /** One table: a row per group and one overall. */
 export function table({ groups, overall }) {
-  const head = ["group", "conv", "q", "original", "ctxfold", "plain", "truncation", "opencode", "retained", "lead", "in text c/p/t/o", "in context c/p/t/o", "tokens c/p/t/o", "audit kept/miss", "revised", "refused", "fallback", "valid", "ask errors", "s/summary", "s/question"];
+  const head = ["group", "conv", "q", "original", "ctxfold", "plain", "truncation", "opencode", "retained", "missed (in text/ctx)", "lead", "in text c/p/t/o", "in context c/p/t/o", "tokens c/p/t/o", "audit kept/miss", "revised", "refused", "fallback", "valid", "ask errors", "s/summary", "s/question"];
   const row = (name, t) => [
     name, t.conversations, t.questions,
     frac(t.answered.original, t.asked.original), frac(t.answered.ctxfold, t.questions), frac(t.answered.plain, t.questions),
     frac(t.answered.truncation, t.questions),
     frac(t.answered.opencode, t.questions), pct(t.retention.ctxfold),
+    `${t.ctxfoldMissed.total} (${t.ctxfoldMissed.written}/${t.ctxfoldMissed.inContext})`,
     t.leadOverTruncation === null ? "–" : `${t.leadOverTruncation >= 0 ? "+" : ""}${t.leadOverTruncation} pts`,
     `${t.present.ctxfold}/${t.present.plain}/${t.present.truncation}/${t.present.opencode}`,
     `${t.inContext.ctxfold}/${t.inContext.plain}/${t.inContext.truncation}/${t.inContext.opencode}`,
