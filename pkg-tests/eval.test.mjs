@@ -213,23 +213,29 @@ test("an answer is in context beside two words its question quotes, bare without
   assert.equal(inContext("编号 11", "11", cloze), false);
 });
 
-test("the misses of ctxfold's history are told apart: still written in it, or lost", async () => {
+test("the misses of ctxfold's history are told apart, and its retention is given without the model's noise", async () => {
   const { totals } = await import("../scripts/eval/report.mjs");
   const condition = { tokens: 50, valid: true, jobs: [], summaryMs: [] };
-  const answers = (original, ctxfold) => ({ original: { text: "", correct: original }, ctxfold: { text: "", correct: ctxfold } });
-  const question = (original, ctxfold, present, inContext) => ({ answers: answers(original, ctxfold), present: { ctxfold: present }, inContext: { ctxfold: inContext } });
+  const answer = (correct) => ({ text: "", correct });
+  const question = (original, retest, ctxfold, present, inContext) => ({
+    answers: { original: answer(original), retest: answer(retest), ctxfold: answer(ctxfold) },
+    present: { ctxfold: present },
+    inContext: { ctxfold: inContext },
+  });
   const conversation = {
     tokens: 100,
     conditions: Object.fromEntries(CONDITIONS.map((cond) => [cond, condition])),
     questions: [
-      question(true, true, true, true), // answered from both
-      question(true, false, true, true), // misread: written beside its words
-      question(true, false, true, false), // misread: written, away from its words
-      question(true, false, false, false), // lost
-      question(false, false, false, false), // the original does not answer it either: no miss of ctxfold's
+      question(true, true, true, true, true), // answered from both histories, and from the original again
+      question(true, true, false, true, true), // misread: written beside its words
+      question(true, false, false, true, false), // misread: written, away from its words; the original's a fluke
+      question(true, false, false, false, false), // lost; the original's a fluke
+      question(false, true, false, false, false), // the original does not answer it: no miss of ctxfold's
     ],
   };
   const t = totals([conversation]);
   assert.deepEqual(t.ctxfoldMissed, { total: 3, written: 2, inContext: 1 });
   assert.equal(t.retention.ctxfold, 0.25);
+  // Of the four the original answers, two again in other words; of those two, ctxfold's history answers one.
+  assert.deepEqual([t.selfAgreement, t.stable, t.stableRetention], [0.5, 2, 0.5]);
 });

@@ -38,6 +38,10 @@ export function totals(conversations) {
   // With --retest: of the same, the share the model answers again from the original itself, asked in other words.
   const retested = knownByOriginal.filter((q) => q.answers.retest !== undefined);
   const selfAgreement = retested.length ? round(retested.filter((q) => correct(q, "retest")).length / retested.length) : null;
+  // Of those the original answers in both wordings (what the model knows from it, not what it hit once), the share
+  // ctxfold's history answers: the retention with the model's own noise left out.
+  const stable = retested.filter((q) => correct(q, "retest"));
+  const stableRetention = stable.length ? round(stable.filter((q) => correct(q, "ctxfold")).length / stable.length) : null;
   const jobs = { total: 0, llm: 0, refused: 0, failed: 0, revised: 0 };
   const summaryMs = [];
   const audit = { checked: 0, kept: 0, missing: 0, cut: 0, constraintsMissing: 0 };
@@ -72,6 +76,8 @@ export function totals(conversations) {
     retention,
     ctxfoldMissed,
     selfAgreement,
+    stable: stable.length,
+    stableRetention,
     // Percentage points of all questions: ctxfold's answers minus truncation's.
     leadOverTruncation: questions.length ? round((100 * (answered.ctxfold - answered.truncation)) / questions.length, 1) : null,
     tokensAfterShare: ratio,

@@ -343,6 +343,7 @@ export async function main(argv) {
   console.log(table(totals));
   if (report.overall.selfAgreement !== null) {
     console.log(`\nretest: of the questions the model answers from the original history, it answers ${Math.round(report.overall.selfAgreement * 100)}% again when asked in other words (the retention this model's own noise allows)`);
+    if (report.overall.stable) console.log(`of the ${report.overall.stable} it answers both times, ctxfold's history answers ${Math.round(report.overall.stableRetention * 100)}%`);
   }
   // Where the model's summary did not stand, and why: the table only counts them.
   for (const c of endpoint.standIn ? [] : results) {
