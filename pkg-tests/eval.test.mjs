@@ -228,8 +228,8 @@ test("the misses of ctxfold's history are told apart, and its retention is given
     questions: [
       question(true, true, true, true, true), // answered from both histories, and from the original again
       question(true, true, false, true, true), // misread: written beside its words
-      question(true, false, false, true, false), // misread: written, away from its words; the original's a fluke
-      question(true, false, false, false, false), // lost; the original's a fluke
+      question(true, false, false, true, false), // misread: written, away from its words; the original answers it once only
+      question(true, false, false, false, false), // lost; the original answers it once only
       question(false, true, false, false, false), // the original does not answer it: no miss of ctxfold's
     ],
   };
