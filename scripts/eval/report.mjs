@@ -21,11 +21,11 @@ export function totals(conversations) {
   // And beside the words its question quotes.
   const inContext = Object.fromEntries(CONDITIONS.map((cond) => [cond, questions.filter((q) => q.inContext?.[cond]).length]));
   const knownByOriginal = questions.filter((q) => correct(q, "original"));
+  // The share of `qs` answered with `cond` (null for none).
+  const shareAnswered = (qs, cond) => (qs.length ? round(qs.filter((q) => correct(q, cond)).length / qs.length) : null);
   // Of what the model could answer from the original history, the share it still answers from each shorter one.
   const retention = Object.fromEntries(
-    ["ctxfold", "plain", "truncation", "opencode"].map((cond) => [
-      cond, knownByOriginal.length ? round(knownByOriginal.filter((q) => correct(q, cond)).length / knownByOriginal.length) : null,
-    ]),
+    ["ctxfold", "plain", "truncation", "opencode"].map((cond) => [cond, shareAnswered(knownByOriginal, cond)]),
   );
   // Of the same, those ctxfold's history does not answer: how many of them it still holds written, and beside the
   // words the question quotes. Those the model misread; the rest compaction lost.
@@ -37,11 +37,11 @@ export function totals(conversations) {
   };
   // With --retest: of the same, the share the model answers again from the original itself, asked in other words.
   const retested = knownByOriginal.filter((q) => q.answers.retest !== undefined);
-  const selfAgreement = retested.length ? round(retested.filter((q) => correct(q, "retest")).length / retested.length) : null;
+  const selfAgreement = shareAnswered(retested, "retest");
   // Of those the original answers in both wordings (what the model knows from it, not what it hit once), the share
   // ctxfold's history answers: the retention with the model's own noise left out.
   const stable = retested.filter((q) => correct(q, "retest"));
-  const stableRetention = stable.length ? round(stable.filter((q) => correct(q, "ctxfold")).length / stable.length) : null;
+  const stableRetention = shareAnswered(stable, "ctxfold");
   const jobs = { total: 0, llm: 0, refused: 0, failed: 0, revised: 0 };
   const summaryMs = [];
   const audit = { checked: 0, kept: 0, missing: 0, cut: 0, constraintsMissing: 0 };

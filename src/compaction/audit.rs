@@ -19,8 +19,7 @@ use crate::find::{find, match_starts, Trigrams};
 use crate::json::{ToJson, Writer};
 use crate::reading::format::Conversation;
 use crate::reading::message::Role;
-use crate::text::with_fences;
-use crate::text::{contains_word, is_cjk_or_hangul, is_spaced_alphanumeric, one_line, split_summary};
+use crate::text::{contains_word, is_cjk_or_hangul, is_spaced_alphanumeric, one_line, split_summary, with_fences};
 use serde_json::{Map, Value};
 use std::fmt::Write;
 
