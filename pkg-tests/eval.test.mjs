@@ -239,3 +239,62 @@ test("the misses of ctxfold's history are told apart, and its retention is given
   // Of the four the original answers, two again in other words; of those two, ctxfold's history answers one.
   assert.deepEqual([t.selfAgreement, t.stable, t.stableRetention], [0.5, 2, 0.5]);
 });
+
+test("two runs are compared question by question, with the chance of so many answers going one way by luck", async () => {
+  const { compareReports, comparisonText } = await import("../scripts/eval/compare.mjs");
+  const { signTest } = await import("../scripts/eval/stats.mjs");
+  // Exact binomial tails: 5 of 5 one way, 8 of 10, an even split, nothing changed.
+  assert.equal(signTest(5, 0), 0.0625);
+  assert.equal(signTest(2, 8), 0.109375);
+  assert.equal(signTest(3, 3), 1);
+  assert.equal(signTest(0, 0), null);
+  const question = (words, original, ctxfold, present) => ({
+    question: words, kind: "identifier", answer: "X1",
+    answers: { original: { text: "X1", correct: original }, ctxfold: { text: ctxfold ? "X1" : "Y2", correct: ctxfold } },
+    present: { ctxfold: present }, inContext: { ctxfold: present },
+  });
+  const report = (flips) => ({
+    conversations: [
+      { id: "a", questions: [question("q1", true, flips[0], true), question("q2", true, flips[1], flips[1])] },
+      { id: "b", questions: [question("q1", true, flips[2], true), question("q3", false, false, false)] },
+    ],
+  });
+  const base = report([false, true, false]);
+  const next = report([true, false, true]);
+  // Asked in one run only: not compared.
+  next.conversations[1].questions.push(question("only in the new run", true, true, true));
+  const c = compareReports(base, next);
+  assert.equal(c.questions, 4);
+  assert.equal(c.conversations, 2);
+  assert.deepEqual([c.answered.ctxfold.before, c.answered.ctxfold.after, c.answered.ctxfold.gained, c.answered.ctxfold.lost], [1, 2, 2, 1]);
+  assert.equal(c.answered.ctxfold.p, 1);
+  assert.deepEqual([c.answered.original.gained, c.answered.original.lost], [0, 0]);
+  assert.deepEqual([c.written.before, c.written.after, c.written.gained, c.written.lost], [3, 2, 0, 1]);
+  assert.deepEqual([c.retention.before, c.retention.after], [1 / 3, 2 / 3]);
+  // Only conditions the model was asked about are compared.
+  assert.deepEqual(Object.keys(c.answered), ["original", "ctxfold"]);
+  const text = comparisonText(c);
+  assert.match(text, /\+ a \[identifier\] X1: "Y2" → "X1"/);
+  assert.match(text, /- a \[identifier\] X1: "X1" → "Y2"/);
+});
+
+test("the retention's interval resamples whole conversations, the same every time", async () => {
+  const { totals } = await import("../scripts/eval/report.mjs");
+  const condition = { tokens: 50, valid: true, jobs: [], summaryMs: [] };
+  const answer = (correct) => ({ text: "", correct });
+  const conversation = (kept, known) => ({
+    tokens: 100,
+    conditions: Object.fromEntries(CONDITIONS.map((cond) => [cond, condition])),
+    questions: Array.from({ length: known }, (_, i) => ({ answers: { original: answer(true), ctxfold: answer(i < kept) } })),
+  });
+  const mixed = [[4, 5], [1, 5], [5, 5], [2, 4], [3, 5], [0, 3]].map(([kept, known]) => conversation(kept, known));
+  const t = totals(mixed);
+  const [low, high] = t.retentionInterval;
+  assert.ok(low < t.retention.ctxfold && t.retention.ctxfold < high, `${low} < ${t.retention.ctxfold} < ${high}`);
+  assert.ok(low >= 0 && high <= 1);
+  assert.deepEqual(totals(mixed).retentionInterval, t.retentionInterval);
+  // Conversations that all keep the same share leave no doubt to resample.
+  assert.deepEqual(totals(Array.from({ length: 5 }, () => conversation(3, 4))).retentionInterval, [0.75, 0.75]);
+  // Four conversations are too few to say anything of a fifth.
+  assert.equal(totals(mixed.slice(0, 4)).retentionInterval, null);
+});

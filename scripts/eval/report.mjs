@@ -1,4 +1,5 @@
 // Totals per group and overall, and the printed table.
+import { ratioInterval } from "./stats.mjs";
 
 export const CONDITIONS = ["original", "ctxfold", "plain", "truncation", "opencode"];
 /** The compacted conditions, each made by `compact` through the model. */
@@ -27,6 +28,11 @@ export function totals(conversations) {
   const retention = Object.fromEntries(
     ["ctxfold", "plain", "truncation", "opencode"].map((cond) => [cond, shareAnswered(knownByOriginal, cond)]),
   );
+  // How far that retention can be trusted: the 95% interval over the conversations, each resampled whole.
+  const retentionInterval = ratioInterval(conversations.map((c) => {
+    const known = c.questions.filter((q) => correct(q, "original"));
+    return { known: known.length, kept: known.filter((q) => correct(q, "ctxfold")).length };
+  }));
   // Of the same, those ctxfold's history does not answer: how many of them it still holds written, and beside the
   // words the question quotes. Those the model misread; the rest compaction lost.
   const missed = knownByOriginal.filter((q) => !correct(q, "ctxfold"));
@@ -74,6 +80,7 @@ export function totals(conversations) {
     present,
     inContext,
     retention,
+    retentionInterval: retentionInterval && retentionInterval.map((x) => round(x)),
     ctxfoldMissed,
     selfAgreement,
     stable: stable.length,
@@ -107,7 +114,8 @@ export function table({ groups, overall }) {
     name, t.conversations, t.questions,
     frac(t.answered.original, t.asked.original), frac(t.answered.ctxfold, t.questions), frac(t.answered.plain, t.questions),
     frac(t.answered.truncation, t.questions),
-    frac(t.answered.opencode, t.questions), pct(t.retention.ctxfold),
+    frac(t.answered.opencode, t.questions),
+    `${pct(t.retention.ctxfold)}${t.retentionInterval ? ` (${t.retentionInterval.map((x) => Math.round(x * 100)).join("–")})` : ""}`,
     `${t.ctxfoldMissed.total} (${t.ctxfoldMissed.written}/${t.ctxfoldMissed.inContext})`,
     t.leadOverTruncation === null ? "–" : `${t.leadOverTruncation >= 0 ? "+" : ""}${t.leadOverTruncation} pts`,
     `${t.present.ctxfold}/${t.present.plain}/${t.present.truncation}/${t.present.opencode}`,

@@ -6,21 +6,11 @@ import { readCorpus } from "../../pkg-tests/corpus.mjs";
 import { factsOf } from "./facts.mjs";
 import { matches } from "./match.mjs";
 import { questionsFor } from "./questions.mjs";
+import { random } from "./stats.mjs";
 import { transcript } from "./transcript.mjs";
 
 /** Fewer questions than this and a conversation is passed over: its summarized part says too little that is checkable. */
 export const MIN_QUESTIONS = 3;
-
-/** A small seeded generator (mulberry32): the selection must not depend on Math.random. */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A group's own seed, so adding a group or changing --per-group does not reshuffle the others. */
 function groupSeed(seed, name) {

@@ -1,0 +1,70 @@
+// How far a count from a small model can be trusted: a seeded generator, the sign test that says whether a change's
+// gained and lost answers are more than chance, and an interval for the retention by resampling conversations.
+
+/** A small seeded generator (mulberry32): the selection and the intervals must not depend on Math.random. */
+export function random(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * The two-sided exact sign test (McNemar's, exact) of `gained` against `lost` answers: the chance that a change
+ * that helps no more than it hurts moves at least as many answers one way. Only the questions that changed count;
+ * null when none did.
+ */
+export function signTest(gained, lost) {
+  const n = gained + lost;
+  if (n === 0) return null;
+  // Binomial(n, 1/2) up to the smaller count, each term from the one before; past 1 000 questions 2^-n is below what
+  // a double holds, and the terms are summed from their logarithms instead.
+  let tail = 0;
+  if (n <= 1000) {
+    let term = 0.5 ** n;
+    for (let k = 0; k <= Math.min(gained, lost); k++) {
+      tail += term;
+      term = (term * (n - k)) / (k + 1);
+    }
+  } else {
+    let logTerm = -n * Math.LN2;
+    for (let k = 0; k <= Math.min(gained, lost); k++) {
+      tail += Math.exp(logTerm);
+      logTerm += Math.log((n - k) / (k + 1));
+    }
+  }
+  return Math.min(1, 2 * tail);
+}
+
+/** Resamples for an interval: enough for its bounds to move by less than a point between seeds. */
+const RESAMPLES = 2000;
+/** Fewer conversations than this and no interval is given: resampling three of them says little of a fourth. */
+export const MIN_CONVERSATIONS = 5;
+
+/**
+ * The 95% interval of the ratio sum(kept) / sum(known) over `clusters` (one `{ kept, known }` per conversation),
+ * by resampling whole conversations: the questions of one conversation share its summary, so they stand or fall
+ * together and are not independent draws. Seeded, so the same report always prints the same interval. Null with
+ * fewer than `MIN_CONVERSATIONS` clusters that know anything.
+ */
+export function ratioInterval(clusters, seed = 1) {
+  const known = clusters.filter((c) => c.known > 0);
+  if (known.length < MIN_CONVERSATIONS) return null;
+  const next = random(seed);
+  const ratios = [];
+  for (let r = 0; r < RESAMPLES; r++) {
+    let kept = 0;
+    let total = 0;
+    for (let i = 0; i < known.length; i++) {
+      const c = known[Math.floor(next() * known.length)];
+      kept += c.kept;
+      total += c.known;
+    }
+    ratios.push(kept / total);
+  }
+  ratios.sort((a, b) => a - b);
+  return [ratios[Math.floor(0.025 * RESAMPLES)], ratios[Math.ceil(0.975 * RESAMPLES) - 1]];
+}
