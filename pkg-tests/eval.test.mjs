@@ -278,7 +278,7 @@ test("two runs are compared question by question, with the chance of so many ans
   assert.match(text, /- a \[identifier\] X1: "X1" → "Y2"/);
 });
 
-test("the retention's interval resamples whole conversations, the same every time", async () => {
+test("the retention's and the lead's intervals resample whole conversations, the same every time", async () => {
   const { totals } = await import("../scripts/eval/report.mjs");
   const condition = { tokens: 50, valid: true, jobs: [], summaryMs: [] };
   const answer = (correct) => ({ text: "", correct });
@@ -292,6 +292,9 @@ test("the retention's interval resamples whole conversations, the same every tim
   const [low, high] = t.retentionInterval;
   assert.ok(low < t.retention.ctxfold && t.retention.ctxfold < high, `${low} < ${t.retention.ctxfold} < ${high}`);
   assert.ok(low >= 0 && high <= 1);
+  // Truncation answers nothing here: the lead is ctxfold's share of all questions, in points.
+  const [leadLow, leadHigh] = t.leadInterval;
+  assert.ok(leadLow < t.leadOverTruncation && t.leadOverTruncation < leadHigh, `${leadLow} < ${t.leadOverTruncation} < ${leadHigh}`);
   assert.deepEqual(totals(mixed).retentionInterval, t.retentionInterval);
   // Conversations that all keep the same share leave no doubt to resample.
   assert.deepEqual(totals(Array.from({ length: 5 }, () => conversation(3, 4))).retentionInterval, [0.75, 0.75]);

@@ -1,5 +1,5 @@
 // Totals per group and overall, and the printed table.
-import { ratioInterval } from "./stats.mjs";
+import { clusterInterval } from "./stats.mjs";
 
 export const CONDITIONS = ["original", "ctxfold", "plain", "truncation", "opencode"];
 /** The compacted conditions, each made by `compact` through the model. */
@@ -28,11 +28,23 @@ export function totals(conversations) {
   const retention = Object.fromEntries(
     ["ctxfold", "plain", "truncation", "opencode"].map((cond) => [cond, shareAnswered(knownByOriginal, cond)]),
   );
-  // How far that retention can be trusted: the 95% interval over the conversations, each resampled whole.
-  const retentionInterval = ratioInterval(conversations.map((c) => {
+  // How far the retention and the lead over truncation can be trusted: their 95% intervals over the conversations,
+  // each resampled whole.
+  const counts = conversations.map((c) => {
     const known = c.questions.filter((q) => correct(q, "original"));
-    return { known: known.length, kept: known.filter((q) => correct(q, "ctxfold")).length };
-  }));
+    const answeredWith = (cond) => c.questions.filter((q) => correct(q, cond)).length;
+    return {
+      known: known.length, kept: known.filter((q) => correct(q, "ctxfold")).length,
+      questions: c.questions.length, ctxfold: answeredWith("ctxfold"), truncation: answeredWith("truncation"),
+    };
+  });
+  // None for a run without a model, which answers nothing.
+  const interval = (statistic, digits) => {
+    const bounds = askedCount.ctxfold ? clusterInterval(counts, statistic) : null;
+    return bounds && bounds.map((x) => round(x, digits));
+  };
+  const retentionInterval = interval((s) => s.kept / s.known, 3);
+  const leadInterval = interval((s) => (100 * (s.ctxfold - s.truncation)) / s.questions, 1);
   // Of the same, those ctxfold's history does not answer: how many of them it still holds written, and beside the
   // words the question quotes. Those the model misread; the rest compaction lost.
   const missed = knownByOriginal.filter((q) => !correct(q, "ctxfold"));
@@ -80,13 +92,14 @@ export function totals(conversations) {
     present,
     inContext,
     retention,
-    retentionInterval: retentionInterval && retentionInterval.map((x) => round(x)),
+    retentionInterval,
     ctxfoldMissed,
     selfAgreement,
     stable: stable.length,
     stableRetention,
     // Percentage points of all questions: ctxfold's answers minus truncation's.
     leadOverTruncation: questions.length ? round((100 * (answered.ctxfold - answered.truncation)) / questions.length, 1) : null,
+    leadInterval,
     tokensAfterShare: ratio,
     auditCtxfold: audit,
     summaries: jobs,
@@ -106,6 +119,7 @@ export function summarize(conversations) {
 
 const pct = (x) => (x === null ? "–" : `${Math.round(x * 100)}%`);
 const frac = (n, d) => `${n}/${d}`;
+const signed = (x) => `${x >= 0 ? "+" : ""}${x}`;
 
 /** One table: a row per group and one overall. */
 export function table({ groups, overall }) {
@@ -117,7 +131,7 @@ export function table({ groups, overall }) {
     frac(t.answered.opencode, t.questions),
     `${pct(t.retention.ctxfold)}${t.retentionInterval ? ` (${t.retentionInterval.map((x) => Math.round(x * 100)).join("–")})` : ""}`,
     `${t.ctxfoldMissed.total} (${t.ctxfoldMissed.written}/${t.ctxfoldMissed.inContext})`,
-    t.leadOverTruncation === null ? "–" : `${t.leadOverTruncation >= 0 ? "+" : ""}${t.leadOverTruncation} pts`,
+    t.leadOverTruncation === null ? "–" : `${signed(t.leadOverTruncation)} pts${t.leadInterval ? ` (${t.leadInterval.map(signed).join(" to ")})` : ""}`,
     `${t.present.ctxfold}/${t.present.plain}/${t.present.truncation}/${t.present.opencode}`,
     `${t.inContext.ctxfold}/${t.inContext.plain}/${t.inContext.truncation}/${t.inContext.opencode}`,
     `${pct(t.tokensAfterShare.ctxfold)}/${pct(t.tokensAfterShare.plain)}/${pct(t.tokensAfterShare.truncation)}/${pct(t.tokensAfterShare.opencode)}`,

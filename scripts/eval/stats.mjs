@@ -1,5 +1,5 @@
 // How far a count from a small model can be trusted: a seeded generator, the sign test that says whether a change's
-// gained and lost answers are more than chance, and an interval for the retention by resampling conversations.
+// gained and lost answers are more than chance, and an interval for a total (the retention, the lead) by resampling conversations.
 
 /** A small seeded generator (mulberry32): the selection and the intervals must not depend on Math.random. */
 export function random(seed) {
@@ -45,26 +45,26 @@ const RESAMPLES = 2000;
 export const MIN_CONVERSATIONS = 5;
 
 /**
- * The 95% interval of the ratio sum(kept) / sum(known) over `clusters` (one `{ kept, known }` per conversation),
- * by resampling whole conversations: the questions of one conversation share its summary, so they stand or fall
- * together and are not independent draws. Seeded, so the same report always prints the same interval. Null with
- * fewer than `MIN_CONVERSATIONS` clusters that know anything.
+ * The 95% interval of `statistic` (of the sums of the clusters' fields) over `clusters` (one object of counts per
+ * conversation), by resampling whole conversations: the questions of one conversation share its summary, so they
+ * stand or fall together and are not independent draws. Seeded, so the same report always prints the same interval.
+ * Null with fewer than `MIN_CONVERSATIONS` clusters; a resample whose statistic is not a number (a ratio of nothing)
+ * is drawn again.
  */
-export function ratioInterval(clusters, seed = 1) {
-  const known = clusters.filter((c) => c.known > 0);
-  if (known.length < MIN_CONVERSATIONS) return null;
+export function clusterInterval(clusters, statistic, seed = 1) {
+  if (clusters.length < MIN_CONVERSATIONS) return null;
   const next = random(seed);
-  const ratios = [];
-  for (let r = 0; r < RESAMPLES; r++) {
-    let kept = 0;
-    let total = 0;
-    for (let i = 0; i < known.length; i++) {
-      const c = known[Math.floor(next() * known.length)];
-      kept += c.kept;
-      total += c.known;
+  const values = [];
+  for (let tries = 0; values.length < RESAMPLES && tries < 10 * RESAMPLES; tries++) {
+    const sums = {};
+    for (let i = 0; i < clusters.length; i++) {
+      const c = clusters[Math.floor(next() * clusters.length)];
+      for (const [field, n] of Object.entries(c)) sums[field] = (sums[field] ?? 0) + n;
     }
-    ratios.push(kept / total);
+    const value = statistic(sums);
+    if (Number.isFinite(value)) values.push(value);
   }
-  ratios.sort((a, b) => a - b);
-  return [ratios[Math.floor(0.025 * RESAMPLES)], ratios[Math.ceil(0.975 * RESAMPLES) - 1]];
+  if (values.length < RESAMPLES) return null;
+  values.sort((a, b) => a - b);
+  return [values[Math.floor(0.025 * RESAMPLES)], values[Math.ceil(0.975 * RESAMPLES) - 1]];
 }
