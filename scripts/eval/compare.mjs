@@ -53,7 +53,7 @@ export function compareReports(base, next) {
 const pct = (x) => (x === null ? "–" : `${Math.round(x * 100)}%`);
 const pValue = (p) => (p === null ? "–" : p.toFixed(2));
 
-/** The comparison as printed: a table, then each answer of a compacted history that changed. */
+/** The comparison as printed: a table, then each answer that changed. */
 export function comparisonText(c) {
   const rows = [["", "before → after", "gained", "lost", "p"]];
   const row = (name, t) => rows.push([name, `${t.before} → ${t.after}`, String(t.gained), String(t.lost), pValue(t.p)]);
@@ -72,7 +72,7 @@ export function comparisonText(c) {
     lines.push(`retention (of what the original answers, ctxfold's share): ${pct(c.retention.before)} → ${pct(c.retention.after)}`);
   }
   for (const [cond, { changed }] of Object.entries(c.answered)) {
-    if (cond === "original" || !changed.length) continue;
+    if (!changed.length) continue;
     lines.push("", `${cond}, answers that changed:`);
     for (const p of changed) {
       const was = p.before.answers?.[cond]?.text ?? "";
