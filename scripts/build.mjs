@@ -7,7 +7,7 @@ import { copyFileSync, existsSync, renameSync, mkdirSync, readdirSync, readFileS
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { execFileSync } from "node:child_process";
-import { WASM_CARGO_ARGS, ensureTools } from "./ensure-tools.mjs";
+import { ensureTools, wasmCargoArgs } from "./ensure-tools.mjs";
 import { run } from "./exec.mjs";
 import { reportSize } from "./size.mjs";
 
@@ -198,7 +198,7 @@ async function main() {
   }
   const started = Date.now();
   const { wasmBindgen } = ensureTools(root);
-  run("cargo", ["build", "--release", ...WASM_CARGO_ARGS, "--lib"], { cwd: root });
+  run("cargo", ["build", "--release", ...wasmCargoArgs(root), "--lib"], { cwd: root });
   const release = join(targetDir(), "wasm32-unknown-unknown", "release");
   mkdirSync(dist, { recursive: true });
   bindAndOptimize(wasmBindgen, join(release, `${CRATE}.wasm`), join(release, `${CRATE}.dist-stamp`));

@@ -15,9 +15,19 @@ const WASM_TARGET = "wasm32-unknown-unknown";
  * Cargo's arguments for the wasm build, shared by the build and the lint so both compile the same code:
  * the target, with SIMD128 on (the scanner's 16-byte chunks are classified by vector comparisons,
  * src/counting/scanner/lib.rs). Every runtime the package supports runs SIMD128: Node 16.4+, workerd,
- * Chrome 91+, Firefox 89+, Safari 16.4+.
+ * Chrome 91+, Firefox 89+, Safari 16.4+. And the standard library's sources named as rustc names them when the
+ * `rust-src` component is absent (`/rustc/<commit>/library/...`): with it installed (rust-analyzer installs it),
+ * rustc writes the local path of those sources into the panic locations of the standard library's code compiled
+ * into the crate, so the same sources built on two machines gave two modules (640 bytes apart on one build), each
+ * holding its builder's home directory.
  */
-export const WASM_CARGO_ARGS = ["--target", WASM_TARGET, "--config", `target.${WASM_TARGET}.rustflags = ["-C", "target-feature=+simd128"]`];
+export function wasmCargoArgs(root) {
+  const flags = ["-C", "target-feature=+simd128"];
+  const sysroot = probe("rustc", ["--print", "sysroot"], { cwd: root });
+  const commit = probe("rustc", ["-vV"], { cwd: root })?.match(/^commit-hash: (\S+)$/m)?.[1];
+  if (sysroot && commit) flags.push(`--remap-path-prefix=${join(sysroot, "lib", "rustlib", "src", "rust")}=/rustc/${commit}`);
+  return ["--target", WASM_TARGET, "--config", `target.${WASM_TARGET}.rustflags = ${JSON.stringify(flags)}`];
+}
 
 export function ensureRustTarget(root) {
   const installed = probe("rustup", ["target", "list", "--installed"], { cwd: root });

@@ -3,7 +3,7 @@
 // warning an error, natively (the core and its tests) and for wasm32 (the binding, compiled only there).
 // Installs rustfmt and clippy through rustup when a toolchain lacks them.
 import { fileURLToPath } from "node:url";
-import { WASM_CARGO_ARGS, ensureRustTarget } from "./ensure-tools.mjs";
+import { ensureRustTarget, wasmCargoArgs } from "./ensure-tools.mjs";
 import { probe, run } from "./exec.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -16,4 +16,4 @@ run(process.execPath, ["scripts/check-imports.mjs"], { cwd: root });
 // The settings are passed by path: the top level holds only what the product needs (`npm run fmt` applies them).
 run("cargo", ["fmt", "--all", "--", "--check", "--config-path", "scripts/rustfmt.toml"], { cwd: root });
 run("cargo", ["clippy", "--quiet", "--workspace", "--all-targets", "--", "-D", "warnings"], { cwd: root });
-run("cargo", ["clippy", "--quiet", "--release", ...WASM_CARGO_ARGS, "--workspace", "--lib", "--", "-D", "warnings"], { cwd: root });
+run("cargo", ["clippy", "--quiet", "--release", ...wasmCargoArgs(root), "--workspace", "--lib", "--", "-D", "warnings"], { cwd: root });
