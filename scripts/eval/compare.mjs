@@ -4,12 +4,8 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CONDITIONS } from "./report.mjs";
+import { CONDITIONS, asked, correct, pct } from "./report.mjs";
 import { signTest } from "./stats.mjs";
-
-const correct = (q, cond) => q.answers?.[cond]?.correct === true;
-/** Whether the model was asked (a run without a model marks every answer `na`). */
-const asked = (q, cond) => q.answers?.[cond] !== undefined && !q.answers[cond].na;
 
 /**
  * The questions both reports asked (the same conversation, the same words), and per condition how many each
@@ -50,7 +46,6 @@ export function compareReports(base, next) {
   };
 }
 
-const pct = (x) => (x === null ? "–" : `${Math.round(x * 100)}%`);
 const pValue = (p) => (p === null ? "–" : p.toFixed(2));
 
 /** The comparison as printed: a table, then each answer that changed. */
@@ -75,8 +70,8 @@ export function comparisonText(c) {
     if (!changed.length) continue;
     lines.push("", `${cond}, answers that changed:`);
     for (const p of changed) {
-      const was = p.before.answers?.[cond]?.text ?? "";
-      const is = p.after.answers?.[cond]?.text ?? "";
+      const was = p.before.answers[cond]?.text ?? "";
+      const is = p.after.answers[cond]?.text ?? "";
       lines.push(`  ${p.gained ? "+" : "-"} ${p.id} [${p.after.kind}] ${p.after.answer}: ${JSON.stringify(was)} → ${JSON.stringify(is)}`);
     }
   }

@@ -10,11 +10,14 @@ const REFUSALS = new Set(["SUMMARY_EMPTY", "SUMMARY_NOT_SMALLER", "SUMMARY_MALFO
 const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
 const round = (x, digits = 3) => (x === null ? null : Number(x.toFixed(digits)));
 
+/** Whether the model answered question `q` right from the history of condition `cond`. */
+export const correct = (q, cond) => q.answers[cond]?.correct === true;
+/** Whether the model was asked `q` with that history (a run without a model marks every answer `na`). */
+export const asked = (q, cond) => q.answers[cond] !== undefined && !q.answers[cond].na;
+
 /** The totals of a list of conversation results (see run.mjs for their shape). */
 export function totals(conversations) {
   const questions = conversations.flatMap((c) => c.questions);
-  const correct = (q, cond) => q.answers[cond]?.correct === true;
-  const asked = (q, cond) => q.answers[cond] !== undefined && !q.answers[cond].na;
   const answered = Object.fromEntries(CONDITIONS.map((cond) => [cond, questions.filter((q) => correct(q, cond)).length]));
   const askedCount = Object.fromEntries(CONDITIONS.map((cond) => [cond, questions.filter((q) => asked(q, cond)).length]));
   // The answer still written in the history (whatever the model made of it).
@@ -117,7 +120,8 @@ export function summarize(conversations) {
   return { groups, overall: totals(conversations) };
 }
 
-const pct = (x) => (x === null ? "–" : `${Math.round(x * 100)}%`);
+/** A share as a rounded percentage, "–" for none. */
+export const pct = (x) => (x === null ? "–" : `${Math.round(x * 100)}%`);
 const frac = (n, d) => `${n}/${d}`;
 const signed = (x) => `${x >= 0 ? "+" : ""}${x}`;
 
