@@ -5,7 +5,7 @@
 use crate::compaction::answer::cleaned_summaries;
 use crate::compaction::audit::{facts_of, Audit, Kind};
 use crate::compaction::digest::digest;
-use crate::compaction::restore::{PlanFacts, Restore};
+use crate::compaction::restore::{Keep, PlanFacts, Restore};
 use crate::compaction::template::Template;
 use crate::compaction::types::{dropped_tokens, JobRef, PlanRef};
 use crate::counting::estimate::{message_tokens, per_message_known, request_overhead, sum};
@@ -186,14 +186,6 @@ impl Sizes {
         let kept_tokens = tokens_before.saturating_sub(dropped);
         Ok(Sizes { tokens, summarized, tokens_before, summarized_tokens, kept_tokens })
     }
-}
-
-/// What is appended to the summaries: the plan's `keepUserText` and `keepFacts`, until the retries give
-/// them up.
-#[derive(Clone, Copy)]
-struct Keep {
-    user_text: bool,
-    facts: bool,
 }
 
 /// The summaries with what `keep` says appended (the user's words, the facts they lost),
@@ -447,7 +439,8 @@ pub fn offline_with_facts(input: &Input, plan: &PlanRef, facts: Option<&PlanFact
                 &found
             }
         };
-        let text = digest(&conv, &indices, job_facts, budget, plan.template == Template::Snapshot);
+        let keep = Keep { user_text: plan.keep_user_text, facts: plan.keep_facts };
+        let text = digest(&conv, &indices, job_facts, budget, plan.template == Template::Snapshot, keep);
         out.insert(job.id.clone(), Value::String(text));
     }
     Ok(out)
