@@ -182,7 +182,7 @@ proptest! {
                 // Only where OpenAI's cut exists in the other format too: Anthropic and Gemini put a user's
                 // text into the turn holding the tool results before it, so no cut falls between those there.
                 Some(Some(expected)) if converted.origin.contains(&expected) => {
-                            prop_assert_eq!(cut, Some(expected), "{}: the split differs from openai-chat's", name)
+                    prop_assert_eq!(cut, Some(expected), "{}: the split differs from openai-chat's", name)
                 }
                 Some(_) => {}
             }
