@@ -5,9 +5,9 @@
 use crate::compaction::answer::cleaned_summaries;
 use crate::compaction::audit::{facts_of, Audit, Kind};
 use crate::compaction::digest::digest;
-use crate::compaction::restore::{Keep, PlanFacts, Restore};
+use crate::compaction::restore::{PlanFacts, Restore};
 use crate::compaction::template::Template;
-use crate::compaction::types::{dropped_tokens, JobRef, PlanRef};
+use crate::compaction::types::{dropped_tokens, JobRef, Keep, PlanRef};
 use crate::counting::estimate::{message_tokens, per_message_known, request_overhead, sum};
 use crate::edit::Slot;
 use crate::error::{Code, Error, Result};
@@ -85,7 +85,7 @@ pub fn apply_with_facts(input: &Input, plan: &PlanRef, summary: &Value, facts: O
     // The quotes and facts can cost more in place than measured alone (rounding of each message's
     // count): then again with less room, so a full list loses its last lines rather than all of them;
     // after the last retry the facts go, then the quotes, and the summary as given is judged alone.
-    let mut keep = Keep { user_text: plan.keep_user_text, facts: plan.keep_facts };
+    let mut keep = plan.keep();
     // The summaries as given, spliced: the size the sections are measured from, the same on every try.
     let bare = (keep.user_text || keep.facts).then(|| splice(plan, &conv, input.items, &per_range(plan, &cleaned)).1);
     let (mut margin, mut retries) = (0, ROOM_RETRIES);
@@ -439,8 +439,7 @@ pub fn offline_with_facts(input: &Input, plan: &PlanRef, facts: Option<&PlanFact
                 &found
             }
         };
-        let keep = Keep { user_text: plan.keep_user_text, facts: plan.keep_facts };
-        let text = digest(&conv, &indices, job_facts, budget, plan.template == Template::Snapshot, keep);
+        let text = digest(&conv, &indices, job_facts, budget, plan.template == Template::Snapshot, plan.keep());
         out.insert(job.id.clone(), Value::String(text));
     }
     Ok(out)

@@ -5,8 +5,8 @@
 
 use crate::compaction::audit::{self, Fact, Kind};
 use crate::compaction::facts::{command_line, error_lines, paths};
-use crate::compaction::restore::Keep;
 use crate::compaction::template::SNAPSHOT_TAG;
+use crate::compaction::types::Keep;
 use crate::reading::format::Conversation;
 use crate::reading::message::Role;
 use crate::text::{cut_middle, one_line, opens_summary, split_summary};

@@ -15,14 +15,6 @@ use crate::counting::profiles::Profile;
 use crate::reading::format::Conversation;
 use crate::text::{cut_to_tokens, split_summary};
 
-/// What `apply_summary` appends to the summaries: the user's summarized messages quoted (the plan's
-/// `keepUserText`) and the facts the summaries lost (`keepFacts`), until its retries give them up.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Keep {
-    pub user_text: bool,
-    pub facts: bool,
-}
-
 /// The heading of the appended section; the marker tells the reading model where the list comes from.
 pub const HEADING: &str = "Facts from the summarized messages, verbatim:";
 

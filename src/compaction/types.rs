@@ -123,6 +123,14 @@ pub struct PlanRef {
     pub counted: Option<KnownTokens>,
 }
 
+/// What `apply_summary` appends to the summaries: the user's summarized messages quoted (the plan's
+/// `keepUserText`) and the facts the summaries lost (`keepFacts`), until its retries give them up.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Keep {
+    pub user_text: bool,
+    pub facts: bool,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobRef {
     pub id: String,
@@ -131,6 +139,11 @@ pub struct JobRef {
 }
 
 impl PlanRef {
+    /// What `apply_summary` appends to this plan's summaries.
+    pub fn keep(&self) -> Keep {
+        Keep { user_text: self.keep_user_text, facts: self.keep_facts }
+    }
+
     pub fn from_json(v: &Value) -> Result<PlanRef> {
         let obj =
             v.as_object().ok_or_else(|| Error::plan("plan", expected("the object plan_compaction returned", v)))?;
