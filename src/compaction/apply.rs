@@ -85,7 +85,7 @@ pub fn apply_with_facts(input: &Input, plan: &PlanRef, summary: &Value, facts: O
     // The quotes and facts can cost more in place than measured alone (rounding of each message's
     // count): then again with less room, so a full list loses its last lines rather than all of them;
     // after the last retry the facts go, then the quotes, and the summary as given is judged alone.
-    let mut keep = plan.keep();
+    let mut keep = plan.keep;
     // The summaries as given, spliced: the size the sections are measured from, the same on every try.
     let bare = (keep.user_text || keep.facts).then(|| splice(plan, &conv, input.items, &per_range(plan, &cleaned)).1);
     let (mut margin, mut retries) = (0, ROOM_RETRIES);
@@ -439,7 +439,7 @@ pub fn offline_with_facts(input: &Input, plan: &PlanRef, facts: Option<&PlanFact
                 &found
             }
         };
-        let text = digest(&conv, &indices, job_facts, budget, plan.template == Template::Snapshot, plan.keep());
+        let text = digest(&conv, &indices, job_facts, budget, plan.template == Template::Snapshot, plan.keep);
         out.insert(job.id.clone(), Value::String(text));
     }
     Ok(out)

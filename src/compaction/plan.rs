@@ -12,7 +12,7 @@ use crate::compaction::restore;
 use crate::compaction::strategy::{choose_cut, chunks, regions, safe_boundaries, MIN_RANGE_TOKENS};
 use crate::compaction::template::{Prompt, Template};
 use crate::compaction::topic;
-use crate::compaction::types::{decisions_hash, dropped_tokens, summarized_indices, JobRef, PlanRef, Range};
+use crate::compaction::types::{decisions_hash, dropped_tokens, summarized_indices, JobRef, Keep, PlanRef, Range};
 use crate::counting::estimate::{finish, per_message_known, KnownTokens};
 use crate::counting::profiles::Profile;
 use crate::error::{Code, Error, Result};
@@ -165,8 +165,7 @@ impl Plan {
                 .find(|s| s.name() == self.summary_shape)
                 .ok_or_else(|| Error::plan("plan.summaryShape", "unknown summary shape"))?,
             summary_prefix: self.summary_prefix.clone(),
-            keep_facts: self.keep_facts,
-            keep_user_text: self.keep_user_text,
+            keep: Keep { user_text: self.keep_user_text, facts: self.keep_facts },
             counted: Some(self.counted.clone()),
         })
     }

@@ -507,6 +507,7 @@ mod tests {
     use super::*;
     use crate::compaction::apply::apply_summary;
     use crate::compaction::plan::plan_compaction;
+    use crate::compaction::types::Keep;
     use crate::edit::materialize;
     use crate::fixtures::booking_chat as chat;
     use crate::options::Options;
@@ -712,7 +713,8 @@ mod tests {
         let words = "weather hotels ".repeat(plan.jobs[0].max_output_tokens as usize * 3 / 2);
         let plan_json = serde_json::to_value(&plan).unwrap();
         let applied = apply_summary(&Input::items(&msgs), &plan_json, &json!(words)).unwrap();
-        let as_given = PlanRef { keep_facts: false, ..PlanRef::from_json(&plan_json).unwrap() };
+        let nothing = Keep { user_text: false, facts: false };
+        let as_given = PlanRef { keep: nothing, ..PlanRef::from_json(&plan_json).unwrap() };
         let given = crate::compaction::apply::apply_planned(&Input::items(&msgs), &as_given, &json!(words)).unwrap();
         let report = &applied.report;
         assert!(report.tokens_after > u64::from(plan.limit), "the fixture must leave no room");

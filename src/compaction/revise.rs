@@ -2,22 +2,32 @@
 //! shown its summary and the facts it lost and asked to write it again (`maxRevisions`, default one
 //! round). The revised summary replaces the first only when it keeps more of the facts and stays
 //! within the job's size: a small model's revision can drop more than it restores, or ramble.
+//!
+//! A summary is judged as `apply_summary` will write it: followed by the quotes of the user's messages
+//! (`keepUserText`). A fact those quotes state is not lost, and asking the model to restore it would only
+//! spend its room on a copy of the user's words.
 
 use crate::compaction::audit::{checked, echoes_revision_prompt, revision_prompt_for, Fact, Found};
+use crate::compaction::restore::{user_text_budget, user_text_section};
 use crate::compaction::template::Prompt;
 use crate::compaction::types::PlanRef;
 use crate::counting::estimate::per_message_known;
-use crate::error::Result;
-use crate::reading::format;
-use crate::reading::input::Input;
+use crate::reading::format::Conversation;
 
 /// How far past its planned output budget a revised summary may go: the restored facts take room.
 const GROWTH: f64 = 1.25;
 
 /// How many of job `job`'s facts `summary` lost, and the prompt asking to restore them (None when it
-/// lost none). `facts` are those of the plan's summarized messages (`PlanFacts::of`).
-pub fn lost_facts(plan: &PlanRef, facts: &Found, job: usize, summary: &str) -> (usize, Option<Prompt>) {
-    let lost = lost_in_job(plan, facts, job, summary);
+/// lost none). `facts` are those of the plan's summarized messages of `conv` (`PlanFacts::of`).
+pub fn lost_facts(
+    conv: &Conversation,
+    plan: &PlanRef,
+    facts: &Found,
+    job: usize,
+    summary: &str,
+) -> (usize, Option<Prompt>) {
+    let tokens = per_message_known(conv, &plan.profile, plan.counted.as_ref());
+    let lost = lost_in_job(&JobCheck { conv, plan, facts, tokens: &tokens, job }, summary);
     let count = lost.len();
     (count, (count > 0).then(|| revision_prompt_for(summary, lost)))
 }
@@ -25,31 +35,64 @@ pub fn lost_facts(plan: &PlanRef, facts: &Found, job: usize, summary: &str) -> (
 /// Which summary job `job` keeps: the revision when it lost fewer facts than the first, stays within the
 /// job's budget (or the first's size, if that was larger), and is not a copy of the revision prompt.
 pub fn keeps_revision(
-    input: &Input,
+    conv: &Conversation,
     plan: &PlanRef,
     facts: &Found,
     job: usize,
     first: &str,
     revised: &str,
-) -> Result<bool> {
-    let conv = format::read(input, Some(plan.format))?;
-    let lost_first = lost_in_job(plan, facts, job, first);
+) -> bool {
+    let tokens = per_message_known(conv, &plan.profile, plan.counted.as_ref());
+    let at = JobCheck { conv, plan, facts, tokens: &tokens, job };
+    let lost_first = lost_in_job(&at, first);
     let lost_first_count = lost_first.len();
     if echoes_revision_prompt(first, lost_first, revised) {
-        return Ok(false);
+        return false;
     }
-    let fewer_lost = lost_in_job(plan, facts, job, revised).len() < lost_first_count;
+    let fewer_lost = lost_in_job(&at, revised).len() < lost_first_count;
     let size = |t: &str| plan.profile.text(t);
     let allowed = (f64::from(plan.jobs[job].max_output_tokens) * GROWTH).max(size(first));
-    let tokens = per_message_known(&conv, &plan.profile, plan.counted.as_ref());
     // Never larger than what it replaces, whatever the budget.
-    let replaced: u64 = plan.jobs[job].range.select(&plan.summarized()).iter().map(|&i| u64::from(tokens[i])).sum();
-    Ok(fewer_lost && size(revised) <= allowed && size(revised) < replaced as f64 && !revised.trim().is_empty())
+    let replaced = at.summarized_tokens();
+    fewer_lost && size(revised) <= allowed && size(revised) < replaced as f64 && !revised.trim().is_empty()
 }
 
-/// The facts of job `job`'s messages that `summary` does not keep.
-fn lost_in_job(plan: &PlanRef, facts: &Found, job: usize, summary: &str) -> Vec<Fact> {
-    let checked = checked(facts, &plan.jobs[job..=job], &[summary.to_string()]);
+/// One job of a plan, with what its checks read: the history, its facts and its messages' tokens.
+struct JobCheck<'a> {
+    conv: &'a Conversation<'a>,
+    plan: &'a PlanRef,
+    facts: &'a Found,
+    tokens: &'a [u32],
+    job: usize,
+}
+
+impl JobCheck<'_> {
+    fn messages(&self) -> Vec<usize> {
+        self.plan.jobs[self.job].range.select(&self.plan.summarized())
+    }
+
+    fn summarized_tokens(&self) -> u64 {
+        self.messages().iter().map(|&i| u64::from(self.tokens[i])).sum()
+    }
+
+    /// `summary` followed by the quotes of the job's user messages that `apply_summary` appends to it, as
+    /// they stand where no room bounds them (where the room is short it quotes fewer, and lists the facts
+    /// of the others instead).
+    fn as_applied(&self, summary: &str) -> String {
+        if !self.plan.keep.user_text {
+            return summary.to_string();
+        }
+        let budget = user_text_budget(self.plan.limit, self.summarized_tokens());
+        match user_text_section(self.conv, &self.messages(), summary, &self.plan.profile, budget) {
+            Some((quotes, _)) => format!("{summary}\n\n{quotes}"),
+            None => summary.to_string(),
+        }
+    }
+}
+
+/// The facts of the job's messages that `summary`, as applied, does not keep.
+fn lost_in_job(at: &JobCheck, summary: &str) -> Vec<Fact> {
+    let checked = checked(at.facts, &at.plan.jobs[at.job..=at.job], &[at.as_applied(summary)]);
     let mut lost = Vec::new();
     for (fact, kept) in checked.facts {
         if !kept {
@@ -66,63 +109,87 @@ mod tests {
     use crate::compaction::restore::PlanFacts;
     use crate::fixtures::booking_chat as chat;
     use crate::options::Options;
+    use crate::reading::format;
+    use crate::reading::input::Input;
     use serde_json::{json, Value};
 
+    /// A plan of `msgs` whose summaries go back as written, without the user's messages quoted after them
+    /// (which state the fixture's facts).
     fn plan(msgs: &[Value]) -> PlanRef {
-        let o = Options::from_json(&json!({ "contextWindow": 1500 })).unwrap();
+        plan_with(msgs, json!({ "contextWindow": 1500, "keepUserText": false }))
+    }
+
+    fn plan_with(msgs: &[Value], options: Value) -> PlanRef {
+        let o = Options::from_json(&options).unwrap();
         plan_compaction(&Input::items(msgs), &o).unwrap().to_ref().unwrap()
     }
 
-    /// The facts of the plan's summarized messages, as a compaction finds them once for its checks.
-    fn facts(msgs: &[Value], plan: &PlanRef) -> Found {
+    /// The history and the facts of the plan's summarized messages, as a compaction finds them once for
+    /// its checks.
+    fn read<'a>(msgs: &'a [Value], plan: &PlanRef) -> (Conversation<'a>, Found) {
         let conv = format::read_items(msgs, Some(plan.format)).unwrap();
-        PlanFacts::of(plan, &conv, &plan.summarized()).all
+        let facts = PlanFacts::of(plan, &conv, &plan.summarized()).all;
+        (conv, facts)
     }
 
     #[test]
     fn a_summary_that_lost_facts_gets_a_prompt_naming_them() {
         let msgs = chat();
         let plan = plan(&msgs);
-        let facts = facts(&msgs, &plan);
-        let (lost, prompt) = lost_facts(&plan, &facts, 0, "The user asked about the weather.");
+        let (conv, facts) = read(&msgs, &plan);
+        let (lost, prompt) = lost_facts(&conv, &plan, &facts, 0, "The user asked about the weather.");
         assert!(lost >= 3, "{lost}");
         let prompt = prompt.unwrap();
         assert!(prompt.user.contains("QX7-2291") && prompt.user.contains("ana@example.com"), "{}", prompt.user);
         let whole = "Booking QX7-2291, e-mail ana@example.com; I must never fly through Chicago. Weather and hotels.";
-        assert_eq!(lost_facts(&plan, &facts, 0, whole), (0, None));
+        assert_eq!(lost_facts(&conv, &plan, &facts, 0, whole), (0, None));
+    }
+
+    #[test]
+    fn what_the_quotes_of_the_users_messages_state_is_not_lost() {
+        let msgs = chat();
+        let plan = plan_with(&msgs, json!({ "contextWindow": 1500 }));
+        let (conv, facts) = read(&msgs, &plan);
+        // The booking code, the e-mail and the rule are the user's words, quoted after any summary.
+        let (lost, prompt) = lost_facts(&conv, &plan, &facts, 0, "The user asked about the weather.");
+        let prompt_text = prompt.as_ref().map_or(String::new(), |p| p.user.clone());
+        assert!(!prompt_text.contains("QX7-2291") && !prompt_text.contains("ana@example.com"), "{prompt_text}");
+        let (lost_unquoted, _) = lost_facts(&conv, &self::plan(&msgs), &facts, 0, "The user asked about the weather.");
+        assert!(lost + 3 <= lost_unquoted, "{lost} with the quotes, {lost_unquoted} without");
+        // And so a revision that only copies them in keeps no more than the first summary.
+        let copied = "Booking QX7-2291, e-mail ana@example.com; the user asked about the weather.";
+        let first = "The user asked about the weather.";
+        assert!(!keeps_revision(&conv, &plan, &facts, 0, first, copied));
     }
 
     #[test]
     fn a_revision_is_kept_only_when_it_keeps_more_within_its_size() {
         let msgs = chat();
-        let (plan, input) = (plan(&msgs), Input::items(&msgs));
-        let facts = facts(&msgs, &plan);
+        let plan = plan(&msgs);
+        let (conv, facts) = read(&msgs, &plan);
         let first = "The user asked about the weather.";
         let better = "Booking QX7-2291, e-mail ana@example.com; the user asked about the weather.";
-        assert!(keeps_revision(&input, &plan, &facts, 0, first, better).unwrap());
-        assert!(!keeps_revision(&input, &plan, &facts, 0, better, first).unwrap(), "losing more is refused");
-        assert!(!keeps_revision(&input, &plan, &facts, 0, first, first).unwrap(), "no better: the first stays");
+        assert!(keeps_revision(&conv, &plan, &facts, 0, first, better));
+        assert!(!keeps_revision(&conv, &plan, &facts, 0, better, first), "losing more is refused");
+        assert!(!keeps_revision(&conv, &plan, &facts, 0, first, first), "no better: the first stays");
         let rambling = format!("{better} {}", "And more about the weather. ".repeat(400));
-        assert!(!keeps_revision(&input, &plan, &facts, 0, first, &rambling).unwrap(), "too long is refused");
+        assert!(!keeps_revision(&conv, &plan, &facts, 0, first, &rambling), "too long is refused");
     }
 
     #[test]
     fn a_revision_that_copies_the_revision_prompt_is_refused() {
         let msgs = chat();
-        let (plan, input) = (plan(&msgs), Input::items(&msgs));
-        let facts = facts(&msgs, &plan);
+        let plan = plan(&msgs);
+        let (conv, facts) = read(&msgs, &plan);
         let first = "The user asked about the weather.";
-        let prompt = lost_facts(&plan, &facts, 0, first).1.unwrap();
+        let prompt = lost_facts(&conv, &plan, &facts, 0, first).1.unwrap();
         // What a small model answered: the prompt's own text, the list of missing facts included.
-        assert!(
-            !keeps_revision(&input, &plan, &facts, 0, first, &prompt.user).unwrap(),
-            "the prompt itself is refused"
-        );
+        assert!(!keeps_revision(&conv, &plan, &facts, 0, first, &prompt.user), "the prompt itself is refused");
         let tail = prompt.user.split_once("</summary-").unwrap().1;
         let copied = format!("Booking QX7-2291, the weather.\n</summary-{tail}");
-        assert!(!keeps_revision(&input, &plan, &facts, 0, first, &copied).unwrap(), "a copy of the list is refused");
+        assert!(!keeps_revision(&conv, &plan, &facts, 0, first, &copied), "a copy of the list is refused");
         // Written in its own words, the same facts are kept.
         let own = "Booking QX7-2291, e-mail ana@example.com; the user must never fly through Chicago.";
-        assert!(keeps_revision(&input, &plan, &facts, 0, first, own).unwrap());
+        assert!(keeps_revision(&conv, &plan, &facts, 0, first, own));
     }
 }

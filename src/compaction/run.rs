@@ -14,7 +14,7 @@ use crate::edit::materialize;
 use crate::error::Result;
 use crate::options::Options;
 use crate::pruning::prune::{prune, Prune};
-use crate::reading::format;
+use crate::reading::format::{self, Conversation};
 use crate::reading::input::Input;
 use serde_json::{Map, Value};
 use std::cell::OnceCell;
@@ -44,9 +44,13 @@ impl Begun {
         if let Some(facts) = self.facts.get() {
             return Ok(facts);
         }
-        let conv = format::read(&Input::read(&self.value)?, Some(self.plan_ref.format))?;
-        let facts = PlanFacts::of(&self.plan_ref, &conv, &self.plan_ref.summarized());
+        let facts = self.read(|conv| PlanFacts::of(&self.plan_ref, conv, &self.plan_ref.summarized()))?;
         Ok(self.facts.get_or_init(|| facts))
+    }
+
+    /// `f` on the run's history, read in the plan's format.
+    pub fn read<T>(&self, f: impl FnOnce(&Conversation) -> T) -> Result<T> {
+        Ok(f(&format::read(&Input::read(&self.value)?, Some(self.plan_ref.format))?))
     }
 
     /// Whether the plan changes the history: summary jobs for the summarizer, or messages a provider's

@@ -113,10 +113,8 @@ pub struct PlanRef {
     /// How the summary goes back into the history (plans without one: `message`).
     pub summary_shape: Shape,
     pub summary_prefix: Option<String>,
-    /// Append the facts a summary left out (plans without the field: true).
-    pub keep_facts: bool,
-    /// Quote the user's summarized messages after the summary (plans without the field: true).
-    pub keep_user_text: bool,
+    /// What `apply_summary` appends to the summaries (plans without the fields: both).
+    pub keep: Keep,
     /// The tokens of the history's messages where they were counted on this very history (by the plan
     /// made here, or by a call before on the same text); never read from JSON. Taken only for the same
     /// items, format and profile (`per_message_known`).
@@ -125,9 +123,11 @@ pub struct PlanRef {
 
 /// What `apply_summary` appends to the summaries: the user's summarized messages quoted (the plan's
 /// `keepUserText`) and the facts the summaries lost (`keepFacts`), until its retries give them up.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Keep {
+    /// Quote the user's summarized messages after the summary (`keepUserText`).
     pub user_text: bool,
+    /// Append the facts a summary left out (`keepFacts`).
     pub facts: bool,
 }
 
@@ -139,11 +139,6 @@ pub struct JobRef {
 }
 
 impl PlanRef {
-    /// What `apply_summary` appends to this plan's summaries.
-    pub fn keep(&self) -> Keep {
-        Keep { user_text: self.keep_user_text, facts: self.keep_facts }
-    }
-
     pub fn from_json(v: &Value) -> Result<PlanRef> {
         let obj =
             v.as_object().ok_or_else(|| Error::plan("plan", expected("the object plan_compaction returned", v)))?;
@@ -213,8 +208,7 @@ impl PlanRef {
             Some(v) => v.as_bool().ok_or_else(|| Error::plan("plan.keepUserText", "expected a boolean"))?,
         };
         Ok(PlanRef {
-            keep_facts,
-            keep_user_text,
+            keep: Keep { user_text: keep_user_text, facts: keep_facts },
             needed,
             format,
             profile,

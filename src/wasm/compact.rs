@@ -119,7 +119,8 @@ pub fn compact_text(job_id: &str, settled: JsValue) -> Result<String, JsValue> {
 pub fn compact_revision(run: u32, job: u32, text: &str) -> Result<JsValue, JsValue> {
     with_run(run, |begun| {
         let job_ref = &begun.plan_ref.jobs[job as usize];
-        let (_, prompt) = revise::lost_facts(&begun.plan_ref, &begun.facts()?.all, job as usize, text);
+        let facts = &begun.facts()?.all;
+        let (_, prompt) = begun.read(|conv| revise::lost_facts(conv, &begun.plan_ref, facts, job as usize, text))?;
         let Some(prompt) = prompt else { return Ok(JsValue::UNDEFINED) };
         let texts = fields(&[("jobId", &job_ref.id), ("system", &prompt.system), ("user", &prompt.user)]);
         let texts = with(texts, "maxOutputTokens", job_ref.max_output_tokens.into());
@@ -131,8 +132,8 @@ pub fn compact_revision(run: u32, job: u32, text: &str) -> Result<JsValue, JsVal
 #[wasm_bindgen(js_name = __compact_keeps_revision)]
 pub fn compact_keeps_revision(run: u32, job: u32, first: &str, revised: &str) -> Result<bool, JsValue> {
     with_run(run, |begun| {
-        let input = Input::read(&begun.value)?;
-        Ok(revise::keeps_revision(&input, &begun.plan_ref, &begun.facts()?.all, job as usize, first, revised)?)
+        let facts = &begun.facts()?.all;
+        Ok(begun.read(|conv| revise::keeps_revision(conv, &begun.plan_ref, facts, job as usize, first, revised))?)
     })
 }
 
