@@ -211,10 +211,18 @@ impl PlanFacts {
 
 impl Restore<'_, '_> {
     /// The summarized messages a job covers, and what they cost.
-    fn job_messages(&self, job: &JobRef) -> (Vec<usize>, u64) {
+    pub fn job_messages(&self, job: &JobRef) -> (Vec<usize>, u64) {
         let indices = job.range.select(self.summarized);
         let cost = indices.iter().map(|&i| u64::from(self.tokens[i])).sum();
         (indices, cost)
+    }
+
+    /// The section quoting `job`'s user messages after `summary` as it stands where no room bounds it: what
+    /// the quotes want (`user_text_section`).
+    pub fn wanted_quotes(&self, job: &JobRef, summary: &str) -> Option<String> {
+        let (indices, summarized_tokens) = self.job_messages(job);
+        let budget = user_text_budget(self.plan.limit, summarized_tokens);
+        user_text_section(self.conv, &indices, summary, &self.plan.profile, budget).map(|(section, _)| section)
     }
 
     /// The facts of job `k`'s messages (none when they were not looked for).
@@ -458,15 +466,12 @@ impl Restore<'_, '_> {
         let mut free = *room;
         let mut made = Vec::with_capacity(summaries.len());
         for (k, (job, summary)) in plan.jobs.iter().zip(summaries.iter_mut()).enumerate() {
-            let (indices, summarized_tokens) = self.job_messages(job);
+            let (_, summarized_tokens) = self.job_messages(job);
             let mut restored = summary.clone();
             let mut quotes_wanted = 0.0;
-            if quotes {
-                let quotes_budget = user_text_budget(plan.limit, summarized_tokens);
-                if let Some((section, _)) = user_text_section(conv, &indices, summary, profile, quotes_budget) {
-                    quotes_wanted = profile.text(&section);
-                    restored.push_str(&section);
-                }
+            if let Some(section) = quotes.then(|| self.wanted_quotes(job, summary)).flatten() {
+                quotes_wanted = profile.text(&section);
+                restored.push_str(&section);
             }
             let mut wanted = quotes_wanted;
             let mut facts_budget = Allowance { room: budget(job.max_output_tokens, summarized_tokens), over: 0.0 };

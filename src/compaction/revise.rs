@@ -8,7 +8,7 @@
 //! spend its room on a copy of the user's words.
 
 use crate::compaction::audit::{checked, echoes_revision_prompt, revision_prompt_for, Fact, Found};
-use crate::compaction::restore::{user_text_budget, user_text_section};
+use crate::compaction::restore::Restore;
 use crate::compaction::template::Prompt;
 use crate::compaction::types::PlanRef;
 use crate::counting::estimate::per_message_known;
@@ -26,8 +26,9 @@ pub fn lost_facts(
     job: usize,
     summary: &str,
 ) -> (usize, Option<Prompt>) {
-    let tokens = per_message_known(conv, &plan.profile, plan.counted.as_ref());
-    let lost = lost_in_job(&JobCheck { conv, plan, facts, tokens: &tokens, job }, summary);
+    let (summarized, tokens) = sizes(conv, plan);
+    let restore = Restore { conv, plan, summarized: &summarized, tokens: &tokens, facts: &[] };
+    let lost = lost_in_job(&restore, facts, job, summary);
     let count = lost.len();
     (count, (count > 0).then(|| revision_prompt_for(summary, lost)))
 }
@@ -42,57 +43,37 @@ pub fn keeps_revision(
     first: &str,
     revised: &str,
 ) -> bool {
-    let tokens = per_message_known(conv, &plan.profile, plan.counted.as_ref());
-    let at = JobCheck { conv, plan, facts, tokens: &tokens, job };
-    let lost_first = lost_in_job(&at, first);
+    let (summarized, tokens) = sizes(conv, plan);
+    let restore = Restore { conv, plan, summarized: &summarized, tokens: &tokens, facts: &[] };
+    let lost_first = lost_in_job(&restore, facts, job, first);
     let lost_first_count = lost_first.len();
     if echoes_revision_prompt(first, lost_first, revised) {
         return false;
     }
-    let fewer_lost = lost_in_job(&at, revised).len() < lost_first_count;
+    let fewer_lost = lost_in_job(&restore, facts, job, revised).len() < lost_first_count;
     let size = |t: &str| plan.profile.text(t);
     let allowed = (f64::from(plan.jobs[job].max_output_tokens) * GROWTH).max(size(first));
     // Never larger than what it replaces, whatever the budget.
-    let replaced = at.summarized_tokens();
+    let (_, replaced) = restore.job_messages(&plan.jobs[job]);
     fewer_lost && size(revised) <= allowed && size(revised) < replaced as f64 && !revised.trim().is_empty()
 }
 
-/// One job of a plan, with what its checks read: the history, its facts and its messages' tokens.
-struct JobCheck<'a> {
-    conv: &'a Conversation<'a>,
-    plan: &'a PlanRef,
-    facts: &'a Found,
-    tokens: &'a [u32],
-    job: usize,
+/// The plan's summarized messages and every message's tokens: what quoting the user's messages reads.
+fn sizes(conv: &Conversation, plan: &PlanRef) -> (Vec<usize>, Vec<u32>) {
+    (plan.summarized(), per_message_known(conv, &plan.profile, plan.counted.as_ref()))
 }
 
-impl JobCheck<'_> {
-    fn messages(&self) -> Vec<usize> {
-        self.plan.jobs[self.job].range.select(&self.plan.summarized())
-    }
-
-    fn summarized_tokens(&self) -> u64 {
-        self.messages().iter().map(|&i| u64::from(self.tokens[i])).sum()
-    }
-
-    /// `summary` followed by the quotes of the job's user messages that `apply_summary` appends to it, as
-    /// they stand where no room bounds them (where the room is short it quotes fewer, and lists the facts
-    /// of the others instead).
-    fn as_applied(&self, summary: &str) -> String {
-        if !self.plan.keep.user_text {
-            return summary.to_string();
-        }
-        let budget = user_text_budget(self.plan.limit, self.summarized_tokens());
-        match user_text_section(self.conv, &self.messages(), summary, &self.plan.profile, budget) {
-            Some((quotes, _)) => format!("{summary}\n\n{quotes}"),
-            None => summary.to_string(),
-        }
-    }
-}
-
-/// The facts of the job's messages that `summary`, as applied, does not keep.
-fn lost_in_job(at: &JobCheck, summary: &str) -> Vec<Fact> {
-    let checked = checked(at.facts, &at.plan.jobs[at.job..=at.job], &[at.as_applied(summary)]);
+/// The facts of job `job`'s messages that `summary` does not keep as `apply_summary` writes it: followed by
+/// the quotes of the job's user messages (`keepUserText`), as they stand where no room bounds them (where
+/// the room is short it quotes fewer, and lists the facts of the others instead).
+fn lost_in_job(restore: &Restore, facts: &Found, job: usize, summary: &str) -> Vec<Fact> {
+    let plan = restore.plan;
+    let quotes = plan.keep.user_text.then(|| restore.wanted_quotes(&plan.jobs[job], summary)).flatten();
+    let applied = match quotes {
+        Some(quotes) => format!("{summary}\n\n{quotes}"),
+        None => summary.to_string(),
+    };
+    let checked = checked(facts, &plan.jobs[job..=job], &[applied]);
     let mut lost = Vec::new();
     for (fact, kept) in checked.facts {
         if !kept {
