@@ -7,7 +7,7 @@
 
 use crate::compaction::fingerprint::{self};
 use crate::compaction::pins;
-use crate::compaction::prompt::{fitted_prompt, latest_request};
+use crate::compaction::prompt::{fitted_prompt, latest_request, quoted_note};
 use crate::compaction::restore;
 use crate::compaction::strategy::{choose_cut, chunks, regions, safe_boundaries, MIN_RANGE_TOKENS};
 use crate::compaction::template::{Prompt, Template};
@@ -28,6 +28,10 @@ pub struct Job {
     pub range: Range,
     pub prompt: Prompt,
     pub max_output_tokens: u32,
+    /// The user's messages `apply_summary` quotes after this job's summary where the room does not bound
+    /// them (`keepUserText`): the prompt names them, so that the summary need not copy them. Not part of
+    /// the plan's JSON.
+    pub quoted: Vec<usize>,
 }
 
 crate::json_object!(Job {
@@ -274,15 +278,10 @@ pub fn plan_compaction_known(input: &Input, options: &Options, known: Option<&Kn
         // The prompt's two messages get their framing; the rest of the window is for their text.
         let budget = f64::from(window - job.max_output_tokens) - 2.0 * profile.per_message - profile.per_reply;
         let indices = summarized_indices(&[job.range], &plan.pinned);
-        let (prompt, prompt_tokens, degraded) = fitted_prompt(
-            &conv,
-            &indices,
-            seed,
-            &options.template,
-            latest.as_deref().unwrap_or(""),
-            |t| profile.text(t),
-            budget,
-        );
+        let mut suffix = quoted_note(&job.quoted);
+        suffix.push_str(latest.as_deref().unwrap_or(""));
+        let (prompt, prompt_tokens, degraded) =
+            fitted_prompt(&conv, &indices, seed, &options.template, &suffix, |t| profile.text(t), budget);
         if prompt_tokens > budget {
             plan.warnings.push(format!(
                 "{}: even shortened, the summary prompt does not fit a summarizer window of {window} tokens",
@@ -435,6 +434,7 @@ fn split(conv: &Conversation, tokens: &[u32], options: &Options, plan: &mut Plan
                 range: *part,
                 prompt: Prompt::default(),
                 max_output_tokens,
+                quoted: Vec::new(),
             });
         }
     }
@@ -452,12 +452,17 @@ fn split(conv: &Conversation, tokens: &[u32], options: &Options, plan: &mut Plan
         // The user's messages quoted after each summary (`restore`), at most what the summary holds already.
         let ranges: Vec<Range> = chosen.iter().map(|(r, _)| *r).collect();
         let summarized = summarized_indices(&ranges, &pinned);
-        for job in &jobs {
+        for job in &mut jobs {
             let indices = job.range.select(&summarized);
             let job_tokens: u64 = indices.iter().map(|&i| u64::from(tokens[i])).sum();
             let budget = restore::user_text_budget(u64::from(plan.limit), job_tokens);
-            if let Some((section, _)) = restore::user_text_section(conv, &indices, "", &options.profile, budget) {
+            if let Some((section, mut quoted)) =
+                restore::user_text_section(conv, &indices, "", &options.profile, budget)
+            {
                 plan.estimated_tokens_after += options.profile.text(&section).ceil() as u64;
+                // An earlier summary's quotes are carried too, but are not the user's messages in the transcript.
+                quoted.retain(|&i| conv.messages[i].is_real_user());
+                job.quoted = quoted;
             }
         }
     }

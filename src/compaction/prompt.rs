@@ -42,6 +42,33 @@ pub fn latest_request(conv: &Conversation, i: usize, seed: u64) -> String {
     )
 }
 
+/// The note that the user's messages `quoted` follow the summary word for word, as `apply_summary` quotes
+/// them: the summary need not copy them, and can spend its words on what the assistant and the tools said.
+/// Empty when there are none.
+pub fn quoted_note(quoted: &[usize]) -> String {
+    if quoted.is_empty() {
+        return String::new();
+    }
+    let mut numbers = String::new();
+    for (k, i) in quoted.iter().enumerate() {
+        let sep = match k {
+            0 => "",
+            _ if k + 1 == quoted.len() => " and ",
+            _ => ", ",
+        };
+        let _ = write!(numbers, "{sep}#{i}");
+    }
+    let (what, are, them) = match quoted.len() {
+        1 => ("message", "is", "it"),
+        _ => ("messages", "are", "them"),
+    };
+    format!(
+        "\n\nThe user's {what} {numbers} {are} quoted word for word after your summary, constraints included. Do not \
+         copy {them}: say in a few words what the user asked, and spend the summary on what the assistant and the tools \
+         said (results, identifiers, numbers, decisions)."
+    )
+}
+
 /// The prompt for a summarizer with `budget` tokens for it (as `measure` counts them), degraded when
 /// the full transcript would overflow: first tool outputs and long texts are cut harder, then the oldest
 /// messages are left out with a note (an earlier summary of ours is always kept: it is the memory of

@@ -629,6 +629,28 @@ mod tests {
     }
 
     #[test]
+    fn the_summary_prompt_names_the_users_messages_quoted_after_it() {
+        let options = json!({ "contextWindow": 1500 });
+        let o = Options::from_json(&options).unwrap();
+        let p = plan_compaction(&Input::items(&chat()), &o).unwrap();
+        let (applied, _) = apply(&chat(), options, "The user asked about weather and hotels.");
+        // The numbers the note gives are those apply quotes, where the room does not bound them.
+        let quoted = &applied.report.user_text_appended;
+        assert!(quoted.len() > 1, "{quoted:?}");
+        let mut numbers: Vec<String> = quoted.iter().map(|i| format!("#{i}")).collect();
+        let last = numbers.pop().unwrap();
+        let note = format!(
+            "The user's messages {} and {last} are quoted word for word after your summary",
+            numbers.join(", ")
+        );
+        assert!(p.jobs[0].prompt.user.contains(&note), "{}", p.jobs[0].prompt.user);
+        // Without the quotes, the summary is all there is: no note.
+        let alone = Options::from_json(&json!({ "contextWindow": 1500, "keepUserText": false })).unwrap();
+        let p = plan_compaction(&Input::items(&chat()), &alone).unwrap();
+        assert!(!p.jobs[0].prompt.user.contains("quoted word for word"));
+    }
+
+    #[test]
     fn a_task_over_the_bound_keeps_its_head_and_tail() {
         let mut msgs = chat();
         let long = format!("Plan the trip. {} Book it under QX7-2291.", "Details of every leg and hotel. ".repeat(300));
