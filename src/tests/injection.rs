@@ -73,6 +73,17 @@ fn outside(user: &str) -> (String, String) {
     (user[..start].replace(nonce, "N"), user[end..].replace(nonce, "N"))
 }
 
+/// `text` without the note that names the user's messages quoted after the summary, and the numbers it
+/// names (none when there is no note).
+fn without_quoted_note(text: &str) -> (String, Vec<u64>) {
+    let Some(start) = text.find("\n\nThe user's message") else { return (text.to_string(), Vec::new()) };
+    let end = start + text[start..].find("decisions).").expect("the note ends") + "decisions).".len();
+    let note = &text[start..end];
+    let numbers =
+        note.split('#').skip(1).map(|n| n.split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap());
+    (format!("{}{}", &text[..start], &text[end..]), numbers.collect())
+}
+
 /// The transcript's nonce, after checking that the block opens and closes once, that every line that
 /// looks like a header with that nonce is a real one (message indices inside the job's range, in
 /// order), that the text around the block is the prompt's own (`clean`: the same around a harmless
@@ -91,8 +102,20 @@ fn check_prompt(what: &str, job: &Value, clean: &Value, all_shown: bool) -> Stri
     let end = user.find(&format!("</transcript-{nonce}>")).unwrap();
     let block = &user[start..end];
     let clean_user = clean["prompt"]["user"].as_str().unwrap();
-    assert_eq!(outside(user), outside(clean_user), "{what}: only the prompt's own words are outside the block");
+    let ((before, after), (clean_before, clean_after)) = (outside(user), outside(clean_user));
+    let ((after, quoted), (clean_after, _)) = (without_quoted_note(&after), without_quoted_note(&clean_after));
+    assert_eq!(
+        (before, after),
+        (clean_before, clean_after),
+        "{what}: only the prompt's own words are outside the block"
+    );
     let (first, last) = (job["range"]["start"].as_u64().unwrap(), job["range"]["end"].as_u64().unwrap());
+    for index in quoted {
+        assert!(
+            block.contains(&format!("[{nonce} #{index} user")),
+            "{what}: the note names #{index}, which is not a user's message of the range"
+        );
+    }
     let mut previous = first;
     for line in user.lines().filter(|l| l.contains(&format!("[{nonce} "))) {
         assert!(line.starts_with(&format!("[{nonce} #")), "{what}: a header must start its line: {line:?}");
