@@ -10,6 +10,7 @@ mod convert;
 use convert::{convert, FORMATS};
 use ctxfold::compaction::apply::apply_summary;
 use ctxfold::compaction::plan::plan_compaction;
+use ctxfold::compaction::prompt::quoted_note;
 use ctxfold::edit::materialize;
 use ctxfold::options::Options;
 use ctxfold::reading::format;
@@ -73,15 +74,20 @@ fn outside(user: &str) -> (String, String) {
     (user[..start].replace(nonce, "N"), user[end..].replace(nonce, "N"))
 }
 
-/// `text` without the note that names the user's messages quoted after the summary, and the numbers it
-/// names (none when there is no note).
-fn without_quoted_note(text: &str) -> (String, Vec<u64>) {
+/// `text` without the note that names the user's messages quoted after the summary (`quoted_note`), and the
+/// numbers it names (none when there is no note).
+fn without_quoted_note(text: &str) -> (String, Vec<usize>) {
     let Some(start) = text.find("\n\nThe user's message") else { return (text.to_string(), Vec::new()) };
-    let end = start + text[start..].find("decisions).").expect("the note ends") + "decisions).".len();
-    let note = &text[start..end];
-    let numbers =
-        note.split('#').skip(1).map(|n| n.split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap());
-    (format!("{}{}", &text[..start], &text[end..]), numbers.collect())
+    // The numbers stand before the note's first "quoted"; what follows the note may hold a `#` of its own.
+    let named = &text[start..start + text[start..].find(" quoted").expect("the note says quoted")];
+    let numbers: Vec<usize> = named
+        .split('#')
+        .skip(1)
+        .map(|n| n.split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap())
+        .collect();
+    let note = quoted_note(&numbers);
+    assert!(text[start..].starts_with(&note), "the note is quoted_note's: {}", &text[start..]);
+    (format!("{}{}", &text[..start], &text[start + note.len()..]), numbers)
 }
 
 /// The transcript's nonce, after checking that the block opens and closes once, that every line that
