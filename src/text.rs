@@ -214,6 +214,34 @@ pub fn without_repeated_sentences(text: &str) -> (String, usize) {
     }
 }
 
+/// `text` without the end that a model's output limit cut off: its unfinished last line, and the headings
+/// that leaves with nothing under them; where no line before it is finished, its unfinished sentence, or
+/// at least its unfinished word. A text that ends a sentence is kept whole. Half an id (`II` of `IIHXDG`)
+/// would be read as a fact, half a line as the last word on where the work stands.
+pub fn without_unfinished_end(text: &str) -> &str {
+    let text = text.trim();
+    if text.ends_with(['.', '!', '?', '。', '！', '？']) {
+        return text;
+    }
+    let mut line_end = text.rfind('\n');
+    while let Some(at) = line_end {
+        let head = text[..at].trim_end();
+        let last_line = head.rfind('\n').map_or(0, |k| k + 1);
+        if !head[last_line..].trim_start().starts_with('#') {
+            return head;
+        }
+        line_end = last_line.checked_sub(1);
+    }
+    let pieces = sentences(text);
+    if let [_, .., unfinished] = pieces[..] {
+        return text[..text.len() - unfinished.len()].trim_end();
+    }
+    match text.rfind(char::is_whitespace) {
+        Some(at) => text[..at].trim_end(),
+        None => text,
+    }
+}
+
 /// The sentences of a line, each with the spaces after it: one ends at `.`, `!` or `?` before a space, or
 /// at CJK's `。`, `！` and `？`. The pieces join back into the line, which the repeat check needs; the
 /// constraint finder cuts by its own rule (`constraints::sentences`: at `;` too, pieces trimmed), since a
@@ -496,6 +524,21 @@ mod tests {
         );
         let fine = "Version 1.2 of the API. See e.g. the docs.\n\n- yes. - yes.";
         assert_eq!(without_repeated_sentences(fine), (fine.to_string(), 0));
+    }
+
+    #[test]
+    fn a_cut_off_end_goes_and_a_finished_one_stays() {
+        let cut = "## Task\nChange the flights.\n\n## Facts\n- Reservations: DF89BM, COVE6R, II";
+        assert_eq!(without_unfinished_end(cut), "## Task\nChange the flights.");
+        let under_heading = "## Task\nChange the flights.\n- Paid with gift_card_1234\n\n## Next steps\n- Call the";
+        assert_eq!(without_unfinished_end(under_heading), "## Task\nChange the flights.\n- Paid with gift_card_1234");
+        assert_eq!(without_unfinished_end("## Task\nFix the parser. Then run the te"), "## Task\nFix the parser.");
+        assert_eq!(without_unfinished_end("用户要改航班。然后取"), "用户要改航班。");
+        assert_eq!(without_unfinished_end("## Task\nFix the pars"), "## Task\nFix the");
+        assert_eq!(without_unfinished_end("Unbroken"), "Unbroken");
+        let finished = "## Task\nFix the parser.\n- Run the tests!  \n";
+        assert_eq!(without_unfinished_end(finished), finished.trim_end());
+        assert_eq!(without_unfinished_end("完成了。"), "完成了。");
     }
 
     #[test]

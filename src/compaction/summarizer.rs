@@ -8,6 +8,7 @@
 //! parameter) passes through [`redact`] first.
 
 use crate::error::{expected, subpath, Error, Result};
+use crate::text::without_unfinished_end;
 use serde_json::Value;
 
 /// Which wire protocol the endpoint speaks.
@@ -393,13 +394,13 @@ pub fn parse_answer(
     let Some(answer) = parsed else {
         return Err(bad("response", format!("the answer is not JSON: {}", snippet(body))));
     };
-    let text = match config.api {
+    let (text, stop) = match config.api {
         Api::OpenAiChat => {
             // `get` steps rather than `pointer("/choices/0/message")`, which is used nowhere else and so
             // cost its own code in the wasm; `c.get("0")` reads an object keyed "0" as the pointer did.
-            let message =
-                answer.get("choices").and_then(|c| c.get(0).or_else(|| c.get("0"))).and_then(|c| c.get("message"));
-            match message.and_then(|m| m.get("content")) {
+            let choice = answer.get("choices").and_then(|c| c.get(0).or_else(|| c.get("0")));
+            let message = choice.and_then(|c| c.get("message"));
+            let text = match message.and_then(|m| m.get("content")) {
                 Some(Value::String(s)) => s.clone(),
                 Some(Value::Array(parts)) => text_parts(parts),
                 _ => {
@@ -409,14 +410,18 @@ pub fn parse_answer(
                     };
                     return Err(bad("response.choices[0].message.content", why));
                 }
-            }
+            };
+            (text, choice.and_then(|c| c.get("finish_reason")))
         }
         Api::AnthropicMessages => match answer.get("content") {
-            Some(Value::Array(blocks)) => text_parts(blocks),
+            Some(Value::Array(blocks)) => (text_parts(blocks), answer.get("stop_reason")),
             _ => return Err(bad("response.content", "the answer has no content blocks".to_string())),
         },
     };
-    let text = text.trim();
+    // An answer its output limit cut off ends mid-line, often mid-id: that end goes (see
+    // `without_unfinished_end`), and the facts it held are the audit's to find missing and append whole.
+    let cut_off = matches!(stop.and_then(Value::as_str), Some("length" | "max_tokens"));
+    let text = if cut_off { without_unfinished_end(&text) } else { text.trim() };
     if text.is_empty() {
         let path = match config.api {
             Api::OpenAiChat => "response.choices[0].message.content",
@@ -630,6 +635,24 @@ mod tests {
         let anthropic = config_from_pairs(Api::AnthropicMessages, &[("model", json!("c"))]).unwrap();
         let blocks = r#"{"content":[{"type":"thinking","thinking":"x"},{"type":"text","text":"sum"}]}"#;
         assert_eq!(parse_answer(&anthropic, 200, "OK", blocks).unwrap(), "sum");
+    }
+
+    #[test]
+    fn an_answer_cut_off_at_its_output_limit_loses_its_unfinished_end() {
+        let summary = "## Task\nChange the flights.\n- Reservations: DF89BM, COVE6R, II";
+        let openai_answer = |finish: &str| {
+            json!({ "choices": [{ "message": { "content": summary }, "finish_reason": finish }] }).to_string()
+        };
+        let c = openai(None);
+        assert_eq!(parse_answer(&c, 200, "OK", &openai_answer("length")).unwrap(), "## Task\nChange the flights.");
+        assert_eq!(parse_answer(&c, 200, "OK", &openai_answer("stop")).unwrap(), summary);
+        let anthropic = config_from_pairs(Api::AnthropicMessages, &[("model", json!("c"))]).unwrap();
+        let blocks = |stop: &str| json!({ "content": [{ "type": "text", "text": summary }], "stop_reason": stop });
+        assert_eq!(
+            parse_answer(&anthropic, 200, "OK", &blocks("max_tokens").to_string()).unwrap(),
+            "## Task\nChange the flights."
+        );
+        assert_eq!(parse_answer(&anthropic, 200, "OK", &blocks("end_turn").to_string()).unwrap(), summary);
     }
 
     #[test]
