@@ -153,15 +153,32 @@ pub fn ceil_boundary(s: &str, at: usize) -> usize {
     i
 }
 
-/// At most `max` bytes of `s`: the head and the tail, with a marked middle saying how much went.
+/// At most `max` bytes of `s`: the head and the tail, with a marked middle saying how much went. Each
+/// side of the cut falls at a line break, else between words, where one lies within a sixteenth of `max`:
+/// half an id beside the marker would be read as a whole one.
 pub fn cut_middle(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
     if s.len() <= max {
         return s.into();
     }
+    let reach = max / 16;
     let head_end = floor_boundary(s, max * 2 / 3);
+    let before = &s[floor_boundary(s, head_end.saturating_sub(reach))..head_end];
+    let head_end = head_end - before.len() + last_break(before).unwrap_or(before.len());
     let tail_start = ceil_boundary(s, s.len() - (max - max * 2 / 3));
+    let after = &s[tail_start..ceil_boundary(s, tail_start + reach)];
+    let tail_start = tail_start + first_break(after).map_or(0, |k| k + 1);
     let cut = s[head_end..tail_start].chars().count();
     format!("{}\n[… {cut} characters cut …]\n{}", &s[..head_end], &s[tail_start..]).into()
+}
+
+/// Where in `text` its last line break is, else its last space or tab.
+fn last_break(text: &str) -> Option<usize> {
+    text.rfind('\n').or_else(|| text.rfind([' ', '\t']))
+}
+
+/// Where in `text` its first line break is, else its first space or tab.
+fn first_break(text: &str) -> Option<usize> {
+    text.find('\n').or_else(|| text.find([' ', '\t']))
 }
 
 /// Lines that repeat an earlier line of `text` word for word, this long or longer (bytes, trimmed): a
@@ -558,6 +575,24 @@ mod tests {
             ["5", "-0.25", "NaN", "-Infinity"]
         );
         assert_eq!(percent(47.0, 1000.0), "4.7");
+    }
+
+    #[test]
+    fn cuts_fall_at_line_breaks_or_between_words_nearby() {
+        let lines: String = (0..40).map(|k| format!("- reservation R{k:05} paid\n")).collect();
+        let cut = cut_middle(&lines, 600);
+        let (head, tail) = cut.split_once("\n[… ").unwrap();
+        assert!(head.ends_with("paid") && tail.split_once("…]\n").unwrap().1.starts_with("- reservation"), "{cut}");
+        let words =
+            "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho ".repeat(4);
+        let cut = cut_middle(words.trim_end(), 160);
+        let (head, tail) = cut.split_once("\n[… ").unwrap();
+        let tail = tail.split_once("…]\n").unwrap().1;
+        assert!(head.starts_with("alpha beta") && tail.ends_with("pi rho"), "{cut}");
+        let whole = |w: &str| words.split(' ').any(|word| word == w);
+        assert!(whole(head.rsplit(' ').next().unwrap()) && whole(tail.split(' ').next().unwrap()), "{cut}");
+        let unbroken = "x".repeat(500);
+        assert_eq!(cut_middle(&unbroken, 90).len(), 90 + "\n[… 410 characters cut …]\n".len());
     }
 
     #[test]
