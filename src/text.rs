@@ -231,31 +231,38 @@ pub fn without_repeated_sentences(text: &str) -> (String, usize) {
     }
 }
 
-/// `text` without the end that a model's output limit cut off: its unfinished last line, and the headings
-/// that leaves with nothing under them; where no line before it is finished, its unfinished sentence, or
-/// at least its unfinished word. A text that ends a sentence is kept whole. Half an id (`II` of `IIHXDG`)
-/// would be read as a fact, half a line as the last word on where the work stands.
+/// `text` without the end that a model's output limit cut off: its unfinished last word (in a line
+/// without spaces, such as Chinese, its unfinished sentence) and the headings that leaves with nothing
+/// under them. A text that ends a sentence is kept whole. Half an id (`II` of `IIHXDG`) would be read as a
+/// fact; the whole ids before it on its line stay.
 pub fn without_unfinished_end(text: &str) -> &str {
     let text = text.trim();
     if text.ends_with(['.', '!', '?', '。', '！', '？']) {
         return text;
     }
-    let mut line_end = text.rfind('\n');
-    while let Some(at) = line_end {
-        let head = text[..at].trim_end();
+    let line_start = text.rfind('\n').map_or(0, |k| k + 1);
+    let line = &text[line_start..];
+    let kept = match line.rfind([' ', '\t']) {
+        Some(space) => space,
+        None => match sentences(line)[..] {
+            [.., unfinished] => line.len() - unfinished.len(),
+            [] => 0,
+        },
+    };
+    let mut head = text[..line_start + kept].trim_end();
+    // A heading or a list item's marker that the cut left with nothing after it.
+    loop {
         let last_line = head.rfind('\n').map_or(0, |k| k + 1);
-        if !head[last_line..].trim_start().starts_with('#') {
-            return head;
+        let line = head[last_line..].trim_start();
+        if !line.starts_with('#') && !matches!(line, "-" | "*" | "+") {
+            break;
         }
-        line_end = last_line.checked_sub(1);
+        head = head[..last_line].trim_end();
     }
-    let pieces = sentences(text);
-    if let [_, .., unfinished] = pieces[..] {
-        return text[..text.len() - unfinished.len()].trim_end();
-    }
-    match text.rfind(char::is_whitespace) {
-        Some(at) => text[..at].trim_end(),
-        None => text,
+    if head.is_empty() {
+        text
+    } else {
+        head
     }
 }
 
@@ -546,10 +553,14 @@ mod tests {
     #[test]
     fn a_cut_off_end_goes_and_a_finished_one_stays() {
         let cut = "## Task\nChange the flights.\n\n## Facts\n- Reservations: DF89BM, COVE6R, II";
-        assert_eq!(without_unfinished_end(cut), "## Task\nChange the flights.");
-        let under_heading = "## Task\nChange the flights.\n- Paid with gift_card_1234\n\n## Next steps\n- Call the";
-        assert_eq!(without_unfinished_end(under_heading), "## Task\nChange the flights.\n- Paid with gift_card_1234");
-        assert_eq!(without_unfinished_end("## Task\nFix the parser. Then run the te"), "## Task\nFix the parser.");
+        assert_eq!(
+            without_unfinished_end(cut),
+            "## Task\nChange the flights.\n\n## Facts\n- Reservations: DF89BM, COVE6R,"
+        );
+        let heading = "## Task\nChange the flights.\n- Paid with gift_card_1234\n\n## Next st";
+        assert_eq!(without_unfinished_end(heading), "## Task\nChange the flights.\n- Paid with gift_card_1234");
+        assert_eq!(without_unfinished_end("## Task\nRead the logs.\n- Then"), "## Task\nRead the logs.");
+        assert_eq!(without_unfinished_end("**Next steps**\n* Ca"), "**Next steps**");
         assert_eq!(without_unfinished_end("用户要改航班。然后取"), "用户要改航班。");
         assert_eq!(without_unfinished_end("## Task\nFix the pars"), "## Task\nFix the");
         assert_eq!(without_unfinished_end("Unbroken"), "Unbroken");

@@ -418,8 +418,8 @@ pub fn parse_answer(
             _ => return Err(bad("response.content", "the answer has no content blocks".to_string())),
         },
     };
-    // An answer its output limit cut off ends mid-line, often mid-id: that end goes (see
-    // `without_unfinished_end`), and the facts it held are the audit's to find missing and append whole.
+    // An answer its output limit cut off ends mid-word, at times mid-id: that word goes (see
+    // `without_unfinished_end`); a fact it held is the audit's to find missing and append whole.
     let cut_off = matches!(stop.and_then(Value::as_str), Some("length" | "max_tokens"));
     let text = if cut_off { without_unfinished_end(&text) } else { text.trim() };
     if text.is_empty() {
@@ -644,14 +644,12 @@ mod tests {
             json!({ "choices": [{ "message": { "content": summary }, "finish_reason": finish }] }).to_string()
         };
         let c = openai(None);
-        assert_eq!(parse_answer(&c, 200, "OK", &openai_answer("length")).unwrap(), "## Task\nChange the flights.");
+        let finished = "## Task\nChange the flights.\n- Reservations: DF89BM, COVE6R,";
+        assert_eq!(parse_answer(&c, 200, "OK", &openai_answer("length")).unwrap(), finished);
         assert_eq!(parse_answer(&c, 200, "OK", &openai_answer("stop")).unwrap(), summary);
         let anthropic = config_from_pairs(Api::AnthropicMessages, &[("model", json!("c"))]).unwrap();
         let blocks = |stop: &str| json!({ "content": [{ "type": "text", "text": summary }], "stop_reason": stop });
-        assert_eq!(
-            parse_answer(&anthropic, 200, "OK", &blocks("max_tokens").to_string()).unwrap(),
-            "## Task\nChange the flights."
-        );
+        assert_eq!(parse_answer(&anthropic, 200, "OK", &blocks("max_tokens").to_string()).unwrap(), finished);
         assert_eq!(parse_answer(&anthropic, 200, "OK", &blocks("end_turn").to_string()).unwrap(), summary);
     }
 

@@ -818,7 +818,7 @@ export interface SummarizerError extends CtxfoldError {
  * POSTs `{ model, messages: [system, user], max_tokens }` (or `max_completion_tokens`, see `maxTokensField`) and the
  * `body` fields with the global `fetch`, and resolves to the answer's text. An answer cut off at the length limit
  * (`finish_reason: "length"`; Anthropic's `stop_reason: "max_tokens"`) ends where the model was writing: its unfinished
- * last line goes (a cut-off id would read as a fact), and the facts it held are the audit's to find missing and append.
+ * last word goes (half an id would read as a fact), with a heading it leaves empty.
  * Throws `INVALID_OPTION` at once for a bad configuration; its promise rejects with a `SummarizerError`.
  */
 export function openai_summarizer(options: OpenAISummarizerOptions): (prompt: SummaryPrompt) => Promise<string>;
