@@ -1,6 +1,6 @@
 //! Small text helpers shared by the prompt, the digest and apply: our summary marker, cutting text
-//! safely (always on character boundaries, with the cut made visible), and reading long texts eight bytes
-//! at a time.
+//! safely (on character boundaries, at a line break or between words where one is near, with the cut made
+//! visible), and reading long texts eight bytes at a time.
 
 /// Every summary we splice in starts with this, so later plans recognize it and update it instead
 /// of summarizing a summary. It is text, not a field: providers reject unknown fields.
