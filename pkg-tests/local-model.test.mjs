@@ -71,3 +71,17 @@ test("compact summarizes a real agent run through the model, and the result is v
   const body = summary.content.split("Facts from the summarized messages, verbatim:")[0];
   assert.ok(body.replace(/<[^>]+>/g, "").trim().length > 200, body);
 });
+
+test("an answer the length limit cuts off comes back without its unfinished word", async () => {
+  const { project } = fixture();
+  const ctxfold = await import(pathToFileURL(join(project, "node_modules", "ctxfold", "dist", "node.mjs")).href);
+  const prompt = { jobId: "summary-1", system: "You write lists.", user: "Count from 1 to 100, the numbers separated by spaces.", maxOutputTokens: 12 };
+  // The model's own answer to the request the client sends (greedy: the client gets the same one).
+  const messages = [{ role: "system", content: prompt.system }, { role: "user", content: prompt.user }];
+  const raw = await chat({ max_tokens: prompt.maxOutputTokens, messages });
+  assert.equal(raw.body.choices[0].finish_reason, "length");
+  const whole = raw.body.choices[0].message.content.trim();
+  const text = await ctxfold.openai_summarizer({ baseUrl: local.baseUrl, model: local.model })(prompt);
+  assert.ok(text.length > 0 && whole.startsWith(text) && text.length < whole.length, `${JSON.stringify(text)} of ${JSON.stringify(whole)}`);
+  assert.match(whole.slice(text.length), /^\s/, "the cut falls between words");
+});
