@@ -233,8 +233,8 @@ pub fn without_repeated_sentences(text: &str) -> (String, usize) {
 
 /// `text` without the end that a model's output limit cut off: its unfinished last word (in a line
 /// without spaces, such as Chinese, its unfinished sentence) and the headings that leaves with nothing
-/// under them. A text that ends a sentence is kept whole. Half an id (`II` of `IIHXDG`) would be read as a
-/// fact; the whole ids before it on its line stay.
+/// under them. A text that ends a sentence is kept whole, and so is one that this would leave empty. Half
+/// an id (`II` of `IIHXDG`) would be read as a fact; the whole ids before it on its line stay.
 pub fn without_unfinished_end(text: &str) -> &str {
     let text = text.trim();
     if text.ends_with(['.', '!', '?', '。', '！', '？']) {
