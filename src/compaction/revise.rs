@@ -26,9 +26,7 @@ pub fn lost_facts(
     job: usize,
     summary: &str,
 ) -> (usize, Option<Prompt>) {
-    let (summarized, tokens) = sizes(conv, plan);
-    let restore = Restore { conv, plan, summarized: &summarized, tokens: &tokens, facts: &[] };
-    let lost = lost_in_job(&restore, facts, job, summary);
+    let lost = restoring(conv, plan, |restore| lost_in_job(restore, facts, job, summary));
     let count = lost.len();
     (count, (count > 0).then(|| revision_prompt_for(summary, lost)))
 }
@@ -43,24 +41,26 @@ pub fn keeps_revision(
     first: &str,
     revised: &str,
 ) -> bool {
-    let (summarized, tokens) = sizes(conv, plan);
-    let restore = Restore { conv, plan, summarized: &summarized, tokens: &tokens, facts: &[] };
-    let lost_first = lost_in_job(&restore, facts, job, first);
-    let lost_first_count = lost_first.len();
-    if echoes_revision_prompt(first, lost_first, revised) {
-        return false;
-    }
-    let fewer_lost = lost_in_job(&restore, facts, job, revised).len() < lost_first_count;
-    let size = |t: &str| plan.profile.text(t);
-    let allowed = (f64::from(plan.jobs[job].max_output_tokens) * GROWTH).max(size(first));
-    // Never larger than what it replaces, whatever the budget.
-    let (_, replaced) = restore.job_messages(&plan.jobs[job]);
-    fewer_lost && size(revised) <= allowed && size(revised) < replaced as f64 && !revised.trim().is_empty()
+    restoring(conv, plan, |restore| {
+        let lost_first = lost_in_job(restore, facts, job, first);
+        let lost_first_count = lost_first.len();
+        if echoes_revision_prompt(first, lost_first, revised) {
+            return false;
+        }
+        let fewer_lost = lost_in_job(restore, facts, job, revised).len() < lost_first_count;
+        let size = |t: &str| plan.profile.text(t);
+        let allowed = (f64::from(plan.jobs[job].max_output_tokens) * GROWTH).max(size(first));
+        // Never larger than what it replaces, whatever the budget.
+        let (_, replaced) = restore.job_messages(&plan.jobs[job]);
+        fewer_lost && size(revised) <= allowed && size(revised) < replaced as f64 && !revised.trim().is_empty()
+    })
 }
 
-/// The plan's summarized messages and every message's tokens: what quoting the user's messages reads.
-fn sizes(conv: &Conversation, plan: &PlanRef) -> (Vec<usize>, Vec<u32>) {
-    (plan.summarized(), per_message_known(conv, &plan.profile, plan.counted.as_ref()))
+/// `check` run with the plan's summarized messages and every message's tokens (what quoting the user's
+/// messages reads), and no facts of its own: the checks pass theirs.
+fn restoring<T>(conv: &Conversation, plan: &PlanRef, check: impl FnOnce(&Restore) -> T) -> T {
+    let (summarized, tokens) = (plan.summarized(), per_message_known(conv, &plan.profile, plan.counted.as_ref()));
+    check(&Restore { conv, plan, summarized: &summarized, tokens: &tokens, facts: &[] })
 }
 
 /// The facts of job `job`'s messages that `summary` does not keep as `apply_summary` writes it: followed by
