@@ -78,11 +78,11 @@ test("an answer the length limit cuts off comes back without its unfinished word
   const summarize = ctxfold.openai_summarizer({ baseUrl: local.baseUrl, model: local.model });
   const system = "You write lists.";
   const user = "Count from 1 to 100, the numbers separated by spaces.";
+  // The request the client sends, asked directly: the model's own answer (greedy: the client gets the same one).
+  const messages = [{ role: "system", content: system }, { role: "user", content: user }];
   // Several limits: which word the limit falls in, and whether one ends a sentence there, is the model's to say.
   let cut = 0;
   for (const maxOutputTokens of [8, 9, 10, 11, 12]) {
-    // The model's own answer to the request the client sends (greedy: the client gets the same one).
-    const messages = [{ role: "system", content: system }, { role: "user", content: user }];
     const raw = await chat({ max_tokens: maxOutputTokens, messages });
     if (raw.body.choices[0].finish_reason !== "length") continue;
     const whole = raw.body.choices[0].message.content.trim();
