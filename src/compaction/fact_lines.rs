@@ -390,63 +390,63 @@ mod tests {
     #[test]
     fn an_item_of_a_list_is_shown_with_what_tells_it_from_the_others() {
         let listing = "Your flights:\n1. **Flight 1**: IAH to JFK on 2024-05-18, Flight Number: HAT085\n2. **Flight 2**: JFK to SFO on 2024-05-18, Flight Number: HAT023\n\nThe options:\n- Arrival: 03:00+1 EST\n- Economy Price: $164\n- Arrival: 20:00 EST\n- Economy Price: $187\nThe agent found that the cheapest fare of the whole week is HAT999 on the first morning.";
-        let msgs = json!([{ "role": "assistant", "content": listing }]);
-        let conv = crate::fixtures::read(&msgs);
-        let facts = facts_of(&conv, &[0]);
-        let shown = |text: &str| line_of_fact(&conv, &facts, text).text;
-        // "Flight Number:" names both: the whole line, where the route tells them apart.
-        assert_eq!(shown("HAT023"), "2. **Flight 2**: JFK to SFO on 2024-05-18, Flight Number: HAT023");
-        // "Economy Price:" names both, and the line holds nothing else: the item's line before it too.
-        assert_eq!(shown("$164"), "Arrival: 03:00+1 EST / Economy Price: $164");
-        let line = line_of_fact(&conv, &facts, "$164");
-        assert_eq!(line.place.2, listing.find("- Arrival: 03:00").unwrap());
-        // A label said once keeps the short window.
-        assert_eq!(shown("HAT999"), "…of the whole week is HAT999 on the…");
+        in_one_message(listing, |_, line| {
+            // "Flight Number:" names both: the whole line, where the route tells them apart.
+            assert_eq!(line("HAT023").text, "2. **Flight 2**: JFK to SFO on 2024-05-18, Flight Number: HAT023");
+            // "Economy Price:" names both, and the line holds nothing else: the item's line before it too.
+            let price = line("$164");
+            assert_eq!(price.text, "Arrival: 03:00+1 EST / Economy Price: $164");
+            assert_eq!(price.place.2, listing.find("- Arrival: 03:00").unwrap());
+            // A label said once keeps the short window.
+            assert_eq!(line("HAT999").text, "…of the whole week is HAT999 on the…");
+        });
         // Said again far from it, in another part of the text, the label makes no list.
         let far = format!("Paid.\nTotal: $164\n{}\nRefunded.\nTotal: $187", "More text here. ".repeat(100));
-        let msgs = json!([{ "role": "assistant", "content": far }]);
-        let conv = crate::fixtures::read(&msgs);
-        let facts = facts_of(&conv, &[0]);
-        assert_eq!(line_of_fact(&conv, &facts, "$164").text, "Total: $164");
+        in_one_message(&far, |_, line| assert_eq!(line("$164").text, "Total: $164"));
     }
 
     #[test]
     fn an_item_shown_after_its_line_before_holds_that_line_whole_and_takes_its_place() {
         let listing = "One-stop options:\n   - Flight Numbers: HAT069 (JFK to SEA) & HAT011 (SEA to SFO)\n     - Price: $123\n   - Flight Numbers: HAT069 (JFK to SEA) & HAT258 (SEA to SFO)\n     - Price: $290";
-        let msgs = json!([{ "role": "assistant", "content": listing }]);
-        let conv = crate::fixtures::read(&msgs);
-        let facts = facts_of(&conv, &[0]);
-        let line = |text: &str| line_of_fact(&conv, &facts, text);
-        // The second leg is what tells the items apart: the line before is not cut at the short window,
-        // and its indent takes none of the width.
-        let (flight, price) = (line("HAT011"), line("$123"));
-        assert_eq!(flight.text, "Flight Numbers: HAT069 (JFK to SEA) & HAT011 (SEA to SFO)");
-        assert_eq!(price.text, "Flight Numbers: HAT069 (JFK to SEA) & HAT011 (SEA to SFO) / Price: $123");
-        // Listed for both facts, the line is shown once, in the item.
-        assert_eq!(flight.merged(&price, &conv), Some(price.clone()));
-        assert_eq!(price.merged(&flight, &conv), Some(price.clone()));
-        assert_eq!(line("HAT258").merged(&price, &conv), None, "another item");
+        in_one_message(listing, |conv, line| {
+            // The second leg is what tells the items apart: the line before is not cut at the short window,
+            // and its indent takes none of the width.
+            let (flight, price) = (line("HAT011"), line("$123"));
+            assert_eq!(flight.text, "Flight Numbers: HAT069 (JFK to SEA) & HAT011 (SEA to SFO)");
+            assert_eq!(price.text, "Flight Numbers: HAT069 (JFK to SEA) & HAT011 (SEA to SFO) / Price: $123");
+            // Listed for both facts, the line is shown once, in the item.
+            assert_eq!(flight.merged(&price, conv), Some(price.clone()));
+            assert_eq!(price.merged(&flight, conv), Some(price.clone()));
+            assert_eq!(line("HAT258").merged(&price, conv), None, "another item");
+        });
     }
 
     #[test]
     fn items_in_a_row_are_shown_in_a_row_with_their_shared_line_once() {
         let listing = "Your reservation:\n1. **Outbound Flights on 2024-05-17:**\n   - JFK to ORD, Flight Number: HAT079\n   - ORD to DTW, Flight Number: HAT020\n2. **Return Flights on 2024-05-19:**\n   - DTW to JFK, Flight Number: HAT263";
-        let msgs = json!([{ "role": "assistant", "content": listing }]);
+        in_one_message(listing, |conv, line| {
+            let (first, second) = (line("HAT079"), line("HAT020"));
+            assert_eq!(first.text, "1. **Outbound Flights on 2024-05-17:** / JFK to ORD, Flight Number: HAT079");
+            assert_eq!(second.text, "JFK to ORD, Flight Number: HAT079 / ORD to DTW, Flight Number: HAT020");
+            let both = first.merged(&second, conv).expect("lines in a row");
+            assert_eq!(
+                both.text,
+                "1. **Outbound Flights on 2024-05-17:** / JFK to ORD, Flight Number: HAT079 / ORD to DTW, Flight Number: HAT020"
+            );
+            assert_eq!(second.merged(&first, conv), Some(both.clone()));
+            assert_eq!((both.place, both.end), (first.place, second.end));
+            // The next item's line before is not the pair's last line: listed apart.
+            assert_eq!(both.merged(&line("HAT263"), conv), None);
+        });
+    }
+
+    /// Runs `check` on a conversation of one assistant message, `content`, with the line listed for each
+    /// fact the audit finds in it.
+    fn in_one_message(content: &str, check: impl FnOnce(&Conversation, &dyn Fn(&str) -> FactLine)) {
+        let msgs = json!([{ "role": "assistant", "content": content }]);
         let conv = crate::fixtures::read(&msgs);
         let facts = facts_of(&conv, &[0]);
-        let line = |text: &str| line_of_fact(&conv, &facts, text);
-        let (first, second) = (line("HAT079"), line("HAT020"));
-        assert_eq!(first.text, "1. **Outbound Flights on 2024-05-17:** / JFK to ORD, Flight Number: HAT079");
-        assert_eq!(second.text, "JFK to ORD, Flight Number: HAT079 / ORD to DTW, Flight Number: HAT020");
-        let both = first.merged(&second, &conv).expect("lines in a row");
-        assert_eq!(
-            both.text,
-            "1. **Outbound Flights on 2024-05-17:** / JFK to ORD, Flight Number: HAT079 / ORD to DTW, Flight Number: HAT020"
-        );
-        assert_eq!(second.merged(&first, &conv), Some(both.clone()));
-        assert_eq!((both.place, both.end), (first.place, second.end));
-        // The next item's line before is not the pair's last line: listed apart.
-        assert_eq!(both.merged(&line("HAT263"), &conv), None);
+        check(&conv, &|text| line_of_fact(&conv, &facts, text));
     }
 
     /// The line listed for the fact the audit found as `text`.
@@ -462,21 +462,18 @@ mod tests {
 
     #[test]
     fn facts_of_one_sentence_are_shown_in_one_part_of_it() {
-        let msgs = json!([
-            { "role": "assistant", "content": "Done. Your new booking code is QX7-2291 and the flight number is HAT069, leaving from gate 12 in the morning.\nThe refund REF-88123 is on its way." }
-        ]);
-        let conv = crate::fixtures::read(&msgs);
-        let facts = facts_of(&conv, &[0]);
-        let line = |text: &str| line_of_fact(&conv, &facts, text);
-        let (code, flight, refund) = (line("QX7-2291"), line("HAT069"), line("REF-88123"));
-        assert!(!code.text.contains("HAT069") && !flight.text.contains("QX7-2291"), "{code:?} {flight:?}");
-        let both = code.merged(&flight, &conv).expect("parts of one line");
-        assert_eq!(both, flight.merged(&code, &conv).unwrap());
-        assert!(both.text.contains("code is QX7-2291 and the flight number is HAT069"), "{}", both.text);
-        assert!(both.text.len() < code.text.len() + flight.text.len(), "{}", both.text);
-        assert_eq!(both.place.2, code.place.2);
-        // Another line of the same message is listed on its own.
-        assert_eq!(code.merged(&refund, &conv), None);
+        let text = "Done. Your new booking code is QX7-2291 and the flight number is HAT069, leaving from gate 12 in the morning.\nThe refund REF-88123 is on its way.";
+        in_one_message(text, |conv, line| {
+            let (code, flight, refund) = (line("QX7-2291"), line("HAT069"), line("REF-88123"));
+            assert!(!code.text.contains("HAT069") && !flight.text.contains("QX7-2291"), "{code:?} {flight:?}");
+            let both = code.merged(&flight, conv).expect("parts of one line");
+            assert_eq!(both, flight.merged(&code, conv).unwrap());
+            assert!(both.text.contains("code is QX7-2291 and the flight number is HAT069"), "{}", both.text);
+            assert!(both.text.len() < code.text.len() + flight.text.len(), "{}", both.text);
+            assert_eq!(both.place.2, code.place.2);
+            // Another line of the same message is listed on its own.
+            assert_eq!(code.merged(&refund, conv), None);
+        });
     }
 
     #[test]
@@ -518,20 +515,16 @@ mod tests {
 
     #[test]
     fn a_path_is_shown_with_the_words_that_say_what_was_done_with_it() {
-        let msgs = json!([
-            { "role": "assistant", "content": format!(
-                "Both pass. {}I will run the existing tests in `tests/utils_tests/test_timesince.py`. I'll also run `tests/template_tests/filter_tests/test_timesince.py` after that.",
-                "The change keeps the behaviour for naive datetimes. ".repeat(4)
-            ) }
-        ]);
-        let conv = crate::fixtures::read(&msgs);
-        let facts = facts_of(&conv, &[0]);
-        let (first, second) = (
-            line_of_fact(&conv, &facts, "tests/utils_tests/test_timesince.py"),
-            line_of_fact(&conv, &facts, "tests/template_tests/filter_tests/test_timesince.py"),
+        let text = format!(
+            "Both pass. {}I will run the existing tests in `tests/utils_tests/test_timesince.py`. I'll also run `tests/template_tests/filter_tests/test_timesince.py` after that.",
+            "The change keeps the behaviour for naive datetimes. ".repeat(4)
         );
-        assert!(first.source.is_some() && first.text.contains("tests in `tests/utils_tests"), "{first:?}");
-        assert!(second.text.contains("also run `tests/template_tests"), "{second:?}");
+        in_one_message(&text, |_, line| {
+            let first = line("tests/utils_tests/test_timesince.py");
+            let second = line("tests/template_tests/filter_tests/test_timesince.py");
+            assert!(first.source.is_some() && first.text.contains("tests in `tests/utils_tests"), "{first:?}");
+            assert!(second.text.contains("also run `tests/template_tests"), "{second:?}");
+        });
     }
 
     #[test]
